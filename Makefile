@@ -1,0 +1,121 @@
+# lp: one GNU Make build for everything. `make V=1` shows the commands.
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+DATADIR = $(PREFIX)/share/lp
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+# Debian package that provides each pkg-config module, for the error message.
+PKG_libpcre2-8 = libpcre2-dev
+PKGS = libpcre2-8
+
+NO_DEPS_GOALS = deps clean help
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,\
+  $(error pkg-config cannot find $(p): install the Debian package $(PKG_$(p)) (or run 'make deps' as root))))
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS := $(shell pkg-config --libs $(PKGS))
+endif
+
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS)
+
+PROGRAMS = lp-collapse
+LIB_SRCS = $(wildcard lib/*.c)
+LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
+CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o
+UNIT_SRCS = $(wildcard tests/unit/test-*.c)
+UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+BINS = $(PROGRAMS:%=$(O)/bin/%)
+MAN_PAGES = $(wildcard share/man/man*/*.[0-9])
+
+.PHONY: all check unit-check asan-check fuzz bench deps demo install clean help
+all: $(BINS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/liblp.a: $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/bin/%: $(O)/cmd/%.o $(CMD_UTIL_OBJS) $(O)/liblp.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The tests: C unit tests of lib/ and bats tests of the programs, as one TAP
+# summary ending in "N passed, N failed".
+check: $(BINS) $(UNIT_BINS)
+	$(Q)LP_BUILD=$(abspath $(O)) tests/run
+
+unit-check: $(UNIT_BINS)
+	$(Q)for t in $(UNIT_BINS); do $$t || exit 1; done
+
+# The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
+asan-check:
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CFLAGS="$(SAN_FLAGS)" check
+
+# libFuzzer targets of each parser, each run for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+fuzz:
+	$(Q)$(MAKE) --no-print-directory O=$(O)/fuzz CC=clang \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+		$(O)/fuzz/liblp.a
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(O)/fuzz/corpus/$$t && \
+		clang -std=gnu11 -D_GNU_SOURCE -Ilib -O1 -g -fsanitize=fuzzer,address,undefined \
+			-fno-sanitize-recover=all -o $(O)/fuzz/$$t tests/fuzz/$$t.c \
+			$(O)/fuzz/liblp.a $(PKG_LIBS) || exit 1; \
+		echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \
+		$(O)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+			-print_final_stats=1 $(O)/fuzz/corpus/$$t tests/fuzz/seeds/$$t \
+			2>$(O)/fuzz/$$t.log || { tail -40 $(O)/fuzz/$$t.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units|Done' $(O)/fuzz/$$t.log | tail -1; \
+	done
+
+bench: all
+	bench/collapse.sh
+
+deps:
+	tools/install-deps
+
+demo: all
+	tools/demo
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5
+	cp -R filters pipelines $(DESTDIR)$(DATADIR)/
+
+clean:
+	rm -rf $(O)
+
+help:
+	@echo "make [all|check|asan-check|fuzz|bench|demo|install|deps|clean] [V=1] [O=dir]"
+
+-include $(LIB_OBJS:.o=.d) $(O)/cmd/*.d $(O)/tests/unit/*.d

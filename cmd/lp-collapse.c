@@ -1,0 +1,207 @@
+/* lp-collapse: lp streams, perf script text or folded stacks to folded stacks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+#include "collapse.h"
+
+static const char usage_text[] =
+	"Usage: lp-collapse [OPTION]... [FILE]...\n"
+	"Aggregate samples into folded stacks (\"comm;root;...;leaf COUNT\").\n"
+	"Each FILE is an lp stream, `perf script` text or folded stacks (detected per\n"
+	"file); all are summed into one output. With no FILE, or '-', read stdin.\n"
+	"\n"
+	"  -f, --format=FMT      read every input as FMT: lp, perf, folded (default auto)\n"
+	"      --pid             name stacks comm-PID\n"
+	"      --tid             name stacks comm-PID/TID\n"
+	"      --kernel          mark kernel frames with _[k]\n"
+	"      --jit             mark JIT frames (/tmp/perf-PID.map) with _[j]\n"
+	"      --all             --kernel and --jit\n"
+	"      --addrs           perf: keep the address of unknown frames ([dso <addr>])\n"
+	"      --event-filter=EV perf: count only event EV (default: the first seen)\n"
+	"  -e, --event=KEY[,KEY] lp: count only these events (default: all)\n"
+	"      --samples         count samples instead of summing their weights\n"
+	"      --time-ordered    keep each thread's samples in time order, merging only\n"
+	"                        consecutive identical stacks (threads in order of\n"
+	"                        appearance)\n"
+	"  -d, --diff            two profiles: write \"STACK COUNT1 COUNT2\"\n"
+	"  -n, --normalize       with --diff: scale COUNT1 so both profiles' totals match\n"
+	"  -s, --strip-hex       replace hex numbers in names with 0x...\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n"
+	"\n"
+	"Exit status: 0 success, 1 bad input or runtime error, 2 usage error.\n";
+
+enum {
+	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
+	OPT_SAMPLES, OPT_TIME_ORDERED,
+};
+
+static const struct option long_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "event", required_argument, NULL, 'e' },
+	{ "samples", no_argument, NULL, OPT_SAMPLES },
+	{ "time-ordered", no_argument, NULL, OPT_TIME_ORDERED },
+	{ "diff", no_argument, NULL, 'd' },
+	{ "normalize", no_argument, NULL, 'n' },
+	{ "strip-hex", no_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void print_warning(void *ctx, const char *file, long line, const char *msg)
+{
+	(void)ctx;
+	error_at(file, line, "warning: %s", msg);
+}
+
+/* Splits "a,b,c" into the list of events (the strings live in arg). */
+static void add_events(char *arg, const char ***events, size_t *n)
+{
+	for (char *save = NULL, *ev = strtok_r(arg, ",", &save); ev; ev = strtok_r(NULL, ",", &save)) {
+		const char **v = realloc(*events, (*n + 1) * sizeof(*v));
+
+		if (!v) {
+			error("out of memory");
+			exit(EXIT_RUNTIME);
+		}
+		v[(*n)++] = ev;
+		*events = v;
+	}
+	if (*n == 0)
+		usage_error("--event needs at least one event name");
+}
+
+static int read_input(struct collapser *c, const char *path, int col)
+{
+	struct collapse_error err;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = collapser__read(c, fd, is_stdin ? "stdin" : path, col, &err);
+	if (!is_stdin)
+		close(fd);
+	if (ret < 0) {
+		error_at(err.file, err.line, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct collapse_opts o = { .warn = print_warning };
+	struct collapse_output out = { 0 };
+	const char **events = NULL;
+	struct collapser *c = NULL;
+	int opt, ret = EXIT_RUNTIME, ninputs;
+	static char outbuf[1 << 20];
+
+	progname = "lp-collapse";
+	while ((opt = getopt_long(argc, argv, "f:e:dnshV", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (input_format__parse(optarg, &o.format) < 0)
+				usage_error("unknown format '%s' (auto, lp, perf or folded)", optarg);
+			break;
+		case OPT_PID:
+			if (o.naming != NAMING_TID)
+				o.naming = NAMING_PID;
+			break;
+		case OPT_TID:
+			o.naming = NAMING_TID;
+			break;
+		case OPT_KERNEL:
+			o.annotate_kernel = true;
+			break;
+		case OPT_JIT:
+			o.annotate_jit = true;
+			break;
+		case OPT_ALL:
+			o.annotate_kernel = o.annotate_jit = true;
+			break;
+		case OPT_ADDRS:
+			o.addrs = true;
+			break;
+		case OPT_EVENT_FILTER:
+			o.event_filter = optarg;
+			break;
+		case 'e':
+			add_events(optarg, &events, &o.nevents);
+			break;
+		case OPT_SAMPLES:
+			o.samples = true;
+			break;
+		case OPT_TIME_ORDERED:
+			o.time_ordered = true;
+			break;
+		case 'd':
+			out.diff = o.diff = true;
+			break;
+		case 'n':
+			out.normalize = true;
+			break;
+		case 's':
+			o.strip_hex = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return close_stdout() ? EXIT_RUNTIME : 0;
+		case 'V':
+			printf("lp-collapse %s\n", LP_VERSION);
+			return close_stdout() ? EXIT_RUNTIME : 0;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			return EXIT_USAGE;
+		}
+	}
+	o.events = events;
+	ninputs = argc - optind;
+	if (out.normalize && !out.diff)
+		usage_error("--normalize goes with --diff");
+	if (out.diff && ninputs > 2)
+		usage_error("--diff takes two inputs (or one of differential lines), got %d", ninputs);
+	if (out.diff && o.time_ordered)
+		usage_error("--diff and --time-ordered do not go together");
+
+	c = collapser__new(&o);
+	if (!c) {
+		error("cannot start: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (ninputs == 0 && read_input(c, "-", 0) < 0)
+		goto cleanup;
+	for (int i = 0; i < ninputs; i++)
+		if (read_input(c, argv[optind + i], out.diff ? i : 0) < 0)
+			goto cleanup;
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	opt = collapser__write(c, stdout, &out);
+	if (opt < 0 && opt != -EIO) {
+		error("cannot write the stacks: %s", strerror(-opt));
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+cleanup:
+	collapser__free(c);
+	free(events);
+	return ret;
+}

@@ -1,0 +1,631 @@
+#include "collapse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dso.h"
+#include "escape.h"
+#include "folded.h"
+#include "lines.h"
+#include "lpstream.h"
+#include "stackmap.h"
+#include "strbuf.h"
+
+/* One sample kept for --time-ordered. */
+struct timed {
+	uint64_t time, seq, weight;
+	uint32_t thread, stack;
+};
+
+struct event_unit {
+	char *event, *unit;
+};
+
+struct collapser {
+	struct collapse_opts o;
+	struct stackmap *stacks;
+	struct stackmap *threads;
+	struct timed *timed;
+	size_t ntimed, timed_cap;
+	uint64_t seq;
+
+	struct strbuf key, hexless;
+	struct lp_fields fields;
+
+	struct event_unit *units;	/* from #lp.event metadata */
+	size_t nunits;
+	struct strbuf last_event;	/* the event whose unit was checked last */
+	struct strbuf first_unit;
+	bool units_warned;
+
+	const char *file;	/* input being read, for warnings */
+	struct lines *lines;
+};
+
+static const char *const format_names[] = {
+	[FORMAT_AUTO] = "auto",
+	[FORMAT_LP] = "lp",
+	[FORMAT_PERF] = "perf",
+	[FORMAT_FOLDED] = "folded",
+};
+
+const char *input_format__name(enum input_format f)
+{
+	return format_names[f];
+}
+
+int input_format__parse(const char *name, enum input_format *f)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+		if (strcmp(name, format_names[i]) == 0) {
+			*f = (enum input_format)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+struct collapser *collapser__new(const struct collapse_opts *opts)
+{
+	struct collapser *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->o = *opts;
+	c->stacks = stackmap__new();
+	c->threads = stackmap__new();
+	if (!c->stacks || !c->threads) {
+		collapser__free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+void collapser__free(struct collapser *c)
+{
+	if (!c)
+		return;
+	stackmap__free(c->stacks);
+	stackmap__free(c->threads);
+	free(c->timed);
+	strbuf__release(&c->key);
+	strbuf__release(&c->hexless);
+	strbuf__release(&c->last_event);
+	strbuf__release(&c->first_unit);
+	lp_fields__release(&c->fields);
+	for (size_t i = 0; i < c->nunits; i++) {
+		free(c->units[i].event);
+		free(c->units[i].unit);
+	}
+	free(c->units);
+	free(c);
+}
+
+static void warn(struct collapser *c, const char *msg)
+{
+	if (c->o.warn)
+		c->o.warn(c->o.ctx, c->file, c->lines ? lines__lineno(c->lines) : 0, msg);
+}
+
+static int fail(struct collapse_error *err, int ret, const char *fmt, const char *detail)
+{
+	snprintf(err->msg, sizeof(err->msg), fmt, detail);
+	return ret;
+}
+
+static bool is_hex(char ch)
+{
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
+
+/* s/0x[0-9a-fA-F]+/0x.../g, as difffolded.pl -s does */
+static int strip_hex(struct strbuf *out, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	strbuf__reset(out);
+	while (i < len) {
+		if (s[i] == '0' && i + 2 < len && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+			if (strbuf__add(out, "0x...", 5) < 0)
+				return -ENOMEM;
+			for (i += 2; i < len && is_hex(s[i]); i++)
+				;
+			continue;
+		}
+		if (strbuf__addc(out, s[i++]) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add(struct collapser *c, const char *key, size_t len, int col, uint64_t weight,
+	       uint64_t time, const char *thread, size_t threadlen, struct collapse_error *err)
+{
+	struct stack_entry *e, *t;
+	struct timed *tm;
+
+	if (c->o.strip_hex) {
+		if (strip_hex(&c->hexless, key, len) < 0)
+			return fail(err, -ENOMEM, "%s", "out of memory");
+		key = c->hexless.s;
+		len = c->hexless.len;
+	}
+	e = stackmap__add(c->stacks, key, len, col, c->o.samples ? 1 : weight);
+	if (!e)
+		return fail(err, -errno, "%s", errno == EOVERFLOW ?
+			    "a stack's count does not fit 64 bits" : "out of memory");
+	if (!c->o.time_ordered)
+		return 0;
+	t = stackmap__add(c->threads, thread, threadlen, 0, 0);
+	if (!t)
+		return fail(err, -ENOMEM, "%s", "out of memory");
+	if (c->ntimed == c->timed_cap) {
+		size_t cap = c->timed_cap ? c->timed_cap * 2 : 4096;
+		struct timed *v = realloc(c->timed, cap * sizeof(*v));
+
+		if (!v)
+			return fail(err, -ENOMEM, "%s", "out of memory");
+		c->timed = v;
+		c->timed_cap = cap;
+	}
+	tm = &c->timed[c->ntimed++];
+	tm->time = time;
+	tm->seq = c->seq++;
+	tm->weight = c->o.samples ? 1 : weight;
+	tm->thread = t->id;
+	tm->stack = e->id;
+	return 0;
+}
+
+/* ---- perf script ---- */
+
+static void perf_warn(void *ctx, const char *msg)
+{
+	warn(ctx, msg);
+}
+
+static int read_perf(struct collapser *c, int col, struct collapse_error *err)
+{
+	struct perfscript_opts po = {
+		.naming = c->o.naming,
+		.annotate_kernel = c->o.annotate_kernel,
+		.annotate_jit = c->o.annotate_jit,
+		.addrs = c->o.addrs,
+		.event_filter = c->o.event_filter,
+		.warn = perf_warn,
+		.ctx = c,
+	};
+	struct perfscript *p = perfscript__new(&po);
+	char *line;
+	size_t len;
+	int ret;
+
+	if (!p)
+		return fail(err, -errno, "%s", "cannot set up the perf script parser");
+	while ((ret = lines__next(c->lines, &line, &len)) > 0) {
+		const struct perfscript_sample *s;
+
+		ret = perfscript__line(p, line, len);
+		if (ret < 0) {
+			err->line = lines__lineno(c->lines);
+			fail(err, ret, "%s", ret == -ENOMEM ? "out of memory" : perfscript__error(p));
+			goto cleanup;
+		}
+		if (ret == 0)
+			continue;
+		s = perfscript__sample(p);
+		ret = add(c, s->key, s->keylen, col, s->period, c->seq, s->thread, s->threadlen, err);
+		if (ret < 0) {
+			err->line = lines__lineno(c->lines);
+			goto cleanup;
+		}
+	}
+	if (ret < 0) {
+		fail(err, ret, "read error: %s", strerror(-ret));
+		goto cleanup;
+	}
+	if (perfscript__pending(p))
+		warn(c, "the last sample has no blank line after it and is dropped, "
+			"as stackcollapse-perf.pl does");
+cleanup:
+	perfscript__free(p);
+	return ret;
+}
+
+/* ---- folded ---- */
+
+static int read_folded(struct collapser *c, int col, struct collapse_error *err)
+{
+	struct folded_line f;
+	char *line;
+	size_t len;
+	int ret;
+
+	while ((ret = lines__next(c->lines, &line, &len)) > 0) {
+		if (len == 0 || line[0] == '#')
+			continue;
+		err->line = lines__lineno(c->lines);
+		ret = folded_parse(line, len, &f, err->msg, sizeof(err->msg));
+		if (ret < 0)
+			return ret;
+		if (f.ncounts == 2 && !c->o.diff)
+			return fail(err, -EINVAL, "%s",
+				    "a differential line (two counts) needs --diff");
+		if (f.ncounts == 2 && c->o.samples)
+			return fail(err, -EINVAL, "%s", "--samples cannot count differential lines");
+		if (f.ncounts == 2) {
+			ret = add(c, f.stack, f.stacklen, 0, f.count[0], 0, "", 0, err);
+			if (ret == 0)
+				ret = add(c, f.stack, f.stacklen, 1, f.count[1], 0, "", 0, err);
+		} else {
+			ret = add(c, f.stack, f.stacklen, col, f.count[0], c->seq, "", 0, err);
+		}
+		if (ret < 0)
+			return ret;
+	}
+	err->line = 0;
+	if (ret < 0)
+		return fail(err, ret, "read error: %s", strerror(-ret));
+	return 0;
+}
+
+/* ---- lp stream ---- */
+
+static int meta_event(struct collapser *c, const char *line, size_t len)
+{
+	/* #lp.event KEY PERF-EVENT PERIOD TITLE UNIT */
+	struct event_unit *v;
+	struct strbuf key = STRBUF_INIT, unit = STRBUF_INIT;
+	int ret;
+
+	ret = lp_fields__split(&c->fields, line, len);
+	if (ret < 0 || c->fields.n < 6)
+		return ret;
+	v = realloc(c->units, (c->nunits + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->units = v;
+	if (strbuf__add(&key, c->fields.v[1].s, c->fields.v[1].len) < 0 ||
+	    lp_span__unescape_to(&unit, c->fields.v[5]) < 0 || strbuf__addc(&key, 0) < 0 ||
+	    strbuf__addc(&unit, 0) < 0) {
+		strbuf__release(&key);
+		strbuf__release(&unit);
+		return -ENOMEM;
+	}
+	v[c->nunits].event = key.s;
+	v[c->nunits].unit = unit.s;
+	c->nunits++;
+	return 0;
+}
+
+static bool span_eq(struct lp_span s, const char *lit, size_t n)
+{
+	return s.len == n && memcmp(s.s, lit, n) == 0;
+}
+
+static const char *unit_of(struct collapser *c, struct lp_span event)
+{
+	if (span_eq(event, "cpu", 3) || span_eq(event, "offcpu", 6))
+		return "ns";
+	for (size_t i = c->nunits; i-- > 0;)
+		if (span_eq(event, c->units[i].event, strlen(c->units[i].event)))
+			return c->units[i].unit;
+	return NULL;
+}
+
+/* Warns once when events of different units are summed together. */
+static int check_unit(struct collapser *c, struct lp_span event)
+{
+	const char *unit;
+	struct strbuf id = STRBUF_INIT;
+	int ret = 0;
+
+	if (c->units_warned ||
+	    (c->last_event.len == event.len && memcmp(c->last_event.s, event.s, event.len) == 0))
+		return 0;
+	strbuf__reset(&c->last_event);
+	if (strbuf__add(&c->last_event, event.s, event.len) < 0)
+		return -ENOMEM;
+	/* an event of unknown unit is only like itself */
+	unit = unit_of(c, event);
+	if (unit)
+		ret = strbuf__add(&id, unit, strlen(unit));
+	else if ((ret = strbuf__addc(&id, '?')) == 0)
+		ret = strbuf__add(&id, event.s, event.len);
+	if (ret < 0 || (ret = strbuf__addc(&id, 0)) < 0) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	if (c->first_unit.len == 0) {
+		ret = strbuf__add(&c->first_unit, id.s, id.len);
+	} else if (strcmp(c->first_unit.s, id.s) != 0) {
+		char msg[256];
+
+		c->units_warned = true;
+		snprintf(msg, sizeof(msg),
+			 "summing events of different units ('%.*s' is not in the unit of the "
+			 "first event); choose events with --event",
+			 (int)(event.len > 60 ? 60 : event.len), event.s);
+		warn(c, msg);
+	}
+cleanup:
+	strbuf__release(&id);
+	return ret;
+}
+
+static bool event_selected(const struct collapser *c, struct lp_span event)
+{
+	if (!c->o.events)
+		return true;
+	for (size_t i = 0; i < c->o.nevents; i++)
+		if (span_eq(event, c->o.events[i], strlen(c->o.events[i])))
+			return true;
+	return false;
+}
+
+/* Appends an escaped name as a folded frame: ';' would split it, newlines end the line. */
+static int add_name(struct strbuf *key, struct lp_span s, bool comm)
+{
+	size_t from = key->len;
+	int ret = lp_span__unescape_to(key, s);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = from; i < key->len; i++) {
+		char ch = key->s[i];
+
+		if (ch == ';')
+			key->s[i] = ':';
+		else if (ch == '\n' || ch == '\r' || (comm && ch == ' '))
+			key->s[i] = comm ? '_' : ' ';
+	}
+	return 0;
+}
+
+static int lp_key(struct collapser *c, const struct lp_sample *s)
+{
+	struct strbuf *k = &c->key;
+	bool annotate = c->o.annotate_kernel || c->o.annotate_jit;
+	struct lp_list_iter frames, locs;
+	struct lp_span frame, loc;
+	char ids[48];
+	int ret;
+
+	strbuf__reset(k);
+	if ((ret = add_name(k, s->comm, true)) < 0)
+		return ret;
+	if (c->o.naming == NAMING_PID)
+		snprintf(ids, sizeof(ids), "-%" PRId64, s->pid);
+	else if (c->o.naming == NAMING_TID)
+		snprintf(ids, sizeof(ids), "-%" PRId64 "/%" PRId64, s->pid, s->tid);
+	else
+		ids[0] = 0;
+	if ((ret = strbuf__add(k, ids, strlen(ids))) < 0)
+		return ret;
+	if (s->stack.len == 0)
+		return 0;
+	if (!annotate && !memchr(s->stack.s, '%', s->stack.len)) {
+		if ((ret = strbuf__addc(k, ';')) < 0)
+			return ret;
+		return strbuf__add(k, s->stack.s, s->stack.len);
+	}
+	lp_list_iter__init(&frames, s->stack);
+	lp_list_iter__init(&locs, s->locs);
+	while (lp_list_iter__next(&frames, &frame)) {
+		bool have_loc = lp_list_iter__next(&locs, &loc) && !span_eq(s->locs, "-", 1);
+
+		if ((ret = strbuf__addc(k, ';')) < 0 || (ret = add_name(k, frame, false)) < 0)
+			return ret;
+		if (!have_loc)
+			continue;
+		if (c->o.annotate_kernel && loc_is_kernel(loc.s, loc.len))
+			ret = strbuf__add(k, "_[k]", 4);
+		else if (c->o.annotate_jit && dso_is_perf_map(loc.s, loc.len))
+			ret = strbuf__add(k, "_[j]", 4);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int read_lp(struct collapser *c, int col, struct collapse_error *err)
+{
+	struct lp_sample s;
+	char *line, tid[24];
+	size_t len;
+	int ret, version;
+
+	while ((ret = lines__next(c->lines, &line, &len)) > 0) {
+		err->line = lines__lineno(c->lines);
+		ret = lp_line_kind(line, len, err->msg, sizeof(err->msg));
+		if (ret < 0)
+			return ret;
+		if (ret == LP_LINE_COMMENT) {
+			ret = lp_version_line(line, len, &version, err->msg, sizeof(err->msg));
+			if (ret < 0)
+				return ret;
+			if (ret == 1 && version > LP_STREAM_VERSION) {
+				snprintf(err->msg, sizeof(err->msg),
+					 "lp stream version %d is newer than this program reads (%d)",
+					 version, LP_STREAM_VERSION);
+				return -EINVAL;
+			}
+			if (len > 10 && memcmp(line, "#lp.event\t", 10) == 0 &&
+			    meta_event(c, line, len) < 0)
+				return fail(err, -ENOMEM, "%s", "out of memory");
+			continue;
+		}
+		if (line[0] != 'S')
+			continue;	/* other records carry no samples */
+		if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
+			return fail(err, ret, "%s", "out of memory");
+		if ((ret = lp_sample__parse(&c->fields, &s, err->msg, sizeof(err->msg))) < 0)
+			return ret;
+		if (!event_selected(c, s.event))
+			continue;
+		if (!c->o.events && !c->o.samples && (ret = check_unit(c, s.event)) < 0)
+			return fail(err, ret, "%s", "out of memory");
+		if ((ret = lp_key(c, &s)) < 0)
+			return fail(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
+				    "out of memory");
+		snprintf(tid, sizeof(tid), "%" PRId64, s.tid);
+		ret = add(c, c->key.s, c->key.len, col, s.weight, s.time, tid, strlen(tid), err);
+		if (ret < 0)
+			return ret;
+	}
+	err->line = 0;
+	if (ret < 0)
+		return fail(err, ret, "read error: %s", strerror(-ret));
+	return 0;
+}
+
+/* ---- format detection ---- */
+
+static bool ends_in_count(const char *s, size_t len)
+{
+	size_t i = len;
+
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	return i < len && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t');
+}
+
+static enum input_format detect(struct lines *r)
+{
+	const char *line, *next;
+	size_t len, nextlen, i;
+
+	for (i = 0; i < 256; i++) {
+		if (lines__peek(r, i, &line, &len) <= 0)
+			return FORMAT_FOLDED;	/* nothing but comments: no stacks either way */
+		if (len >= 10 && memcmp(line, LP_STREAM_MAGIC, 10) == 0)
+			return FORMAT_LP;
+		if (len > 0 && line[0] != '#')
+			break;
+	}
+	if (i == 256)
+		return FORMAT_PERF;
+	if (len >= 2 && line[0] >= 'A' && line[0] <= 'Z' && line[1] == '\t')
+		return FORMAT_LP;
+	if (line[0] == ' ' || line[0] == '\t')
+		return FORMAT_PERF;
+	if (lines__peek(r, i + 1, &next, &nextlen) > 0 &&
+	    (nextlen == 0 || next[0] == ' ' || next[0] == '\t'))
+		return FORMAT_PERF;
+	return ends_in_count(line, len) ? FORMAT_FOLDED : FORMAT_PERF;
+}
+
+int collapser__read(struct collapser *c, int fd, const char *name, int col,
+		    struct collapse_error *err)
+{
+	enum input_format format = c->o.format;
+	int ret;
+
+	err->file = name;
+	err->line = 0;
+	err->msg[0] = 0;
+	c->file = name;
+	c->lines = lines__new(fd);
+	if (!c->lines)
+		return fail(err, -ENOMEM, "%s", "out of memory");
+	if (format == FORMAT_AUTO)
+		format = detect(c->lines);
+	switch (format) {
+	case FORMAT_LP:
+		ret = read_lp(c, col, err);
+		break;
+	case FORMAT_PERF:
+		ret = read_perf(c, col, err);
+		break;
+	default:
+		ret = read_folded(c, col, err);
+		break;
+	}
+	lines__free(c->lines);
+	c->lines = NULL;
+	return ret;
+}
+
+/* ---- output ---- */
+
+static int put_count(FILE *out, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out) ==
+	       (size_t)(buf + sizeof(buf) - p) ? 0 : -EIO;
+}
+
+static int put_line(FILE *out, const struct stack_entry *e, const uint64_t *counts, int n)
+{
+	if (fwrite_unlocked(e->key, 1, e->len, out) != e->len)
+		return -EIO;
+	for (int i = 0; i < n; i++)
+		if (putc_unlocked(' ', out) == EOF || put_count(out, counts[i]) < 0)
+			return -EIO;
+	return putc_unlocked('\n', out) == EOF ? -EIO : 0;
+}
+
+static int cmp_timed(const void *a, const void *b)
+{
+	const struct timed *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int write_timed(struct collapser *c, FILE *out)
+{
+	size_t i = 0;
+
+	qsort(c->timed, c->ntimed, sizeof(*c->timed), cmp_timed);
+	while (i < c->ntimed) {
+		const struct timed *t = &c->timed[i];
+		uint64_t sum = 0;
+
+		for (; i < c->ntimed && c->timed[i].thread == t->thread &&
+		       c->timed[i].stack == t->stack; i++) {
+			if (sum > UINT64_MAX - c->timed[i].weight)
+				return -EOVERFLOW;
+			sum += c->timed[i].weight;
+		}
+		if (put_line(out, stackmap__entry(c->stacks, t->stack), &sum, 1) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+int collapser__write(struct collapser *c, FILE *out, const struct collapse_output *o)
+{
+	struct stack_entry **sorted;
+	size_t n = stackmap__size(c->stacks);
+	unsigned __int128 total[2] = { 0, 0 };
+
+	if (c->o.time_ordered)
+		return write_timed(c, out);
+	sorted = stackmap__sorted(c->stacks);
+	if (!sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		total[0] += sorted[i]->count[0];
+		total[1] += sorted[i]->count[1];
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t counts[2] = { sorted[i]->count[0], sorted[i]->count[1] };
+
+		if (o->diff && o->normalize && total[0] != total[1] && total[0] > 0)
+			counts[0] = (uint64_t)((unsigned __int128)counts[0] * total[1] / total[0]);
+		if (put_line(out, sorted[i], counts, o->diff ? 2 : 1) < 0)
+			return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * lp-collapse's work: reading lp streams, `perf script` text and folded
+ * stacks into one set of folded stacks, and writing it out.
+ */
+#ifndef LP_COLLAPSE_H
+#define LP_COLLAPSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "perfscript.h"
+
+enum input_format {
+	FORMAT_AUTO,
+	FORMAT_LP,
+	FORMAT_PERF,
+	FORMAT_FOLDED,
+};
+
+struct collapse_opts {
+	enum input_format format;
+	enum stack_naming naming;
+	bool annotate_kernel, annotate_jit;
+	bool addrs;			/* perf script: addresses of unknown frames */
+	const char *event_filter;	/* perf script: event to keep */
+	const char *const *events;	/* lp stream: events to keep, NULL = all */
+	size_t nevents;
+	bool samples;			/* count samples, not weights */
+	bool time_ordered;
+	bool strip_hex;			/* 0x1234 -> 0x... in names */
+	bool diff;			/* two-count folded lines are allowed */
+	/* Warnings (file, line or 0, message); lib/ prints nothing itself. */
+	void (*warn)(void *ctx, const char *file, long line, const char *msg);
+	void *ctx;
+};
+
+struct collapse_error {
+	const char *file;
+	long line;	/* 0 when not about one line */
+	char msg[256];
+};
+
+struct collapser;
+
+struct collapser *collapser__new(const struct collapse_opts *opts);
+void collapser__free(struct collapser *c);
+
+/* Name of a format, and the format of a name ("lp", "perf", "folded"); -EINVAL. */
+const char *input_format__name(enum input_format f);
+int input_format__parse(const char *name, enum input_format *f);
+
+/*
+ * Reads all of fd (named name in messages) into column col (0, or 1 for the
+ * second profile of a differential). -errno with err filled in.
+ */
+int collapser__read(struct collapser *c, int fd, const char *name, int col,
+		    struct collapse_error *err);
+
+struct collapse_output {
+	bool diff;		/* "STACK COUNT1 COUNT2" */
+	bool normalize;		/* scale COUNT1 so that both totals match */
+};
+
+/* Writes the folded stacks; -EIO (also check the stream's error state), -ENOMEM. */
+int collapser__write(struct collapser *c, FILE *out, const struct collapse_output *o);
+
+#endif

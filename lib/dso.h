@@ -1,0 +1,14 @@
+/* What a frame's executable (a perf DSO name or an lp LOCS entry) says about it. */
+#ifndef LP_DSO_H
+#define LP_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A JIT symbol map, /tmp/perf-PID.map (anywhere in s). */
+bool dso_is_perf_map(const char *s, size_t len);
+
+/* An lp LOCS entry of kernel code: [kernel.kallsyms]+0x..., [module]+0x... */
+bool loc_is_kernel(const char *s, size_t len);
+
+#endif

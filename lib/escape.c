@@ -1,0 +1,71 @@
+#include "escape.h"
+
+#include <errno.h>
+
+static int needs_escape(unsigned char c, enum escape_mode mode)
+{
+	return c == '%' || c == '\t' || c == '\n' || c == '\r' ||
+	       (c == ';' && mode == ESCAPE_LIST_ITEM);
+}
+
+size_t escape_len(const char *s, size_t len, enum escape_mode mode)
+{
+	size_t n = len;
+
+	for (size_t i = 0; i < len; i++)
+		if (needs_escape((unsigned char)s[i], mode))
+			n += 2;
+	return n;
+}
+
+size_t escape(char *dst, const char *s, size_t len, enum escape_mode mode)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *d = dst;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (needs_escape(c, mode)) {
+			*d++ = '%';
+			*d++ = hex[c >> 4];
+			*d++ = hex[c & 15];
+		} else {
+			*d++ = (char)c;
+		}
+	}
+	return (size_t)(d - dst);
+}
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+long unescape(char *dst, const char *s, size_t len, size_t *bad)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '%') {
+			dst[o++] = s[i];
+			continue;
+		}
+		int hi = i + 2 < len ? hexval((unsigned char)s[i + 1]) : -1;
+		int lo = hi >= 0 ? hexval((unsigned char)s[i + 2]) : -1;
+
+		if (hi < 0 || lo < 0) {
+			*bad = i;
+			return -EINVAL;
+		}
+		dst[o++] = (char)(hi << 4 | lo);
+		i += 2;
+	}
+	return (long)o;
+}

@@ -1,0 +1,158 @@
+#include "lines.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { LINES_INITIAL = 1 << 18 };
+
+struct lines {
+	int fd;
+	int eof;
+	int missing_newline;
+	long lineno;
+	char *buf;
+	size_t cap;
+	size_t start;   /* first byte not yet handed out */
+	size_t end;     /* one past the last byte read */
+};
+
+struct lines *lines__new(int fd)
+{
+	struct lines *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->fd = fd;
+	r->cap = LINES_INITIAL;
+	r->buf = malloc(r->cap + 1);
+	if (!r->buf) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void lines__free(struct lines *r)
+{
+	if (!r)
+		return;
+	free(r->buf);
+	free(r);
+}
+
+/* Reads more input after what is buffered; 0 at end of input, -errno. */
+static int fill(struct lines *r)
+{
+	ssize_t n;
+
+	if (r->eof)
+		return 0;
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	if (r->end == r->cap) {
+		size_t cap = r->cap * 2;
+		char *buf = realloc(r->buf, cap + 1);
+
+		if (!buf)
+			return -ENOMEM;
+		r->buf = buf;
+		r->cap = cap;
+	}
+	do
+		n = read(r->fd, r->buf + r->end, r->cap - r->end);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->end += (size_t)n;
+	return 1;
+}
+
+/*
+ * Finds the end of the line starting at offset `from` relative to start,
+ * reading more as needed. Sets *eol to the offset of '\n' (or of the end of
+ * input for an unterminated last line). 1 found, 0 no line, -errno.
+ */
+static int find_line(struct lines *r, size_t from, size_t *eol)
+{
+	size_t scanned = from;
+
+	for (;;) {
+		size_t base = r->start;
+		char *nl = memchr(r->buf + base + scanned, '\n', r->end - base - scanned);
+		int ret;
+
+		if (nl) {
+			*eol = (size_t)(nl - (r->buf + base));
+			return 1;
+		}
+		scanned = r->end - base;
+		ret = fill(r);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if (scanned == from)
+				return 0;
+			*eol = scanned;
+			return 1;
+		}
+	}
+}
+
+int lines__next(struct lines *r, char **line, size_t *len)
+{
+	size_t eol;
+	int ret = find_line(r, 0, &eol);
+
+	if (ret <= 0)
+		return ret;
+	*line = r->buf + r->start;
+	*len = eol;
+	(*line)[eol] = '\0';	/* buf has one spare byte past cap */
+	if (r->start + eol == r->end) {
+		r->missing_newline = 1;
+		r->start = r->end;
+	} else {
+		r->start += eol + 1;
+	}
+	r->lineno++;
+	return 1;
+}
+
+int lines__peek(struct lines *r, size_t n, const char **line, size_t *len)
+{
+	size_t from = 0, eol = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		int ret = find_line(r, from, &eol);
+
+		if (ret <= 0)
+			return ret;
+		if (i < n) {
+			from = eol + 1;
+			if (r->start + from > r->end)
+				return 0;
+		}
+	}
+	*line = r->buf + r->start + from;
+	*len = eol - from;
+	return 1;
+}
+
+long lines__lineno(const struct lines *r)
+{
+	return r->lineno;
+}
+
+int lines__missing_newline(const struct lines *r)
+{
+	return r->missing_newline;
+}
