@@ -1,6 +1,7 @@
 # lp: one GNU Make build for everything. `make V=1` shows the commands.
 .DELETE_ON_ERROR:
 .SUFFIXES:
+.SECONDARY:
 
 O ?= build
 PREFIX ?= /usr/local

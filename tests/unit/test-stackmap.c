@@ -1,0 +1,43 @@
+#include <errno.h>
+#include <stdlib.h>
+
+#include "stackmap.h"
+#include "tap.h"
+
+int main(void)
+{
+	struct stackmap *m = stackmap__new();
+	struct stack_entry **sorted, *e;
+	char key[32];
+	int good = 1;
+
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 100000; i++) {
+			int n = snprintf(key, sizeof(key), "main;f%d", i);
+
+			if (!stackmap__add(m, key, (size_t)n, 0, (uint64_t)i))
+				good = 0;
+		}
+	ok(good && stackmap__size(m) == 100000, "100000 unique keys added three times");
+	e = stackmap__add(m, "main;f77", 8, 1, 5);
+	ok(e && e->count[0] == 3 * 77 && e->count[1] == 5 && e->id == 77,
+	   "counts summed per column, ids in insertion order");
+	stackmap__add(m, "main", 4, 0, 1);
+	stackmap__add(m, "main;", 5, 0, 1);
+	stackmap__add(m, "main\xff", 5, 0, 1);
+	sorted = stackmap__sorted(m);
+	for (size_t i = 1; i < stackmap__size(m); i++)
+		if (stack_entry__cmp(sorted[i - 1], sorted[i]) >= 0)
+			good = 0;
+	ok(good, "sorted strictly by bytes");
+	ok(sorted[0]->len == 4 && sorted[1]->len == 5 && sorted[1]->key[4] == ';',
+	   "a prefix sorts first");
+	ok(sorted[stackmap__size(m) - 1]->key[4] == '\xff', "bytes compare unsigned");
+	stackmap__add(m, "big", 3, 0, UINT64_MAX);
+	errno = 0;
+	ok(!stackmap__add(m, "big", 3, 0, 1) && errno == EOVERFLOW, "a sum past 64 bits fails");
+	stackmap__free(m);
+	stackmap__free(NULL);
+	ok(1, "stackmap__free(NULL) is a no-op");
+	return tap_done();
+}
