@@ -92,7 +92,7 @@ fuzz:
 			$(O)/fuzz/liblp.a $(PKG_LIBS) || exit 1; \
 		echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \
 		$(O)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-			-print_final_stats=1 $(O)/fuzz/corpus/$$t tests/fuzz/seeds/$$t \
+			-print_final_stats=1 -artifact_prefix=$(O)/fuzz/$$t- $(O)/fuzz/corpus/$$t tests/fuzz/seeds/$$t \
 			2>$(O)/fuzz/$$t.log || { tail -40 $(O)/fuzz/$$t.log; exit 1; }; \
 		grep -E 'stat::number_of_executed_units|Done' $(O)/fuzz/$$t.log | tail -1; \
 	done
@@ -104,7 +104,7 @@ deps:
 	tools/install-deps
 
 demo: all
-	tools/demo
+	O=$(O) tools/demo
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)

@@ -587,7 +587,8 @@ static int write_timed(struct collapser *c, FILE *out)
 {
 	size_t i = 0;
 
-	qsort(c->timed, c->ntimed, sizeof(*c->timed), cmp_timed);
+	if (c->ntimed)
+		qsort(c->timed, c->ntimed, sizeof(*c->timed), cmp_timed);
 	while (i < c->ntimed) {
 		const struct timed *t = &c->timed[i];
 		uint64_t sum = 0;

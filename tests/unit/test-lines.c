@@ -66,7 +66,7 @@ static void long_lines(void)
 static void many_lines(void)
 {
 	size_t n = 200000, count = 0, bad = 0;
-	char *data = malloc(n * 8), *line;
+	char *data = malloc(n * 8 + 1), *line;
 	struct lines *r;
 	size_t len;
 	int fd;

@@ -1,0 +1,16 @@
+#include "fuzz-common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct collapse_opts o = { .format = FORMAT_PERF };
+
+	if (size > 0) {
+		o.naming = data[0] % 3;
+		o.annotate_kernel = data[0] & 4;
+		o.annotate_jit = data[0] & 8;
+		o.time_ordered = data[0] & 16;
+		o.addrs = data[0] & 32;
+		o.event_filter = data[0] & 64 ? "cycles" : NULL;
+	}
+	return collapse_input(data, size, &o);
+}
