@@ -246,8 +246,9 @@ static bool split_frame(struct perfscript *p, const char *line, size_t len,
 		s++;
 	rparen = memrchr(line, ')', len);
 	if (*pclen && rparen && rparen - s >= 3) {
-		for (q = rparen - 1; q > s + 1; q--) {
-			if (q[0] == '(' && q[-1] == ' ') {
+		/* the last '(' in [s + 2, rparen) with a space before it */
+		for (q = rparen; (q = memrchr(s + 2, '(', (size_t)(q - s - 2)));) {
+			if (q[-1] == ' ') {
 				*func = s;
 				*funclen = (size_t)(q - 1 - s);
 				*mod = q + 1;
@@ -272,13 +273,48 @@ static bool looks_like_go(const char *s, size_t len)
 	return open && memmem(open + 2, len - (size_t)(open + 2 - s), ").", 2);
 }
 
+/* Bytes that the generic tidying of stackcollapse-perf.pl acts on. */
+static bool needs_tidying(const char *s, size_t len)
+{
+	static const bool special[256] = { [';'] = true, ['('] = true, ['"'] = true, ['\''] = true };
+
+	for (size_t i = 0; i < len; i++)
+		if (special[(unsigned char)s[i]])
+			return true;
+	return false;
+}
+
+/* ';' becomes ':', argument lists go (but Go methods and anonymous namespaces stay), quotes go. */
+static void tidy(struct strbuf *f)
+{
+	static const char anon[] = "anonymous namespace)";
+	size_t o = 0;
+
+	for (size_t i = 0; i < f->len; i++)
+		if (f->s[i] == ';')
+			f->s[i] = ':';
+	if (!looks_like_go(f->s, f->len)) {
+		for (size_t i = 0; i < f->len; i++) {
+			if (f->s[i] == '(' &&
+			    !(f->len - i - 1 >= sizeof(anon) - 1 &&
+			      memcmp(f->s + i + 1, anon, sizeof(anon) - 1) == 0)) {
+				f->len = i;
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < f->len; i++)
+		if (f->s[i] != '"' && f->s[i] != '\'')
+			f->s[o++] = f->s[i];
+	f->len = o;
+}
+
 static int add_piece(struct perfscript *p, const char *raw, size_t rawlen, bool first,
 		     const char *pc, size_t pclen, const char *mod, size_t modlen)
 {
-	static const char anon[] = "anonymous namespace)";
 	struct strbuf *f = &p->func;
 	const char *name = raw;
-	size_t namelen = rawlen, o = 0;
+	size_t namelen = rawlen;
 	struct piece *piece;
 
 	strbuf__reset(f);
@@ -301,23 +337,8 @@ static int add_piece(struct perfscript *p, const char *raw, size_t rawlen, bool 
 		return -ENOMEM;
 	}
 
-	for (size_t i = 0; i < f->len; i++)
-		if (f->s[i] == ';')
-			f->s[i] = ':';
-	if (!looks_like_go(f->s, f->len)) {
-		for (size_t i = 0; i < f->len; i++) {
-			if (f->s[i] == '(' &&
-			    !(f->len - i - 1 >= sizeof(anon) - 1 &&
-			      memcmp(f->s + i + 1, anon, sizeof(anon) - 1) == 0)) {
-				f->len = i;
-				break;
-			}
-		}
-	}
-	for (size_t i = 0; i < f->len; i++)
-		if (f->s[i] != '"' && f->s[i] != '\'')
-			f->s[o++] = f->s[i];
-	f->len = o;
+	if (needs_tidying(f->s, f->len))
+		tidy(f);
 	if (p->pname.len >= 4 && memcmp(p->pname.s, "java", 4) == 0 &&
 	    f->len && f->s[0] == 'L' && memchr(f->s, '/', f->len)) {
 		memmove(f->s, f->s + 1, --f->len);
@@ -364,11 +385,13 @@ static int frame(struct perfscript *p, const char *pc, size_t pclen,
 		hex--;
 	if (hex < funclen && hex >= 3 && memcmp(func + hex - 3, "+0x", 3) == 0)
 		funclen = hex - 3;
-	if (funclen && func[0] == '(')
-		return 0;
+	if (funclen == 0 || func[0] == '(')
+		return 0;	/* split() of "" gives no pieces */
 
-	/* split /->/ drops trailing empty pieces */
 	end = func + funclen;
+	if (!memchr(func, '>', funclen))	/* the usual case: no inline frames */
+		return add_piece(p, func, funclen, true, pc, pclen, mod, modlen);
+	/* split /->/ drops trailing empty pieces */
 	while (end - func >= 2 && end[-1] == '>' && end[-2] == '-')
 		end -= 2;
 	for (s = func; s < end;) {

@@ -1,0 +1,72 @@
+/*
+ * A benchmark workload with deep, varied frame-pointer stacks: threads that
+ * descend 10 to 40 levels through eight mutually recursive functions along
+ * one of 256 paths, then spin. Usage: workload SECONDS [THREADS]
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+static double seconds;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef void level_fn(unsigned path, int depth);
+static level_fn level0, level1, level2, level3, level4, level5, level6, level7;
+static level_fn *const levels[8] = { level0, level1, level2, level3,
+				     level4, level5, level6, level7 };
+
+static void __attribute__((noinline)) descend(unsigned path, int depth)
+{
+	if (depth == 0) {
+		unsigned long x = sink;
+
+		for (int i = 0; i < 20000; i++)
+			x = x * 6364136223846793005UL + path;
+		sink = x;
+		return;
+	}
+	levels[(path >> (depth % 8)) % 8](path, depth - 1);
+}
+
+#define LEVEL(n)                                                               \
+	static void __attribute__((noinline)) level##n(unsigned path, int depth) \
+	{                                                                      \
+		descend(path * 31 + n, depth);                                 \
+		sink += n;                                                     \
+	}
+LEVEL(0) LEVEL(1) LEVEL(2) LEVEL(3) LEVEL(4) LEVEL(5) LEVEL(6) LEVEL(7)
+
+static void *worker(void *arg)
+{
+	unsigned seed = (unsigned)(unsigned long)arg;
+	double until = now() + seconds;
+
+	while (now() < until) {
+		seed = seed * 1103515245 + 12345;
+		descend((seed >> 8) % 256, 10 + (int)((seed >> 16) % 31));
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 2 ? atoi(argv[2]) : 2;
+	pthread_t t[64];
+
+	seconds = argc > 1 ? atof(argv[1]) : 5;
+	if (threads < 1 || threads > 64)
+		return 2;
+	for (int i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(unsigned long)(i + 1));
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# The build: installation layout and the missing-dependency message.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+}
+
+@test "make install puts programs, man pages and data under DESTDIR/PREFIX" {
+	run --separate-stderr make -C "$TOP" -s O="$LP_BUILD" install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/usr
+	assert_success
+	[ -x "$BATS_TEST_TMPDIR/root/usr/bin/lp-collapse" ]
+	[ -f "$BATS_TEST_TMPDIR/root/usr/share/man/man1/lp-collapse.1" ]
+	[ -f "$BATS_TEST_TMPDIR/root/usr/share/man/man5/lp-stream.5" ]
+	[ -d "$BATS_TEST_TMPDIR/root/usr/share/lp/filters" ]
+	run --separate-stderr "$BATS_TEST_TMPDIR/root/usr/bin/lp-collapse" --version
+	assert_success
+	assert_output --regexp '^lp-collapse [0-9]+\.[0-9]+\.[0-9]+$'
+}
+
+@test "a missing library is named with its Debian package" {
+	run --separate-stderr env PKG_CONFIG_PATH=/nonexistent PKG_CONFIG_LIBDIR=/nonexistent \
+		make -C "$TOP" -s O="$BATS_TEST_TMPDIR/b" all
+	assert_failure
+	[[ "$stderr" == *"pkg-config cannot find libpcre2-8: install the Debian package libpcre2-dev (or run 'make deps' as root)"* ]]
+}
+
+@test "the man pages format without warnings" {
+	for page in "$TOP"/share/man/man*/*.[0-9]; do
+		run --separate-stderr env MANWIDTH=80 man --warnings -l "$page"
+		assert_success
+		[ -z "$stderr" ] || fail "$page: $stderr"
+	done
+}
