@@ -22,7 +22,8 @@ endif
 
 # Debian package that provides each pkg-config module, for the error message.
 PKG_libpcre2-8 = libpcre2-dev
-PKGS = libpcre2-8
+PKG_zlib = zlib1g-dev
+PKGS = libpcre2-8 zlib
 
 NO_DEPS_GOALS = deps clean help
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -35,7 +36,7 @@ endif
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse
+PROGRAMS = lp-collapse lp-svg
 LIB_SRCS = $(wildcard lib/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o
@@ -65,6 +66,17 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The flame graph's script and style, embedded in lp-svg.
+$(O)/gen/assets.c: share/flamegraph.js share/flamegraph.css tools/embed
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  EMBED   $@")
+	$(Q)tools/embed flamegraph_js=share/flamegraph.js flamegraph_css=share/flamegraph.css > $@
+
+$(O)/gen/assets.o: $(O)/gen/assets.c
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(O)/bin/lp-svg: $(O)/gen/assets.o
 
 # The tests: C unit tests of lib/ and bats tests of the programs, as one TAP
 # summary ending in "N passed, N failed".

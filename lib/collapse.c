@@ -39,6 +39,7 @@ struct collapser {
 	struct strbuf last_event;	/* the event whose unit was checked last */
 	struct strbuf first_unit;
 	bool units_warned;
+	unsigned formats;
 
 	const char *file;	/* input being read, for warnings */
 	struct lines *lines;
@@ -323,7 +324,7 @@ static int check_unit(struct collapser *c, struct lp_span event)
 	struct strbuf id = STRBUF_INIT;
 	int ret = 0;
 
-	if (c->units_warned ||
+	if (c->units_warned || c->o.samples ||
 	    (c->last_event.len == event.len && memcmp(c->last_event.s, event.s, event.len) == 0))
 		return 0;
 	strbuf__reset(&c->last_event);
@@ -466,13 +467,17 @@ static int read_lp(struct collapser *c, int col, struct collapse_error *err)
 			return ret;
 		if (!event_selected(c, s.event))
 			continue;
-		if (!c->o.events && !c->o.samples && (ret = check_unit(c, s.event)) < 0)
+		if (c->o.only_tid > 0 && s.tid != c->o.only_tid)
+			continue;
+		if ((ret = check_unit(c, s.event)) < 0)
 			return fail(err, ret, "%s", "out of memory");
 		if ((ret = lp_key(c, &s)) < 0)
 			return fail(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
 				    "out of memory");
 		snprintf(tid, sizeof(tid), "%" PRId64, s.tid);
-		ret = add(c, c->key.s, c->key.len, col, s.weight, s.time, tid, strlen(tid), err);
+		ret = add(c, c->key.s, c->key.len,
+			  c->o.offcpu_column && span_eq(s.event, "offcpu", 6) ? 1 : col, s.weight, s.time,
+			  tid, strlen(tid), err);
 		if (ret < 0)
 			return ret;
 	}
@@ -533,6 +538,7 @@ int collapser__read(struct collapser *c, int fd, const char *name, int col,
 		return fail(err, -ENOMEM, "%s", "out of memory");
 	if (format == FORMAT_AUTO)
 		format = detect(c->lines);
+	c->formats |= 1u << format;
 	switch (format) {
 	case FORMAT_LP:
 		ret = read_lp(c, col, err);
@@ -583,7 +589,24 @@ static int cmp_timed(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int write_timed(struct collapser *c, FILE *out)
+unsigned collapser__formats(const struct collapser *c)
+{
+	return c->formats;
+}
+
+const char *collapser__unit(const struct collapser *c)
+{
+	const char *u = c->first_unit.len ? c->first_unit.s : NULL;
+
+	return u && u[0] != '?' && !c->units_warned ? u : NULL;
+}
+
+struct stackmap *collapser__stacks(struct collapser *c)
+{
+	return c->stacks;
+}
+
+int collapser__each_timed(struct collapser *c, collapse_visit visit, void *ctx)
 {
 	size_t i = 0;
 
@@ -593,15 +616,28 @@ static int write_timed(struct collapser *c, FILE *out)
 		const struct timed *t = &c->timed[i];
 		uint64_t sum = 0;
 
+		const struct stack_entry *e = stackmap__entry(c->stacks, t->stack);
+		int ret;
+
 		for (; i < c->ntimed && c->timed[i].thread == t->thread &&
 		       c->timed[i].stack == t->stack; i++) {
 			if (sum > UINT64_MAX - c->timed[i].weight)
 				return -EOVERFLOW;
 			sum += c->timed[i].weight;
 		}
-		if (put_line(out, stackmap__entry(c->stacks, t->stack), &sum, 1) < 0)
-			return -EIO;
+		if ((ret = visit(ctx, e->key, e->len, sum)) < 0)
+			return ret;
 	}
+	return 0;
+}
+
+static int put_timed(void *ctx, const char *key, size_t len, uint64_t count)
+{
+	FILE *out = ctx;
+
+	if (fwrite_unlocked(key, 1, len, out) != len || putc_unlocked(' ', out) == EOF ||
+	    put_count(out, count) < 0 || putc_unlocked('\n', out) == EOF)
+		return -EIO;
 	return 0;
 }
 
@@ -612,7 +648,7 @@ int collapser__write(struct collapser *c, FILE *out, const struct collapse_outpu
 	unsigned __int128 total[2] = { 0, 0 };
 
 	if (c->o.time_ordered)
-		return write_timed(c, out);
+		return collapser__each_timed(c, put_timed, out);
 	sorted = stackmap__sorted(c->stacks);
 	if (!sorted)
 		return -ENOMEM;

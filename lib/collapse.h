@@ -30,6 +30,8 @@ struct collapse_opts {
 	bool time_ordered;
 	bool strip_hex;			/* 0x1234 -> 0x... in names */
 	bool diff;			/* two-count folded lines are allowed */
+	bool offcpu_column;		/* lp: offcpu samples count in column 1 */
+	int64_t only_tid;		/* lp: keep only this thread's samples; 0 for all */
 	/* Warnings (file, line or 0, message); lib/ prints nothing itself. */
 	void (*warn)(void *ctx, const char *file, long line, const char *msg);
 	void *ctx;
@@ -56,6 +58,22 @@ int input_format__parse(const char *name, enum input_format *f);
  */
 int collapser__read(struct collapser *c, int fd, const char *name, int col,
 		    struct collapse_error *err);
+
+/* Formats read so far, as a bit mask of 1 << FORMAT_x. */
+unsigned collapser__formats(const struct collapser *c);
+
+/*
+ * The unit of the lp stream events counted so far: "ns" for cpu and offcpu,
+ * the unit of a custom event's #lp.event line; NULL if unknown or none.
+ */
+const char *collapser__unit(const struct collapser *c);
+
+/* The unique stacks read, with their counts (owned by c). */
+struct stackmap *collapser__stacks(struct collapser *c);
+
+/* Each thread's samples in time order, merged while consecutive stacks are equal. */
+typedef int (*collapse_visit)(void *ctx, const char *key, size_t len, uint64_t count);
+int collapser__each_timed(struct collapser *c, collapse_visit visit, void *ctx);
 
 struct collapse_output {
 	bool diff;		/* "STACK COUNT1 COUNT2" */

@@ -1,0 +1,394 @@
+/* lp-svg: folded stacks or an lp stream to an interactive flame graph (SVG). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+#include "collapse.h"
+#include "flamesvg.h"
+#include "flametree.h"
+#include "numparse.h"
+#include "palette.h"
+#include "stackmap.h"
+#include "strbuf.h"
+
+extern const char flamegraph_js[], flamegraph_css[];
+extern const unsigned long flamegraph_js_len, flamegraph_css_len;
+
+static const char usage_text[] =
+	"Usage: lp-svg [OPTION]... [FILE]...\n"
+	"Draw an interactive flame graph (one standalone SVG) of folded stacks, an lp\n"
+	"stream or `perf script` text. With two FILEs, or folded lines with two counts,\n"
+	"draw a differential flame graph. With no FILE, or '-', read stdin.\n"
+	"\n"
+	"Pictures:\n"
+	"      --flamechart      x is time: each thread's samples in order (lp stream)\n"
+	"      --tid=TID         with --flamechart: one thread only\n"
+	"      --inverted        an icicle graph (root at the top)\n"
+	"      --reverse         merge stacks from the leaves\n"
+	"  -e, --event=KEY[,KEY] lp: draw these events only (default: cpu and offcpu,\n"
+	"                        coloured by off-CPU share when both are there)\n"
+	"      --negate          differential: swap red and blue\n"
+	"  -f, --format=FMT      read inputs as lp, perf or folded (default auto)\n"
+	"Looks (flamegraph.pl's options):\n"
+	"      --title=TEXT --subtitle=TEXT --notes=TEXT\n"
+	"      --width=PX (1200) --height=PX frame height (16) --minwidth=PX|N% (0.1)\n"
+	"      --fonttype=FONT (Verdana) --fontsize=PT (12) --fontwidth=F (0.59)\n"
+	"      --countname=NAME (samples) --nametype=TEXT (Function:) --total=N\n"
+	"      --colors=PALETTE hot mem io wakeup java js perl red green blue aqua\n"
+	"                       yellow purple orange chain (hot)\n"
+	"      --bgcolors=yellow|blue|green|grey|#rrggbb --hash --random\n"
+	"      --cp              keep colours consistent through ./palette.map\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n";
+
+enum {
+	OPT_TITLE = 256, OPT_SUBTITLE, OPT_NOTES, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH,
+	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
+	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
+	OPT_FLAMECHART, OPT_NEGATE, OPT_TID,
+};
+
+static const struct option long_options[] = {
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+	{ "notes", required_argument, NULL, OPT_NOTES },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "height", required_argument, NULL, OPT_HEIGHT },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
+	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
+	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
+	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
+	{ "total", required_argument, NULL, OPT_TOTAL },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
+	{ "hash", no_argument, NULL, OPT_HASH },
+	{ "random", no_argument, NULL, OPT_RANDOM },
+	{ "cp", no_argument, NULL, OPT_CP },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "event", required_argument, NULL, 'e' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void print_warning(void *ctx, const char *file, long line, const char *msg)
+{
+	(void)ctx;
+	error_at(file, line, "warning: %s", msg);
+}
+
+static double number(const char *opt, const char *arg, double min, double max)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= min && v <= max))
+		usage_error("%s needs a number from %g to %g, got '%s'", opt, min, max, arg);
+	return v;
+}
+
+static void add_events(char *arg, const char ***events, size_t *n)
+{
+	for (char *save = NULL, *ev = strtok_r(arg, ",", &save); ev; ev = strtok_r(NULL, ",", &save)) {
+		const char **v = realloc(*events, (*n + 1) * sizeof(*v));
+
+		if (!v) {
+			error("out of memory");
+			exit(EXIT_RUNTIME);
+		}
+		v[(*n)++] = ev;
+		*events = v;
+	}
+	if (*n == 0)
+		usage_error("--event needs at least one event name");
+}
+
+static int read_input(struct collapser *c, const char *path, int col)
+{
+	struct collapse_error err;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = collapser__read(c, fd, is_stdin ? "stdin" : path, col, &err);
+	if (!is_stdin)
+		close(fd);
+	if (ret < 0) {
+		error_at(err.file, err.line, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int add_to_tree(void *tree, const char *key, size_t len, uint64_t count)
+{
+	return flametree__add(tree, key, len, count, 0);
+}
+
+/* Stacks reversed frame by frame (--reverse), as a new sorted map. */
+static struct stackmap *reversed(struct stackmap *m)
+{
+	struct stackmap *r = stackmap__new();
+	struct strbuf b = STRBUF_INIT;
+
+	for (size_t i = 0; r && i < stackmap__size(m); i++) {
+		const struct stack_entry *e = stackmap__entry(m, (uint32_t)i);
+		const char *end = e->key + e->len;
+
+		strbuf__reset(&b);
+		for (;;) {
+			const char *start = end;
+
+			while (start > e->key && start[-1] != ';')
+				start--;
+			if ((b.len && strbuf__addc(&b, ';') < 0) ||
+			    strbuf__add(&b, start, (size_t)(end - start)) < 0) {
+				stackmap__free(r);
+				r = NULL;
+				break;
+			}
+			if (start == e->key)
+				break;
+			end = start - 1;
+		}
+		if (!r)
+			break;
+		if (!stackmap__add(r, b.s, b.len, 0, e->count[0]) ||
+		    !stackmap__add(r, b.s, b.len, 1, e->count[1])) {
+			stackmap__free(r);
+			r = NULL;
+		}
+	}
+	strbuf__release(&b);
+	return r;
+}
+
+static bool mapped_color(void *ctx, const char *name, size_t len, uint32_t *rgb)
+{
+	return palette_map__get(ctx, name, len, rgb);
+}
+
+int main(int argc, char **argv)
+{
+	struct flamesvg_opts so = {
+		.countname = "samples", .nametype = "Function:", .fonttype = "Verdana",
+		.fontsize = 12, .fontwidth = 0.59, .width = 1200, .frameheight = 16,
+		.minwidth = 0.1, .palette = "hot", .hash = HASH_NAME_RANDOM,
+	};
+	struct collapse_opts co = { .warn = print_warning, .diff = true };
+	struct flamesvg_assets assets = { flamegraph_js, flamegraph_css, flamegraph_js_len,
+					  flamegraph_css_len };
+	const char **events = NULL;
+	struct collapser *c = NULL;
+	struct flametree *tree = NULL;
+	struct stackmap *stacks, *rev = NULL, *palette_map = NULL;
+	struct stack_entry **sorted;
+	bool reverse = false, use_cp = false, lp_input;
+	int opt, ret = EXIT_RUNTIME, ninputs;
+	uint64_t u;
+	static char outbuf[1 << 20];
+
+	progname = "lp-svg";
+	while ((opt = getopt_long(argc, argv, "e:f:hV", long_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_TITLE: so.title = optarg; break;
+		case OPT_SUBTITLE: so.subtitle = optarg; break;
+		case OPT_NOTES: so.notes = optarg; break;
+		case OPT_WIDTH: so.width = (int)number("--width", optarg, 100, 1e6); break;
+		case OPT_HEIGHT: so.frameheight = (int)number("--height", optarg, 2, 1000); break;
+		case OPT_MINWIDTH: {
+			size_t n = strlen(optarg);
+
+			if (n > 1 && optarg[n - 1] == '%') {
+				optarg[n - 1] = 0;
+				so.minwidth = number("--minwidth", optarg, 0, 100) / 100;
+				so.minwidth_fraction = true;
+			} else {
+				so.minwidth = number("--minwidth", optarg, 0, 1e6);
+			}
+			break;
+		}
+		case OPT_FONTTYPE: so.fonttype = optarg; break;
+		case OPT_FONTSIZE: so.fontsize = number("--fontsize", optarg, 1, 200); break;
+		case OPT_FONTWIDTH: so.fontwidth = number("--fontwidth", optarg, 0.05, 5); break;
+		case OPT_COUNTNAME: so.countname = optarg; break;
+		case OPT_NAMETYPE: so.nametype = optarg; break;
+		case OPT_TOTAL:
+			if (parse_u64(optarg, strlen(optarg), &u) < 0)
+				usage_error("--total needs a non-negative integer, got '%s'", optarg);
+			so.total = u;
+			break;
+		case OPT_COLORS:
+			if (!palette__valid(optarg))
+				usage_error("unknown palette '%s'", optarg);
+			so.palette = optarg;
+			break;
+		case OPT_BGCOLORS: {
+			char top[8], bottom[8];
+
+			if (!palette__background(optarg, top, bottom))
+				usage_error("unknown background '%s' (yellow, blue, green, grey or #rrggbb)",
+					    optarg);
+			so.bgcolors = optarg;
+			break;
+		}
+		case OPT_HASH: so.hash = HASH_NAME_VECTOR; break;
+		case OPT_RANDOM: so.hash = HASH_RANDOM; break;
+		case OPT_CP: use_cp = true; break;
+		case OPT_INVERTED: so.inverted = true; break;
+		case OPT_REVERSE: reverse = true; break;
+		case OPT_FLAMECHART: so.flamechart = co.time_ordered = true; break;
+		case OPT_NEGATE: so.negate = true; break;
+		case OPT_TID:
+			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u == 0 || u > INT32_MAX)
+				usage_error("--tid needs a thread id, got '%s'", optarg);
+			co.only_tid = (int64_t)u;
+			break;
+		case 'e': add_events(optarg, &events, &co.nevents); break;
+		case 'f':
+			if (input_format__parse(optarg, &co.format) < 0)
+				usage_error("unknown format '%s' (auto, lp, perf or folded)", optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return close_stdout() ? EXIT_RUNTIME : 0;
+		case 'V':
+			printf("lp-svg %s\n", LP_VERSION);
+			return close_stdout() ? EXIT_RUNTIME : 0;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			return EXIT_USAGE;
+		}
+	}
+	ninputs = argc - optind;
+	if (ninputs > 2)
+		usage_error("lp-svg draws one profile, or the difference of two; got %d inputs", ninputs);
+	if (so.flamechart && ninputs == 2)
+		usage_error("--flamechart draws one profile");
+	if (co.only_tid && !so.flamechart)
+		usage_error("--tid goes with --flamechart");
+	co.events = events;
+	co.naming = so.flamechart ? NAMING_TID : NAMING_COMM;
+	co.offcpu_column = ninputs < 2 && !so.flamechart;
+	if (so.flamechart)
+		co.diff = false;
+
+	c = collapser__new(&co);
+	if (!c) {
+		error("cannot start: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (ninputs == 0 && read_input(c, "-", 0) < 0)
+		goto cleanup;
+	for (int i = 0; i < ninputs; i++)
+		if (read_input(c, argv[optind + i], i) < 0)
+			goto cleanup;
+
+	lp_input = collapser__formats(c) & (1u << FORMAT_LP);
+	so.unit = lp_input ? collapser__unit(c) : NULL;
+	tree = flametree__new();
+	if (!tree)
+		goto nomem;
+	if (so.flamechart) {
+		if ((ret = collapser__each_timed(c, add_to_tree, tree)) < 0) {
+			error("cannot build the flame chart: %s", strerror(-ret));
+			ret = EXIT_RUNTIME;
+			goto cleanup;
+		}
+		ret = EXIT_RUNTIME;
+	} else {
+		stacks = collapser__stacks(c);
+		if (reverse && !(stacks = rev = reversed(stacks)))
+			goto nomem;
+		sorted = stackmap__sorted(stacks);
+		if (!sorted)
+			goto nomem;
+		for (size_t i = 0; i < stackmap__size(stacks); i++) {
+			int r = flametree__add(tree, sorted[i]->key, sorted[i]->len, sorted[i]->count[0],
+					       sorted[i]->count[1]);
+
+			if (r < 0) {
+				error("cannot build the flame graph: %s", strerror(-r));
+				goto cleanup;
+			}
+		}
+		if (flametree__sort(tree) < 0)
+			goto nomem;
+	}
+	{
+		const struct flame_node *root = flametree__node(tree, 0);
+
+		if (ninputs == 2 || (!lp_input && root->total[1] > 0))
+			so.coloring = COLORING_DIFF;
+		else if (root->total[1] > 0)
+			so.coloring = COLORING_ONOFF;
+	}
+	if (!so.title)
+		so.title = so.flamechart ? "Flame Chart" : so.inverted ? "Icicle Graph" : "Flame Graph";
+	if (use_cp) {
+		long bad = 0;
+
+		palette_map = palette_map__load("palette.map", &bad);
+		if (!palette_map) {
+			if (errno == EINVAL)
+				error_at("palette.map", bad, "expected 'NAME->rgb(R,G,B)'");
+			else
+				error("cannot read 'palette.map': %s", strerror(errno));
+			goto cleanup;
+		}
+		so.mapped_color = mapped_color;
+		so.ctx = palette_map;
+	}
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	opt = flamesvg__write(stdout, tree, &so, &assets);
+	if (opt < 0 && opt != -EIO) {
+		error("cannot draw: %s", strerror(-opt));
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+	if (ret == 0 && use_cp) {
+		/* remember every colour used, as flamegraph.pl --cp does */
+		for (size_t i = 0; i < flametree__names(tree); i++) {
+			size_t len;
+			const char *name = flametree__name(tree, (uint32_t)i, &len);
+			uint32_t rgb;
+
+			if (!palette_map__get(palette_map, name, len, &rgb) &&
+			    palette_map__put(palette_map, name, len,
+					     palette__color(so.palette, so.hash, name, len)) < 0)
+				goto nomem;
+		}
+		if ((opt = palette_map__save(palette_map, "palette.map")) < 0) {
+			error("cannot write 'palette.map': %s", strerror(-opt));
+			ret = EXIT_RUNTIME;
+		}
+	}
+	goto cleanup;
+nomem:
+	error("out of memory");
+	ret = EXIT_RUNTIME;
+cleanup:
+	collapser__free(c);
+	flametree__free(tree);
+	stackmap__free(rev);
+	stackmap__free(palette_map);
+	free(events);
+	return ret;
+}

@@ -1,0 +1,507 @@
+#include "flamesvg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "strbuf.h"
+#include "xml.h"
+
+/* Geometry, as in flamegraph.pl. */
+struct layout {
+	double width, height, xpad, ypad1, ypad2, framepad;
+	double fh, fontsize, fontwidth;
+	double minpx;
+	double scale;		/* pixels per value unit */
+	uint64_t scale_total;
+	bool inverted;
+};
+
+struct writer {
+	FILE *out;
+	const struct flametree *t;
+	const struct flamesvg_opts *o;
+	struct layout l;
+	uint32_t *name_color;	/* per name */
+	uint64_t maxdelta;
+	struct strbuf b;	/* scratch */
+	int err;
+};
+
+static uint64_t width_value(const struct writer *w, const struct flame_node *n)
+{
+	return w->o->coloring == COLORING_DIFF ? n->total[1] : n->total[0] + n->total[1];
+}
+
+static void emit(struct writer *w, const char *s, size_t len)
+{
+	if (len && fwrite_unlocked(s, 1, len, w->out) != len)
+		w->err = -EIO;
+}
+
+#define emit_lit(w, s) emit(w, s, sizeof(s) - 1)
+
+static void emitf(struct writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emitf(struct writer *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vfprintf(w->out, fmt, ap) < 0)
+		w->err = -EIO;
+	va_end(ap);
+}
+
+static void emit_xml(struct writer *w, const char *s, size_t len)
+{
+	strbuf__reset(&w->b);
+	if (xml_escape(&w->b, s, len) < 0) {
+		w->err = -ENOMEM;
+		return;
+	}
+	emit(w, w->b.s, w->b.len);
+}
+
+static size_t strip_annotation(const char *s, size_t len)
+{
+	if (len >= 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
+	    strchr("kwij", s[len - 2]))
+		return len - 4;
+	return len;
+}
+
+static uint32_t frame_color(const struct writer *w, uint32_t id)
+{
+	const struct flame_node *n = flametree__node(w->t, id);
+	size_t len;
+	const char *name = flametree__name(w->t, n->name, &len);
+
+	if (len == 2 && memcmp(name, "--", 2) == 0)
+		return 0xa0a0a0;
+	if (len == 1 && name[0] == '-')
+		return 0xc8c8c8;
+	if (w->o->coloring == COLORING_DIFF)
+		return palette__diff_color((int64_t)n->self_delta, w->maxdelta, w->o->negate);
+	if (w->o->coloring == COLORING_ONOFF) {
+		uint64_t all = n->total[0] + n->total[1];
+
+		return palette__blend(w->name_color[n->name], all ? (double)n->total[1] / (double)all : 0);
+	}
+	return w->name_color[n->name];
+}
+
+static double frame_y(const struct layout *l, uint32_t depth)
+{
+	if (l->inverted)
+		return l->ypad1 + depth * l->fh;
+	return l->height - l->ypad2 - (depth + 1) * l->fh + l->framepad;
+}
+
+/* One frame: a rectangle and, when three characters fit, its name. */
+static void draw(struct writer *w, double x, uint64_t value, uint32_t depth, uint32_t color,
+		 const char *name, size_t len)
+{
+	const struct layout *l = &w->l;
+	double x1 = l->xpad + x * l->scale, width = (double)value * l->scale;
+	double y1 = frame_y(l, depth), h = l->fh - l->framepad;
+	size_t chars = (size_t)(width / (l->fontsize * l->fontwidth));
+
+	emitf(w, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#%06" PRIx32 "\"/>",
+	      x1, y1, width, h, color);
+	len = strip_annotation(name, len);
+	if (chars >= 3) {
+		size_t n = len < chars ? len : chars - 2;
+
+		/* never cut a UTF-8 sequence */
+		while (n > 0 && n < len && ((unsigned char)name[n] & 0xC0) == 0x80)
+			n--;
+		emitf(w, "<text x=\"%.1f\" y=\"%.1f\">", x1 + 3, 3 + y1 + h / 2);
+		emit_xml(w, name, n);
+		if (n < len)
+			emit_lit(w, "..");
+		emit_lit(w, "</text>");
+	}
+	emit_lit(w, "\n");
+}
+
+struct pending {
+	uint32_t node;
+	double x;
+};
+
+/* The picture without scripts: every frame at least minwidth wide, narrower ones as blocks. */
+static int draw_frames(struct writer *w)
+{
+	const struct flametree *t = w->t;
+	struct pending *stack = malloc(sizeof(*stack) * (flametree__max_depth(t) + 2) * 2);
+	size_t top = 0, cap = (flametree__max_depth(t) + 2) * 2;
+	size_t len;
+	const char *name;
+
+	if (!stack)
+		return -ENOMEM;
+	stack[top++] = (struct pending){ 0, 0 };
+	while (top > 0 && w->err == 0) {
+		struct pending p = stack[--top];
+		const struct flame_node *n = flametree__node(t, p.node);
+		double x = p.x, run_x = 0;
+		uint64_t run = 0;
+		uint32_t run_count = 0;
+
+		name = flametree__name(t, n->name, &len);
+		draw(w, p.x, width_value(w, n), n->depth, frame_color(w, p.node), name, len);
+		for (uint32_t c = n->first_child;; c = flametree__node(t, c)->next_sibling) {
+			const struct flame_node *child = c == FLAME_NONE ? NULL : flametree__node(t, c);
+			uint64_t v = child ? width_value(w, child) : 0;
+			bool wide = child && (double)v * w->l.scale >= w->l.minpx;
+
+			if ((wide || !child) && run_count > 0) {
+				if ((double)run * w->l.scale >= w->l.minpx)
+					draw(w, run_x, run, n->depth + 1, 0xbebebe, "(compressed)", 12);
+				run = 0;
+				run_count = 0;
+			}
+			if (!child)
+				break;
+			if (wide) {
+				if (top == cap) {
+					struct pending *s = realloc(stack, (cap *= 2) * sizeof(*s));
+
+					if (!s) {
+						free(stack);
+						return -ENOMEM;
+					}
+					stack = s;
+				}
+				stack[top++] = (struct pending){ c, x };
+			} else if (v > 0) {
+				if (run_count++ == 0)
+					run_x = x;
+				run += v;
+			}
+			x += (double)v;
+		}
+	}
+	free(stack);
+	return w->err;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+static uint64_t self_value(const struct flametree *t, const struct flame_node *n, int col)
+{
+	uint64_t v = n->total[col];
+
+	for (uint32_t c = n->first_child; c != FLAME_NONE; c = flametree__node(t, c)->next_sibling)
+		v -= flametree__node(t, c)->total[col];
+	return v;
+}
+
+static int json_string(struct strbuf *b, const char *s, size_t len)
+{
+	struct strbuf clean = STRBUF_INIT;
+	int ret = utf8_sanitize(&clean, s, len);
+
+	if (ret == 0)
+		ret = strbuf__addc(b, '"');
+	for (size_t i = 0; ret == 0 && i < clean.len; i++) {
+		unsigned char c = (unsigned char)clean.s[i];
+		char esc[8];
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			ret = strbuf__add(b, esc, 2);
+		} else if (c < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			ret = strbuf__add(b, esc, 6);
+		} else {
+			ret = strbuf__addc(b, (char)c);
+		}
+	}
+	if (ret == 0)
+		ret = strbuf__addc(b, '"');
+	strbuf__release(&clean);
+	return ret;
+}
+
+static int addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int addf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || strbuf__grow(b, (size_t)n + 1) < 0)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+static const char *coloring_name(enum flame_coloring c)
+{
+	return c == COLORING_DIFF ? "diff" : c == COLORING_ONOFF ? "onoff" : "palette";
+}
+
+/* Everything the script needs to redraw any part at full detail, as JSON. */
+static int data_json(struct writer *w, struct strbuf *j)
+{
+	const struct flametree *t = w->t;
+	const struct flamesvg_opts *o = w->o;
+	size_t count = flametree__count(t), names = flametree__names(t), len;
+	uint32_t *stack = NULL;
+	size_t top = 0;
+	uint64_t g = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		const struct flame_node *n = flametree__node(t, (uint32_t)i);
+
+		g = gcd(g, gcd(self_value(t, n, 0), self_value(t, n, 1)));
+	}
+	if (g == 0)
+		g = 1;
+	ret = addf(j, "{\"v\":1,\"cfg\":{\"width\":%.0f,\"height\":%.0f,\"fh\":%.0f,\"fs\":%g,\"fw\":%g,"
+		   "\"minpx\":%g,\"xpad\":%.0f,\"ypad1\":%.0f,\"ypad2\":%.0f,\"inverted\":%s,"
+		   "\"chart\":%s,\"coloring\":\"%s\",\"negate\":%s,\"total\":%" PRIu64 ","
+		   "\"scale\":%" PRIu64 ",\"maxdelta\":%" PRIu64 ",\"unit\":",
+		   w->l.width, w->l.height, w->l.fh, w->l.fontsize, w->l.fontwidth, w->l.minpx,
+		   w->l.xpad, w->l.ypad1, w->l.ypad2, o->inverted ? "true" : "false",
+		   o->flamechart ? "true" : "false", coloring_name(o->coloring),
+		   o->negate ? "true" : "false", w->l.scale_total, g, w->maxdelta);
+	if (ret == 0)
+		ret = o->unit ? json_string(j, o->unit, strlen(o->unit)) : strbuf__add(j, "null", 4);
+	if (ret == 0)
+		ret = strbuf__add(j, ",\"countname\":", 13);
+	if (ret == 0)
+		ret = json_string(j, o->countname, strlen(o->countname));
+	if (ret == 0)
+		ret = strbuf__add(j, ",\"nametype\":", 12);
+	if (ret == 0)
+		ret = json_string(j, o->nametype, strlen(o->nametype));
+	if (ret == 0)
+		ret = strbuf__add(j, "},\"names\":[", 11);
+	for (size_t i = 0; ret == 0 && i < names; i++) {
+		const char *name = flametree__name(t, (uint32_t)i, &len);
+
+		if (i)
+			ret = strbuf__addc(j, ',');
+		if (ret == 0)
+			ret = json_string(j, name, len);
+	}
+	if (ret == 0)
+		ret = strbuf__add(j, "],\"colors\":[", 12);
+	for (size_t i = 0; ret == 0 && i < names; i++)
+		ret = addf(j, i ? ",%" PRIu32 : "%" PRIu32, w->name_color[i]);
+	if (ret == 0)
+		ret = strbuf__add(j, "],\"nodes\":[", 11);
+	/* preorder: name, number of children, self values */
+	if (ret == 0 && !(stack = malloc(sizeof(*stack) * count)))
+		ret = -ENOMEM;
+	if (ret == 0)
+		stack[top++] = 0;
+	while (ret == 0 && top > 0) {
+		uint32_t id = stack[--top];
+		const struct flame_node *n = flametree__node(t, id);
+		size_t kids = 0, first = top;
+
+		for (uint32_t c = n->first_child; c != FLAME_NONE; c = flametree__node(t, c)->next_sibling)
+			stack[top + kids++] = c;
+		/* reverse so that the first child comes out first */
+		for (size_t a = first, b = first + kids; a + 1 < b; a++, b--) {
+			uint32_t tmp = stack[a];
+
+			stack[a] = stack[b - 1];
+			stack[b - 1] = tmp;
+		}
+		top += kids;
+		ret = addf(j, "%s%" PRIu32 ",%zu,%" PRIu64 ",%" PRIu64, id ? "," : "", n->name, kids,
+			   self_value(t, n, 0) / g, self_value(t, n, 1) / g);
+	}
+	if (ret == 0)
+		ret = strbuf__add(j, "]}", 2);
+	free(stack);
+	return ret;
+}
+
+static int emit_data(struct writer *w)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	struct strbuf json = STRBUF_INIT;
+	unsigned char *z = NULL;
+	uLongf zlen;
+	char line[77];
+	size_t o = 0;
+	int ret = data_json(w, &json);
+
+	if (ret < 0)
+		goto cleanup;
+	zlen = compressBound(json.len);
+	z = malloc(zlen);
+	if (!z || compress2(z, &zlen, (const Bytef *)json.s, json.len, 9) != Z_OK) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	emit_lit(w, "<metadata id=\"lp-data\">\n");
+	for (size_t i = 0; i < zlen; i += 3) {
+		uint32_t v = (uint32_t)z[i] << 16 | (i + 1 < zlen ? (uint32_t)z[i + 1] << 8 : 0) |
+			     (i + 2 < zlen ? z[i + 2] : 0);
+
+		line[o++] = b64[v >> 18 & 63];
+		line[o++] = b64[v >> 12 & 63];
+		line[o++] = i + 1 < zlen ? b64[v >> 6 & 63] : '=';
+		line[o++] = i + 2 < zlen ? b64[v & 63] : '=';
+		if (o == 76 || i + 3 >= zlen) {
+			line[o++] = '\n';
+			emit(w, line, o);
+			o = 0;
+		}
+	}
+	emit_lit(w, "</metadata>\n");
+	ret = w->err;
+cleanup:
+	free(z);
+	strbuf__release(&json);
+	return ret;
+}
+
+static void emit_text(struct writer *w, const char *attrs, const char *s)
+{
+	emitf(w, "<text %s>", attrs);
+	emit_xml(w, s, strlen(s));
+	emit_lit(w, "</text>\n");
+}
+
+static int setup(struct writer *w)
+{
+	const struct flamesvg_opts *o = w->o;
+	const struct flametree *t = w->t;
+	struct layout *l = &w->l;
+	const struct flame_node *root = flametree__node(t, 0);
+	size_t names = flametree__names(t), len;
+
+	l->width = o->width;
+	l->fh = o->frameheight;
+	l->fontsize = o->fontsize;
+	l->fontwidth = o->fontwidth;
+	l->framepad = 1;
+	l->xpad = 10;
+	l->ypad1 = o->fontsize * 3 + (o->subtitle ? o->fontsize * 2 : 0);
+	l->ypad2 = o->fontsize * 2 + 10;
+	l->inverted = o->inverted;
+	l->height = (flametree__max_depth(t) + 1) * l->fh + l->ypad1 + l->ypad2;
+	l->scale_total = width_value(w, root);
+	if (o->total > l->scale_total)
+		l->scale_total = o->total;
+	l->scale = l->scale_total ? (l->width - 2 * l->xpad) / (double)l->scale_total : 0;
+	l->minpx = o->minwidth_fraction ? o->minwidth * (l->width - 2 * l->xpad) : o->minwidth;
+
+	w->name_color = malloc(sizeof(*w->name_color) * (names ? names : 1));
+	if (!w->name_color)
+		return -ENOMEM;
+	srand48(1);	/* --random is reproducible */
+	for (size_t i = 0; i < names; i++) {
+		const char *name = flametree__name(t, (uint32_t)i, &len);
+
+		if (!o->mapped_color || !o->mapped_color(o->ctx, name, len, &w->name_color[i]))
+			w->name_color[i] = palette__color(o->palette, o->hash, name, len);
+	}
+	for (size_t i = 0; i < flametree__count(t); i++) {
+		int64_t d = (int64_t)flametree__node(t, (uint32_t)i)->self_delta;
+		uint64_t a = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+
+		if (a > w->maxdelta)
+			w->maxdelta = a;
+	}
+	if (w->maxdelta == 0)
+		w->maxdelta = 1;
+	return 0;
+}
+
+int flamesvg__write(FILE *out, const struct flametree *t, const struct flamesvg_opts *o,
+		    const struct flamesvg_assets *a)
+{
+	struct writer w = { .out = out, .t = t, .o = o };
+	const struct layout *l = &w.l;
+	char top[8], bottom[8], attrs[256];
+	const char *bg = o->bgcolors ? o->bgcolors : palette__default_background(o->palette);
+	int ret;
+
+	if (memmem(a->js, a->jslen, "]]>", 3) || memmem(a->css, a->csslen, "]]>", 3) ||
+	    !palette__background(bg, top, bottom))
+		return -EINVAL;
+	if ((ret = setup(&w)) < 0)
+		goto cleanup;
+
+	emitf(&w, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		  "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		  "xmlns=\"http://www.w3.org/2000/svg\">\n",
+	      l->width, l->height, l->width, l->height);
+	emit_lit(&w, "<desc>");
+	emit_xml(&w, o->notes ? o->notes : "", o->notes ? strlen(o->notes) : 0);
+	emit_lit(&w, "</desc>\n");
+	emitf(&w, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+		  "<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/>"
+		  "</linearGradient></defs>\n", top, bottom);
+	emit_lit(&w, "<style type=\"text/css\"><![CDATA[\n");
+	emit(&w, a->css, a->csslen);
+	emit_lit(&w, "text { font-family: ");
+	emit_xml(&w, o->fonttype, strlen(o->fonttype));
+	emitf(&w, "; font-size: %gpx; }\n]]></style>\n", o->fontsize);
+	emit_lit(&w, "<script type=\"text/ecmascript\"><![CDATA[\n");
+	emit(&w, a->js, a->jslen);
+	emit_lit(&w, "]]></script>\n");
+	emitf(&w, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#background)\"/>\n",
+	      l->width, l->height);
+	snprintf(attrs, sizeof(attrs), "id=\"title\" x=\"%.1f\" y=\"%.0f\"", l->width / 2, o->fontsize * 2);
+	emit_text(&w, attrs, o->title);
+	if (o->subtitle) {
+		snprintf(attrs, sizeof(attrs), "id=\"subtitle\" x=\"%.1f\" y=\"%.0f\"", l->width / 2,
+			 o->fontsize * 4);
+		emit_text(&w, attrs, o->subtitle);
+	}
+	snprintf(attrs, sizeof(attrs), "id=\"details\" x=\"%.0f\" y=\"%.0f\"", l->xpad,
+		 l->height - l->ypad2 / 2);
+	emit_text(&w, attrs, " ");
+	snprintf(attrs, sizeof(attrs), "id=\"unzoom\" class=\"hide\" x=\"%.0f\" y=\"%.0f\"", l->xpad,
+		 o->fontsize * 2);
+	emit_text(&w, attrs, "Reset Zoom");
+	snprintf(attrs, sizeof(attrs), "id=\"search\" x=\"%.0f\" y=\"%.0f\"", l->width - l->xpad - 100,
+		 o->fontsize * 2);
+	emit_text(&w, attrs, "Search");
+	snprintf(attrs, sizeof(attrs), "id=\"ignorecase\" x=\"%.0f\" y=\"%.0f\"", l->width - l->xpad - 16,
+		 o->fontsize * 2);
+	emit_text(&w, attrs, "ic");
+	snprintf(attrs, sizeof(attrs), "id=\"matched\" x=\"%.0f\" y=\"%.0f\"", l->width - l->xpad - 100,
+		 l->height - l->ypad2 / 2);
+	emit_text(&w, attrs, " ");
+	emit_lit(&w, "<g id=\"frames\">\n");
+	if ((ret = draw_frames(&w)) < 0)
+		goto cleanup;
+	emit_lit(&w, "</g>\n");
+	if ((ret = emit_data(&w)) < 0)
+		goto cleanup;
+	emit_lit(&w, "</svg>\n");
+	ret = w.err;
+cleanup:
+	free(w.name_color);
+	strbuf__release(&w.b);
+	return ret;
+}

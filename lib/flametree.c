@@ -1,0 +1,239 @@
+#include "flametree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackmap.h"
+#include "strbuf.h"
+
+struct path_step {
+	uint32_t node;
+	uint32_t last_child;
+};
+
+struct flametree {
+	struct flame_node *nodes;
+	size_t n, cap;
+	struct stackmap *names;
+	struct path_step *path;	/* the nodes of the last stack added, root first */
+	size_t depth, path_cap;
+	struct strbuf last;	/* the last stack added */
+	uint32_t max_depth;
+};
+
+static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_t depth)
+{
+	struct flame_node *node;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		struct flame_node *v = realloc(t->nodes, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->nodes = v;
+		t->cap = cap;
+	}
+	if (t->n >= FLAME_NONE)
+		return -EOVERFLOW;
+	node = &t->nodes[t->n];
+	memset(node, 0, sizeof(*node));
+	node->name = name;
+	node->parent = parent;
+	node->first_child = node->next_sibling = FLAME_NONE;
+	node->depth = depth;
+	if (depth > t->max_depth)
+		t->max_depth = depth;
+	return (int)(t->n++);
+}
+
+static int push(struct flametree *t, uint32_t node)
+{
+	if (t->depth == t->path_cap) {
+		size_t cap = t->path_cap ? t->path_cap * 2 : 256;
+		struct path_step *v = realloc(t->path, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->path = v;
+		t->path_cap = cap;
+	}
+	t->path[t->depth].node = node;
+	t->path[t->depth].last_child = FLAME_NONE;
+	t->depth++;
+	return 0;
+}
+
+struct flametree *flametree__new(void)
+{
+	struct flametree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->names = stackmap__new();
+	if (!t->names || !stackmap__add(t->names, "all", 3, 0, 0) || new_node(t, 0, FLAME_NONE, 0) < 0 ||
+	    push(t, 0) < 0) {
+		flametree__free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void flametree__free(struct flametree *t)
+{
+	if (!t)
+		return;
+	free(t->nodes);
+	free(t->path);
+	stackmap__free(t->names);
+	strbuf__release(&t->last);
+	free(t);
+}
+
+/* How many leading frames of b are the same frames as in a. */
+static size_t shared_frames(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen, lcp = 0, frames = 0;
+
+	while (lcp < n && a[lcp] == b[lcp])
+		lcp++;
+	for (size_t i = 0; i < lcp; i++)
+		frames += b[i] == ';';
+	if ((lcp == alen || a[lcp] == ';') && (lcp == blen || b[lcp] == ';'))
+		frames++;
+	return frames;
+}
+
+static int add_value(uint64_t *to, uint64_t v)
+{
+	if (*to > UINT64_MAX - v)
+		return -EOVERFLOW;
+	*to += v;
+	return 0;
+}
+
+int flametree__add(struct flametree *t, const char *stack, size_t len, uint64_t v0, uint64_t v1)
+{
+	size_t keep = t->n > 1 ? shared_frames(t->last.s, t->last.len, stack, len) : 0;
+	const char *p = stack, *end = stack + len;
+	size_t frame = 0;
+	struct flame_node *leaf;
+	int ret;
+
+	if (keep + 1 < t->depth)
+		t->depth = keep + 1;
+	/* skip the shared frames, create the rest */
+	while (p <= end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *stop = semi ? semi : end;
+
+		if (frame >= keep) {
+			struct path_step *parent = &t->path[t->depth - 1];
+			struct stack_entry *name = stackmap__add(t->names, p, (size_t)(stop - p), 0, 0);
+			int id;
+
+			if (!name)
+				return -ENOMEM;
+			id = new_node(t, name->id, parent->node, (uint32_t)t->depth);
+			if (id < 0)
+				return id;
+			if (parent->last_child == FLAME_NONE)
+				t->nodes[parent->node].first_child = (uint32_t)id;
+			else
+				t->nodes[parent->last_child].next_sibling = (uint32_t)id;
+			parent->last_child = (uint32_t)id;
+			if ((ret = push(t, (uint32_t)id)) < 0)
+				return ret;
+		}
+		frame++;
+		p = stop + 1;
+	}
+	for (size_t i = 0; i < t->depth; i++) {
+		struct flame_node *node = &t->nodes[t->path[i].node];
+
+		if ((ret = add_value(&node->total[0], v0)) < 0 ||
+		    (ret = add_value(&node->total[1], v1)) < 0)
+			return ret;
+	}
+	leaf = &t->nodes[t->path[t->depth - 1].node];
+	leaf->self_delta += v1 - v0;
+	strbuf__reset(&t->last);
+	return strbuf__add(&t->last, stack, len);
+}
+
+static const struct flametree *sort_tree;
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	const struct flame_node *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct flame_node *y = &sort_tree->nodes[*(const uint32_t *)b];
+
+	return stack_entry__cmp(stackmap__entry(sort_tree->names, x->name),
+				stackmap__entry(sort_tree->names, y->name));
+}
+
+int flametree__sort(struct flametree *t)
+{
+	uint32_t *kids = NULL;
+	size_t cap = 0;
+
+	sort_tree = t;
+	for (size_t id = 0; id < t->n; id++) {
+		size_t n = 0;
+
+		for (uint32_t c = t->nodes[id].first_child; c != FLAME_NONE; c = t->nodes[c].next_sibling) {
+			if (n == cap) {
+				uint32_t *v = realloc(kids, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+
+				if (!v) {
+					free(kids);
+					return -ENOMEM;
+				}
+				kids = v;
+			}
+			kids[n++] = c;
+		}
+		if (n < 2)
+			continue;
+		qsort(kids, n, sizeof(*kids), cmp_by_name);
+		t->nodes[id].first_child = kids[0];
+		for (size_t i = 0; i + 1 < n; i++)
+			t->nodes[kids[i]].next_sibling = kids[i + 1];
+		t->nodes[kids[n - 1]].next_sibling = FLAME_NONE;
+	}
+	free(kids);
+	/* a new stack must not merge into the reordered tree */
+	t->depth = 1;
+	strbuf__reset(&t->last);
+	return 0;
+}
+
+size_t flametree__count(const struct flametree *t)
+{
+	return t->n;
+}
+
+const struct flame_node *flametree__node(const struct flametree *t, uint32_t id)
+{
+	return id < t->n ? &t->nodes[id] : NULL;
+}
+
+size_t flametree__names(const struct flametree *t)
+{
+	return stackmap__size(t->names);
+}
+
+const char *flametree__name(const struct flametree *t, uint32_t name, size_t *len)
+{
+	struct stack_entry *e = stackmap__entry(t->names, name);
+
+	*len = e->len;
+	return e->key;
+}
+
+uint32_t flametree__max_depth(const struct flametree *t)
+{
+	return t->max_depth;
+}

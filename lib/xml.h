@@ -1,0 +1,19 @@
+/* Text that is safe inside XML (SVG) character data and attribute values. */
+#ifndef LP_XML_H
+#define LP_XML_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+/*
+ * Appends s escaped for XML: & < > " ' as entities; bytes that are not
+ * well-formed UTF-8, and control characters XML 1.0 forbids, become U+FFFD.
+ * -ENOMEM.
+ */
+int xml_escape(struct strbuf *out, const char *s, size_t len);
+
+/* Appends s with invalid UTF-8 and forbidden control characters replaced by U+FFFD. */
+int utf8_sanitize(struct strbuf *out, const char *s, size_t len);
+
+#endif
