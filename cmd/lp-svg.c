@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 	struct flamesvg_opts so = {
 		.countname = "samples", .nametype = "Function:", .fonttype = "Verdana",
 		.fontsize = 12, .fontwidth = 0.59, .width = 1200, .frameheight = 16,
-		.minwidth = 0.1, .palette = "hot", .hash = HASH_NAME_RANDOM,
+		.minwidth = 1, .palette = "hot", .hash = HASH_NAME_RANDOM,
 	};
 	struct collapse_opts co = { .warn = print_warning, .diff = true };
 	struct flamesvg_assets assets = { flamegraph_js, flamegraph_css, flamegraph_js_len,

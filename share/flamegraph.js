@@ -71,7 +71,7 @@
 		framesG.addEventListener("mouseleave", function () { showInfo(null); });
 		unzoomBtn.addEventListener("click", function () { zoom(0); });
 		searchBtn.addEventListener("click", function () { searchPrompt(); });
-		icBtn.addEventListener("click", function () { ignoreCase = !ignoreCase; applySearch(); });
+		icBtn.addEventListener("click", function () { ignoreCase = !ignoreCase; applySearch(); toURL(); });
 		window.addEventListener("keydown", onKey);
 		fromURL();
 	}
@@ -138,27 +138,26 @@
 		return cfg.height - cfg.ypad2 - (d + 1) * cfg.fh + 1;
 	}
 
-	function addFrame(frag, x1, w, d, fill, text, attrs) {
-		var g = document.createElementNS(NS, "g"), r = document.createElementNS(NS, "rect");
-		for (var a in attrs) g.setAttribute(a, attrs[a]);
-		var y = frameY(d), h = cfg.fh - 1;
-		r.setAttribute("x", x1.toFixed(1)); r.setAttribute("y", y.toFixed(1));
-		r.setAttribute("width", w.toFixed(1)); r.setAttribute("height", h.toFixed(1));
-		r.setAttribute("fill", fill);
-		g.appendChild(r);
-		var chars = Math.floor(w / (cfg.fs * cfg.fw));
+	function esc(s) {
+		return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+	}
+
+	// One frame as markup: building one string and parsing it once is much
+	// faster than creating elements one by one.
+	function frameMarkup(out, x1, w, d, fill, text, attrs) {
+		var y = frameY(d), h = cfg.fh - 1, chars = Math.floor(w / (cfg.fs * cfg.fw));
+		var s = "<g " + attrs + "><rect x=\"" + x1.toFixed(1) + "\" y=\"" + y.toFixed(1) +
+			"\" width=\"" + w.toFixed(1) + "\" height=\"" + h.toFixed(1) + "\" fill=\"" + fill + "\"/>";
 		if (chars >= 3) {
-			var t = document.createElementNS(NS, "text");
-			t.setAttribute("x", (x1 + 3).toFixed(1)); t.setAttribute("y", (3 + y + h / 2).toFixed(1));
-			t.textContent = text.length <= chars ? text : text.slice(0, chars - 2) + "..";
-			g.appendChild(t);
+			var t = text.length <= chars ? text : text.slice(0, chars - 2) + "..";
+			s += "<text x=\"" + (x1 + 3).toFixed(1) + "\" y=\"" + (3 + y + h / 2).toFixed(1) + "\">" +
+				esc(t) + "</text>";
 		}
-		frag.appendChild(g);
-		return g;
+		out.push(s + "</g>");
 	}
 
 	function render() {
-		var frag = document.createDocumentFragment();
+		var out = [];
 		var full = cfg.width - 2 * cfg.xpad;
 		var span = (focus === 0 && !ranged) ? cfg.total / cfg.scale : hi - lo;
 		var scale = span > 0 ? full / span : 0;
@@ -166,25 +165,25 @@
 		var chain = [];
 		for (a = parent[focus]; a >= 0; a = parent[a]) chain.push(a);
 		for (i = chain.length - 1; i >= 0; i--)
-			addFrame(frag, cfg.xpad, full, depth[chain[i]], color(chain[i]), label(chain[i]),
-				{ "class": "parent", "data-i": chain[i] });
+			frameMarkup(out, cfg.xpad, full, depth[chain[i]], color(chain[i]), label(chain[i]),
+				"class=\"parent\" data-i=\"" + chain[i] + "\"");
 		var stack = [focus];
 		while (stack.length) {
 			var n = stack.pop(), runX = 0, run = 0, runCount = 0;
 			var nx = Math.max(xs[n], lo), nw = Math.min(xs[n] + wv[n], hi) - nx;
 			var drawnAsParent = ranged && n === focus;
-			addFrame(frag, cfg.xpad + (nx - lo) * scale, nw * scale, depth[n], color(n), label(n),
-				{ "class": drawnAsParent ? "parent" : "f", "data-i": n });
+			frameMarkup(out, cfg.xpad + (nx - lo) * scale, nw * scale, depth[n], color(n), label(n),
+				"class=\"" + (drawnAsParent ? "parent" : "f") + "\" data-i=\"" + n + "\"");
 			for (c = n + 1; ; c = end[c]) {
 				var child = c < end[n], v = child ? wv[c] : 0;
 				var visible = child && v > 0 && xs[c] < hi && xs[c] + v > lo;
 				var wide = visible && v * scale >= cfg.minpx;
 				if ((wide || !child) && runCount > 0) {
 					if (run * scale >= cfg.minpx)
-						addFrame(frag, cfg.xpad + (runX - lo) * scale, run * scale, depth[n] + 1,
+						frameMarkup(out, cfg.xpad + (runX - lo) * scale, run * scale, depth[n] + 1,
 							"#bebebe", "(compressed)",
-							{ "class": "compressed", "data-p": n, "data-lo": runX, "data-hi": runX + run,
-							  "data-n": runCount });
+							"class=\"compressed\" data-p=\"" + n + "\" data-lo=\"" + runX +
+							"\" data-hi=\"" + (runX + run) + "\" data-n=\"" + runCount + "\"");
 					run = 0; runCount = 0;
 				}
 				if (!child) break;
@@ -195,8 +194,7 @@
 				}
 			}
 		}
-		while (framesG.firstChild) framesG.removeChild(framesG.firstChild);
-		framesG.appendChild(frag);
+		framesG.innerHTML = out.join("");
 		unzoomBtn.setAttribute("class", focus === 0 && !ranged ? "hide" : "");
 		applySearch();
 	}

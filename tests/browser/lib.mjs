@@ -1,6 +1,7 @@
 // Opens lp's pictures in headless Chromium (Debian's chromium) with playwright-core.
 import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';
+import { mkdirSync } from 'node:fs';
 
 export async function open(file, query = '') {
 	const browser = await chromium.launch({
@@ -12,14 +13,23 @@ export async function open(file, query = '') {
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(String(e)));
 	page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+	// a scenario that expects a prompt sets page.answer first
+	page.on('dialog', (d) => {
+		if (page.answer !== undefined) {
+			d.accept(page.answer);
+			page.answer = undefined;
+		} else {
+			errors.push('unexpected dialog: ' + d.message());
+			d.dismiss();
+		}
+	});
 	const t0 = Date.now();
 	await page.goto(pathToFileURL(file).href + query);
 	await page.waitForFunction(() => window.lpFlame && window.lpFlame.ready(), null, { timeout: 60000 });
-	const loadMs = Date.now() - t0;
-	return { browser, page, errors, loadMs };
+	return { browser, page, errors, loadMs: Date.now() - t0 };
 }
 
-// The drawn frames: name, x, width, kind.
+// The drawn frames, in document order.
 export async function frames(page) {
 	return page.$$eval('#frames > g', (gs) => gs.map((g) => {
 		const r = g.querySelector('rect');
@@ -36,6 +46,31 @@ export async function frames(page) {
 	}));
 }
 
+export function byText(fs, text) {
+	return fs.filter((f) => f.text === text);
+}
+
+export async function shot(page, name) {
+	const dir = process.env.LP_SHOTS || '/tmp/lp-screenshots';
+	mkdirSync(dir, { recursive: true });
+	await page.screenshot({ path: `${dir}/${name}.png` });
+}
+
 export function check(cond, what) {
 	if (!cond) throw new Error('check failed: ' + what);
+}
+
+export function near(a, b, what, eps = 0.15) {
+	check(Math.abs(a - b) <= eps, `${what}: ${a} is not ${b}`);
+}
+
+// Runs one scenario: prints what failed and exits 1, so bats sees it.
+export async function scenario(fn) {
+	try {
+		await fn();
+	} catch (e) {
+		console.error(e.stack || String(e));
+		process.exit(1);
+	}
+	process.exit(0);
 }

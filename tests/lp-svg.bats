@@ -1,0 +1,154 @@
+#!/usr/bin/env bats
+# lp-svg: the SVG itself, options and errors; and the pictures in headless Chromium.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a;b;c 30\na;b;d 20\na;x;c 10\ne;c 40\n' > basic.folded
+}
+
+# Runs a browser scenario of tests/browser on an SVG.
+browser() {
+	command -v node > /dev/null || skip "no node"
+	[ -x /usr/bin/chromium ] || skip "no /usr/bin/chromium (make deps installs it)"
+	[ -d "$TOP/tests/browser/node_modules/playwright-core" ] || skip "no playwright-core (make deps installs it)"
+	run --separate-stderr env LP_SHOTS="$LP_BUILD/screenshots" node "$TOP/tests/browser/$1.mjs" "${@:2}"
+	[ "$status" -eq 0 ] || fail "$1: $stderr $output"
+}
+
+@test "the SVG is well-formed XML and the same bytes every time" {
+	run --separate-stderr lp-svg basic.folded
+	assert_success
+	printf '%s\n' "$output" > one.svg
+	xmllint --noout one.svg
+	lp-svg basic.folded > two.svg
+	cmp one.svg two.svg
+	[[ "$output" == *'<text x="'*'>c</text>'* ]]
+	assert_output --partial '<metadata id="lp-data">'
+}
+
+@test "without scripts the file still holds the picture: every frame drawn, with its name" {
+	lp-svg basic.folded > g.svg
+	for name in all a b c d x e; do
+		grep -q ">$name</text>" g.svg || fail "no frame named $name"
+	done
+	[ "$(grep -o '<rect [^>]*fill="#' g.svg | wc -l)" -eq 9 ]
+}
+
+@test "hostile names are escaped: the file stays well-formed and holds no markup from them" {
+	printf 'x;<script>window.pwned=1</script> 10\nx;]]> 10\nx;"quoted'"'"' & <b> 10\nx;bad\377byte\001 10\n' > hostile.folded
+	lp-svg --title '<script>t</script>' --subtitle '"&' --notes ']]><x>' hostile.folded > h.svg
+	xmllint --noout h.svg
+	[ "$(grep -c '<script' h.svg)" -eq 1 ]
+	grep -q '&lt;script&gt;window.pwned=1&lt;/script&gt;' h.svg
+	grep -q '&lt;script&gt;t&lt;/script&gt;' h.svg
+	! grep -q '<b>' h.svg
+	browser hostile h.svg
+}
+
+@test "browser: search highlights the right frames and reports their share" {
+	lp-svg basic.folded > s.svg
+	browser search s.svg
+}
+
+@test "browser: a click zooms, reset restores, the URL keeps the zoom" {
+	lp-svg basic.folded > z.svg
+	browser zoom z.svg
+}
+
+@test "browser: narrow frames become a (compressed) block that expands on click" {
+	{ echo 'p;big 1000'; for i in $(seq 0 499); do echo "p;n$i 1"; done; } > narrow.folded
+	lp-svg narrow.folded > c.svg
+	grep -q '>(compressed)</text>' c.svg
+	browser compressed c.svg
+}
+
+@test "browser: the flame chart orders samples by time, one band per thread" {
+	printf '#lp-stream 1\nS\t10\t7\t7\tapp\tcpu\t1000000\tmain;first\t-\nS\t15\t7\t8\tapp\tcpu\t1000000\twork;third\t-\nS\t20\t7\t7\tapp\tcpu\t1000000\tmain;second\t-\nS\t25\t7\t8\tapp\tcpu\t1000000\twork;fourth\t-\n' > chart.lp
+	lp-svg --flamechart chart.lp > chart.svg
+	grep -q '>Flame Chart</text>' chart.svg
+	browser flamechart chart.svg
+}
+
+@test "--flamechart --tid draws one thread" {
+	printf '#lp-stream 1\nS\t10\t7\t7\tapp\tcpu\t1000000\tmain;first\t-\nS\t15\t7\t8\tapp\tcpu\t1000000\twork;third\t-\n' > chart.lp
+	run --separate-stderr lp-svg --flamechart --tid 8 chart.lp
+	assert_success
+	assert_output --partial '>third</text>'
+	refute_output --partial '>first</text>'
+}
+
+@test "browser: on- and off-CPU time blend from warm to blue, the tooltip shows both" {
+	printf '#lp-stream 1\nS\t1\t1\t1\tapp\tcpu\t30000000\tmain;busy\t-\nS\t2\t1\t1\tapp\toffcpu\t10000000\tmain;sleepy\t-\tdur=10000000\n' > onoff.lp
+	lp-svg onoff.lp > onoff.svg
+	browser colors onoff.svg onoff
+}
+
+@test "browser: a differential graph is red for growth and blue for shrinkage" {
+	printf 'r;grew 10\nr;shrank 50\nr;same 20\n' > before.folded
+	printf 'r;grew 50\nr;shrank 10\nr;same 20\n' > after.folded
+	lp-svg before.folded after.folded > diff.svg
+	browser colors diff.svg diff
+	lp-collapse --diff before.folded after.folded > d.folded
+	lp-svg d.folded > diff2.svg
+	browser colors diff2.svg diff
+}
+
+@test "--inverted, --reverse and the title" {
+	run --separate-stderr lp-svg --inverted basic.folded
+	assert_success
+	assert_output --partial '>Icicle Graph</text>'
+	lp-svg --reverse basic.folded > r.svg
+	xmllint --noout r.svg
+	# reversed, c is a child of the root: as wide as all stacks ending in c
+	grep -q '>c</text>' r.svg
+}
+
+@test "--cp keeps colours in palette.map" {
+	lp-svg --cp basic.folded > one.svg
+	grep -q '^c->rgb(' palette.map
+	sed -i 's/^c->rgb(.*/c->rgb(1,2,3)/' palette.map
+	lp-svg --cp basic.folded > two.svg
+	grep -q 'fill="#010203"' two.svg
+	echo 'broken line' >> palette.map
+	run --separate-stderr lp-svg --cp basic.folded
+	assert_failure 1
+	[ "$stderr" = "lp-svg: palette.map:8: expected 'NAME->rgb(R,G,B)'" ]
+}
+
+@test "lp stream input draws time; a perf script input draws its periods" {
+	run --separate-stderr lp-svg -e cpu "$DATA/sample.lp"
+	assert_success
+	assert_output --partial '>compute</text>'
+	run --separate-stderr lp-svg "$DATA/demo.perf-script.txt"
+	assert_success
+	assert_output --partial '>crunch_numbers</text>'
+}
+
+@test "bad input is an error naming file and line, with no SVG" {
+	printf 'a;b 1\nbroken\n' > bad.folded
+	run --separate-stderr lp-svg bad.folded
+	assert_failure 1
+	assert_output ''
+	[ "$stderr" = "lp-svg: bad.folded:2: expected 'STACK COUNT', found no count" ]
+}
+
+@test "usage errors exit 2" {
+	run --separate-stderr lp-svg --colors=rainbow basic.folded
+	assert_failure 2
+	[[ "$stderr" == "lp-svg: unknown palette 'rainbow'"* ]]
+	run --separate-stderr lp-svg --minwidth=wide basic.folded
+	assert_failure 2
+	run --separate-stderr lp-svg --tid 5 basic.folded
+	assert_failure 2
+	run --separate-stderr lp-svg a b c
+	assert_failure 2
+}
+
+@test "a full disk is an error" {
+	run --separate-stderr bash -c "lp-svg basic.folded > /dev/full"
+	assert_failure 1
+	[ "$stderr" = "lp-svg: cannot write output: No space left on device" ]
+}
