@@ -24,7 +24,8 @@ measure() {
 	local runs=$1 best= kb= t m
 	shift
 	for _ in $(seq "$runs"); do
-		read -r t m < <( { /usr/bin/time -f '%e %M' "$@" > "$work/out" 2> /dev/null; } 2>&1 | tail -1)
+		/usr/bin/time -o "$work/time" -f '%e %M' "$@" > "$work/out" 2> /dev/null
+		read -r t m < "$work/time"
 		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t kb=$m; fi
 	done
 	echo "$best $kb"

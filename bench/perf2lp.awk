@@ -9,7 +9,7 @@ BEGIN { OFS = "\t"; print "#lp-stream 1"; n = 0 }
 	ids = w[i]; pid = ids; tid = ids
 	if (ids ~ /\//) { split(ids, p, "/"); pid = p[1]; tid = p[2] }
 	for (k = i + 1; k <= length(w); k++) if (w[k] ~ /^[0-9]+\.[0-9]+:$/) break
-	t = w[k]; sub(/:$/, "", t); split(t, tp, "."); time = tp[1] * 1000000000 + tp[2] * 1000
+	t = w[k]; sub(/:$/, "", t); split(t, tp, "."); time = tp[1] tp[2] "000"
 	weight = w[k + 1]
 	n = 0
 	next
