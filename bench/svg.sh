@@ -23,7 +23,8 @@ measure() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b > 0 ? b : 0.001) }'; }
 
 echo "== inputs"
-awk -v n=200000 -f "$top/bench/gen-stacks.awk" > "$work/generated.folded"
+# sorted, as every stackcollapse tool and lp-collapse write folded stacks
+awk -v n=200000 -f "$top/bench/gen-stacks.awk" | LC_ALL=C sort > "$work/generated.folded"
 gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread \
 	-o "$work/workload" "$top/bench/workload.c"
 perf record -q -g -F 10000 -o "$work/perf.data" -- "$work/workload" 8 2 2>/dev/null
@@ -33,7 +34,8 @@ for input in generated recorded; do
 	echo "$input: $(wc -l < "$f") unique stacks, $(awk '{ s += $NF } END { print s }' "$f") samples, $(( $(stat -c %s "$f") / 1000000 )) MB"
 done
 
-for input in generated recorded; do
+shuf --random-source=<(yes) "$work/generated.folded" > "$work/shuffled.folded"
+for input in generated shuffled recorded; do
 	f=$work/$input.folded
 	echo "== $input"
 	read -r t_lp kb_lp < <(measure "$bin/lp-svg" "$f")

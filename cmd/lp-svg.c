@@ -141,42 +141,37 @@ static int add_to_tree(void *tree, const char *key, size_t len, uint64_t count)
 	return flametree__add(tree, key, len, count, 0);
 }
 
-/* Stacks reversed frame by frame (--reverse), as a new sorted map. */
-static struct stackmap *reversed(struct stackmap *m)
+struct tree_sink {
+	struct flametree *tree;
+	bool reverse;
+	struct strbuf reversed;
+};
+
+/* Each stack goes straight into the tree: no copy of the input is kept. */
+static int add_stack(void *ctx, const char *key, size_t len, int col, uint64_t weight)
 {
-	struct stackmap *r = stackmap__new();
-	struct strbuf b = STRBUF_INIT;
+	struct tree_sink *s = ctx;
 
-	for (size_t i = 0; r && i < stackmap__size(m); i++) {
-		const struct stack_entry *e = stackmap__entry(m, (uint32_t)i);
-		const char *end = e->key + e->len;
+	if (s->reverse) {
+		const char *end = key + len;
 
-		strbuf__reset(&b);
+		strbuf__reset(&s->reversed);
 		for (;;) {
 			const char *start = end;
 
-			while (start > e->key && start[-1] != ';')
+			while (start > key && start[-1] != ';')
 				start--;
-			if ((b.len && strbuf__addc(&b, ';') < 0) ||
-			    strbuf__add(&b, start, (size_t)(end - start)) < 0) {
-				stackmap__free(r);
-				r = NULL;
-				break;
-			}
-			if (start == e->key)
+			if ((s->reversed.len && strbuf__addc(&s->reversed, ';') < 0) ||
+			    strbuf__add(&s->reversed, start, (size_t)(end - start)) < 0)
+				return -ENOMEM;
+			if (start == key)
 				break;
 			end = start - 1;
 		}
-		if (!r)
-			break;
-		if (!stackmap__add(r, b.s, b.len, 0, e->count[0]) ||
-		    !stackmap__add(r, b.s, b.len, 1, e->count[1])) {
-			stackmap__free(r);
-			r = NULL;
-		}
+		key = s->reversed.s;
+		len = s->reversed.len;
 	}
-	strbuf__release(&b);
-	return r;
+	return flametree__add_merged(s->tree, key, len, col == 0 ? weight : 0, col == 1 ? weight : 0);
 }
 
 static bool mapped_color(void *ctx, const char *name, size_t len, uint32_t *rgb)
@@ -196,10 +191,10 @@ int main(int argc, char **argv)
 					  flamegraph_css_len };
 	const char **events = NULL;
 	struct collapser *c = NULL;
+	struct tree_sink sink = { 0 };
 	struct flametree *tree = NULL;
-	struct stackmap *stacks, *rev = NULL, *palette_map = NULL;
-	struct stack_entry **sorted;
-	bool reverse = false, use_cp = false, lp_input;
+	struct stackmap *palette_map = NULL;
+	bool use_cp = false, lp_input;
 	int opt, ret = EXIT_RUNTIME, ninputs;
 	uint64_t u;
 	static char outbuf[1 << 20];
@@ -252,7 +247,7 @@ int main(int argc, char **argv)
 		case OPT_RANDOM: so.hash = HASH_RANDOM; break;
 		case OPT_CP: use_cp = true; break;
 		case OPT_INVERTED: so.inverted = true; break;
-		case OPT_REVERSE: reverse = true; break;
+		case OPT_REVERSE: sink.reverse = true; break;
 		case OPT_FLAMECHART: so.flamechart = co.time_ordered = true; break;
 		case OPT_NEGATE: so.negate = true; break;
 		case OPT_TID:
@@ -288,6 +283,14 @@ int main(int argc, char **argv)
 	co.offcpu_column = ninputs < 2 && !so.flamechart;
 	if (so.flamechart)
 		co.diff = false;
+	tree = flametree__new();
+	if (!tree)
+		goto nomem;
+	if (!so.flamechart) {
+		sink.tree = tree;
+		co.sink = add_stack;
+		co.sink_ctx = &sink;
+	}
 
 	c = collapser__new(&co);
 	if (!c) {
@@ -302,9 +305,6 @@ int main(int argc, char **argv)
 
 	lp_input = collapser__formats(c) & (1u << FORMAT_LP);
 	so.unit = lp_input ? collapser__unit(c) : NULL;
-	tree = flametree__new();
-	if (!tree)
-		goto nomem;
 	if (so.flamechart) {
 		if ((ret = collapser__each_timed(c, add_to_tree, tree)) < 0) {
 			error("cannot build the flame chart: %s", strerror(-ret));
@@ -312,24 +312,12 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 		ret = EXIT_RUNTIME;
-	} else {
-		stacks = collapser__stacks(c);
-		if (reverse && !(stacks = rev = reversed(stacks)))
-			goto nomem;
-		sorted = stackmap__sorted(stacks);
-		if (!sorted)
-			goto nomem;
-		for (size_t i = 0; i < stackmap__size(stacks); i++) {
-			int r = flametree__add(tree, sorted[i]->key, sorted[i]->len, sorted[i]->count[0],
-					       sorted[i]->count[1]);
-
-			if (r < 0) {
-				error("cannot build the flame graph: %s", strerror(-r));
-				goto cleanup;
-			}
-		}
-		if (flametree__sort(tree) < 0)
-			goto nomem;
+	} else if (flametree__sort(tree) < 0) {
+		goto nomem;
+	}
+	if (flametree__finish(tree) < 0) {
+		error("a frame's total does not fit 64 bits");
+		goto cleanup;
 	}
 	{
 		const struct flame_node *root = flametree__node(tree, 0);
@@ -387,7 +375,7 @@ nomem:
 cleanup:
 	collapser__free(c);
 	flametree__free(tree);
-	stackmap__free(rev);
+	strbuf__release(&sink.reversed);
 	stackmap__free(palette_map);
 	free(events);
 	return ret;

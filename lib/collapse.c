@@ -154,6 +154,12 @@ static int add(struct collapser *c, const char *key, size_t len, int col, uint64
 		key = c->hexless.s;
 		len = c->hexless.len;
 	}
+	if (c->o.sink) {
+		int ret = c->o.sink(c->o.sink_ctx, key, len, col, c->o.samples ? 1 : weight);
+
+		return ret < 0 ? fail(err, ret, "%s", ret == -EOVERFLOW ?
+				      "a count does not fit 64 bits" : "out of memory") : 0;
+	}
 	e = stackmap__add(c->stacks, key, len, col, c->o.samples ? 1 : weight);
 	if (!e)
 		return fail(err, -errno, "%s", errno == EOVERFLOW ?

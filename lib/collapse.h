@@ -32,6 +32,12 @@ struct collapse_opts {
 	bool diff;			/* two-count folded lines are allowed */
 	bool offcpu_column;		/* lp: offcpu samples count in column 1 */
 	int64_t only_tid;		/* lp: keep only this thread's samples; 0 for all */
+	/*
+	 * If set, every sample goes here instead of being kept (no --time-ordered):
+	 * for consumers that build their own structure as they read.
+	 */
+	int (*sink)(void *ctx, const char *key, size_t len, int col, uint64_t weight);
+	void *sink_ctx;
 	/* Warnings (file, line or 0, message); lib/ prints nothing itself. */
 	void (*warn)(void *ctx, const char *file, long line, const char *msg);
 	void *ctx;

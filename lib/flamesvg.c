@@ -73,6 +73,21 @@ static size_t strip_annotation(const char *s, size_t len)
 	return len;
 }
 
+static uint64_t self_value(const struct flametree *t, const struct flame_node *n, int col)
+{
+	uint64_t v = n->total[col];
+
+	for (uint32_t c = n->first_child; c != FLAME_NONE; c = flametree__node(t, c)->next_sibling)
+		v -= flametree__node(t, c)->total[col];
+	return v;
+}
+
+/* Differential: how much the stacks ending in n grew (second minus first profile). */
+static int64_t self_delta(const struct flametree *t, const struct flame_node *n)
+{
+	return (int64_t)(self_value(t, n, 1) - self_value(t, n, 0));
+}
+
 static uint32_t frame_color(const struct writer *w, uint32_t id)
 {
 	const struct flame_node *n = flametree__node(w->t, id);
@@ -84,7 +99,7 @@ static uint32_t frame_color(const struct writer *w, uint32_t id)
 	if (len == 1 && name[0] == '-')
 		return 0xc8c8c8;
 	if (w->o->coloring == COLORING_DIFF)
-		return palette__diff_color((int64_t)n->self_delta, w->maxdelta, w->o->negate);
+		return palette__diff_color(self_delta(w->t, n), w->maxdelta, w->o->negate);
 	if (w->o->coloring == COLORING_ONOFF) {
 		uint64_t all = n->total[0] + n->total[1];
 
@@ -129,6 +144,7 @@ static void draw(struct writer *w, double x, uint64_t value, uint32_t depth, uin
 
 struct pending {
 	uint32_t node;
+	uint32_t depth;
 	double x;
 };
 
@@ -143,7 +159,7 @@ static int draw_frames(struct writer *w)
 
 	if (!stack)
 		return -ENOMEM;
-	stack[top++] = (struct pending){ 0, 0 };
+	stack[top++] = (struct pending){ 0, 0, 0 };
 	while (top > 0 && w->err == 0) {
 		struct pending p = stack[--top];
 		const struct flame_node *n = flametree__node(t, p.node);
@@ -152,7 +168,7 @@ static int draw_frames(struct writer *w)
 		uint32_t run_count = 0;
 
 		name = flametree__name(t, n->name, &len);
-		draw(w, p.x, width_value(w, n), n->depth, frame_color(w, p.node), name, len);
+		draw(w, p.x, width_value(w, n), p.depth, frame_color(w, p.node), name, len);
 		for (uint32_t c = n->first_child;; c = flametree__node(t, c)->next_sibling) {
 			const struct flame_node *child = c == FLAME_NONE ? NULL : flametree__node(t, c);
 			uint64_t v = child ? width_value(w, child) : 0;
@@ -160,7 +176,7 @@ static int draw_frames(struct writer *w)
 
 			if ((wide || !child) && run_count > 0) {
 				if ((double)run * w->l.scale >= w->l.minpx)
-					draw(w, run_x, run, n->depth + 1, 0xbebebe, "(compressed)", 12);
+					draw(w, run_x, run, p.depth + 1, 0xbebebe, "(compressed)", 12);
 				run = 0;
 				run_count = 0;
 			}
@@ -176,7 +192,7 @@ static int draw_frames(struct writer *w)
 					}
 					stack = s;
 				}
-				stack[top++] = (struct pending){ c, x };
+				stack[top++] = (struct pending){ c, p.depth + 1, x };
 			} else if (v > 0) {
 				if (run_count++ == 0)
 					run_x = x;
@@ -198,15 +214,6 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 		b = r;
 	}
 	return a;
-}
-
-static uint64_t self_value(const struct flametree *t, const struct flame_node *n, int col)
-{
-	uint64_t v = n->total[col];
-
-	for (uint32_t c = n->first_child; c != FLAME_NONE; c = flametree__node(t, c)->next_sibling)
-		v -= flametree__node(t, c)->total[col];
-	return v;
 }
 
 static int json_string(struct strbuf *b, const char *s, size_t len)
@@ -255,13 +262,37 @@ static int addf(struct strbuf *b, const char *fmt, ...)
 	return 0;
 }
 
+/* Appends v as an unsigned LEB128 varint: 7 bits a byte, low first. */
+static int add_varint(struct strbuf *b, uint64_t v)
+{
+	char buf[10];
+	size_t n = 0;
+
+	do {
+		buf[n] = (char)(v & 127);
+		v >>= 7;
+		if (v)
+			buf[n] |= (char)128;
+		n++;
+	} while (v);
+	return strbuf__add(b, buf, n);
+}
+
 static const char *coloring_name(enum flame_coloring c)
 {
 	return c == COLORING_DIFF ? "diff" : c == COLORING_ONOFF ? "onoff" : "palette";
 }
 
-/* Everything the script needs to redraw any part at full detail, as JSON. */
-static int data_json(struct writer *w, struct strbuf *j)
+struct zout;
+static int zout_write(struct zout *z, const char *s, size_t len, int flush);
+
+/*
+ * Everything the script needs to redraw any part at full detail, into z as it
+ * grows: a 4-byte little-endian length, a JSON header of that length (layout,
+ * names, colours, node count), then each node in preorder as four varints:
+ * name, number of children, and the two self values divided by "scale".
+ */
+static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 {
 	const struct flametree *t = w->t;
 	const struct flamesvg_opts *o = w->o;
@@ -278,7 +309,7 @@ static int data_json(struct writer *w, struct strbuf *j)
 	}
 	if (g == 0)
 		g = 1;
-	ret = addf(j, "{\"v\":1,\"cfg\":{\"width\":%.0f,\"height\":%.0f,\"fh\":%.0f,\"fs\":%g,\"fw\":%g,"
+	ret = addf(j, "{\"v\":2,\"cfg\":{\"width\":%.0f,\"height\":%.0f,\"fh\":%.0f,\"fs\":%g,\"fw\":%g,"
 		   "\"minpx\":%g,\"xpad\":%.0f,\"ypad1\":%.0f,\"ypad2\":%.0f,\"inverted\":%s,"
 		   "\"chart\":%s,\"coloring\":\"%s\",\"negate\":%s,\"total\":%" PRIu64 ","
 		   "\"scale\":%" PRIu64 ",\"maxdelta\":%" PRIu64 ",\"unit\":",
@@ -311,7 +342,17 @@ static int data_json(struct writer *w, struct strbuf *j)
 	for (size_t i = 0; ret == 0 && i < names; i++)
 		ret = addf(j, i ? ",%" PRIu32 : "%" PRIu32, w->name_color[i]);
 	if (ret == 0)
-		ret = strbuf__add(j, "],\"nodes\":[", 11);
+		ret = addf(j, "],\"count\":%zu}", count);
+	/* then the header's length before it, and the nodes as varints after it */
+	if (ret == 0) {
+		unsigned char len4[4] = { (unsigned char)j->len, (unsigned char)(j->len >> 8),
+					  (unsigned char)(j->len >> 16), (unsigned char)(j->len >> 24) };
+
+		ret = zout_write(z, (const char *)len4, 4, Z_NO_FLUSH);
+		if (ret == 0)
+			ret = zout_write(z, j->s, j->len, Z_NO_FLUSH);
+		strbuf__reset(j);
+	}
 	/* preorder: name, number of children, self values */
 	if (ret == 0 && !(stack = malloc(sizeof(*stack) * count)))
 		ret = -ENOMEM;
@@ -332,52 +373,100 @@ static int data_json(struct writer *w, struct strbuf *j)
 			stack[b - 1] = tmp;
 		}
 		top += kids;
-		ret = addf(j, "%s%" PRIu32 ",%zu,%" PRIu64 ",%" PRIu64, id ? "," : "", n->name, kids,
-			   self_value(t, n, 0) / g, self_value(t, n, 1) / g);
+		ret = add_varint(j, n->name);
+		if (ret == 0)
+			ret = add_varint(j, kids);
+		if (ret == 0)
+			ret = add_varint(j, self_value(t, n, 0) / g);
+		if (ret == 0)
+			ret = add_varint(j, self_value(t, n, 1) / g);
+		if (ret == 0 && j->len > (1 << 16)) {
+			ret = zout_write(z, j->s, j->len, Z_NO_FLUSH);
+			strbuf__reset(j);
+		}
 	}
-	if (ret == 0)
-		ret = strbuf__add(j, "]}", 2);
 	free(stack);
 	return ret;
 }
 
-static int emit_data(struct writer *w)
+/* Compressed, base64-encoded output of the data, written as it is produced. */
+struct zout {
+	struct writer *w;
+	z_stream zs;
+	unsigned char carry[3];	/* bytes waiting for a full base64 quantum */
+	size_t ncarry;
+	char line[80];
+	size_t linelen;
+};
+
+static void b64_quantum(struct zout *z, const unsigned char *b, size_t n)
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	struct strbuf json = STRBUF_INIT;
-	unsigned char *z = NULL;
-	uLongf zlen;
-	char line[77];
-	size_t o = 0;
-	int ret = data_json(w, &json);
+	uint32_t v = (uint32_t)b[0] << 16 | (n > 1 ? (uint32_t)b[1] << 8 : 0) | (n > 2 ? b[2] : 0);
 
-	if (ret < 0)
-		goto cleanup;
-	zlen = compressBound(json.len);
-	z = malloc(zlen);
-	if (!z || compress2(z, &zlen, (const Bytef *)json.s, json.len, 9) != Z_OK) {
-		ret = -ENOMEM;
-		goto cleanup;
+	z->line[z->linelen++] = b64[v >> 18 & 63];
+	z->line[z->linelen++] = b64[v >> 12 & 63];
+	z->line[z->linelen++] = n > 1 ? b64[v >> 6 & 63] : '=';
+	z->line[z->linelen++] = n > 2 ? b64[v & 63] : '=';
+	if (z->linelen == 76) {
+		z->line[z->linelen++] = '\n';
+		emit(z->w, z->line, z->linelen);
+		z->linelen = 0;
 	}
-	emit_lit(w, "<metadata id=\"lp-data\">\n");
-	for (size_t i = 0; i < zlen; i += 3) {
-		uint32_t v = (uint32_t)z[i] << 16 | (i + 1 < zlen ? (uint32_t)z[i + 1] << 8 : 0) |
-			     (i + 2 < zlen ? z[i + 2] : 0);
+}
 
-		line[o++] = b64[v >> 18 & 63];
-		line[o++] = b64[v >> 12 & 63];
-		line[o++] = i + 1 < zlen ? b64[v >> 6 & 63] : '=';
-		line[o++] = i + 2 < zlen ? b64[v & 63] : '=';
-		if (o == 76 || i + 3 >= zlen) {
-			line[o++] = '\n';
-			emit(w, line, o);
-			o = 0;
+static void b64_bytes(struct zout *z, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		z->carry[z->ncarry++] = p[i];
+		if (z->ncarry == 3) {
+			b64_quantum(z, z->carry, 3);
+			z->ncarry = 0;
 		}
 	}
-	emit_lit(w, "</metadata>\n");
-	ret = w->err;
-cleanup:
-	free(z);
+}
+
+static int zout_write(struct zout *z, const char *s, size_t len, int flush)
+{
+	unsigned char buf[1 << 16];
+	int zret;
+
+	z->zs.next_in = (Bytef *)s;
+	z->zs.avail_in = (uInt)len;
+	do {
+		z->zs.next_out = buf;
+		z->zs.avail_out = sizeof(buf);
+		zret = deflate(&z->zs, flush);
+		if (zret == Z_STREAM_ERROR)
+			return -EINVAL;
+		b64_bytes(z, buf, sizeof(buf) - z->zs.avail_out);
+	} while (z->zs.avail_out == 0);
+	return 0;
+}
+
+static int emit_data(struct writer *w)
+{
+	struct zout z = { .w = w };
+	struct strbuf json = STRBUF_INIT;
+	int ret;
+
+	if (deflateInit(&z.zs, 6) != Z_OK)
+		return -ENOMEM;
+	emit_lit(w, "<metadata id=\"lp-data\">\n");
+	ret = data_json(w, &json, &z);
+	if (ret == 0)
+		ret = zout_write(&z, json.s ? json.s : "", json.len, Z_FINISH);
+	if (ret == 0) {
+		if (z.ncarry)
+			b64_quantum(&z, z.carry, z.ncarry);
+		if (z.linelen) {
+			z.line[z.linelen++] = '\n';
+			emit(w, z.line, z.linelen);
+		}
+		emit_lit(w, "</metadata>\n");
+		ret = w->err;
+	}
+	deflateEnd(&z.zs);
 	strbuf__release(&json);
 	return ret;
 }
@@ -424,7 +513,7 @@ static int setup(struct writer *w)
 			w->name_color[i] = palette__color(o->palette, o->hash, name, len);
 	}
 	for (size_t i = 0; i < flametree__count(t); i++) {
-		int64_t d = (int64_t)flametree__node(t, (uint32_t)i)->self_delta;
+		int64_t d = self_delta(t, flametree__node(t, (uint32_t)i));
 		uint64_t a = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
 
 		if (a > w->maxdelta)

@@ -1,11 +1,20 @@
 #include "flametree.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "stackmap.h"
 #include "strbuf.h"
+
+/* A slot holds what rules out most candidates without touching the node. */
+struct child_slot {
+	uint32_t tag;	/* the high half of the hash: also where the search starts */
+	uint32_t parent;
+	uint32_t node;	/* FLAME_NONE: empty */
+};
 
 struct path_step {
 	uint32_t node;
@@ -20,6 +29,11 @@ struct flametree {
 	size_t depth, path_cap;
 	struct strbuf last;	/* the last stack added */
 	uint32_t max_depth;
+	struct child_slot *children;	/* merged mode: (parent, name) -> node, open addressing */
+	size_t children_mask;
+	bool finished;
+	size_t *last_ends;	/* where each frame of the last stack ends */
+	size_t last_frames, ends_cap;
 };
 
 static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_t depth)
@@ -27,7 +41,7 @@ static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_
 	struct flame_node *node;
 
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
+		size_t cap = t->cap ? t->cap + t->cap / 2 : 4096;
 		struct flame_node *v = realloc(t->nodes, cap * sizeof(*v));
 
 		if (!v)
@@ -42,7 +56,6 @@ static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_
 	node->name = name;
 	node->parent = parent;
 	node->first_child = node->next_sibling = FLAME_NONE;
-	node->depth = depth;
 	if (depth > t->max_depth)
 		t->max_depth = depth;
 	return (int)(t->n++);
@@ -87,6 +100,8 @@ void flametree__free(struct flametree *t)
 		return;
 	free(t->nodes);
 	free(t->path);
+	free(t->children);
+	free(t->last_ends);
 	stackmap__free(t->names);
 	strbuf__release(&t->last);
 	free(t);
@@ -150,17 +165,170 @@ int flametree__add(struct flametree *t, const char *stack, size_t len, uint64_t 
 		frame++;
 		p = stop + 1;
 	}
-	for (size_t i = 0; i < t->depth; i++) {
-		struct flame_node *node = &t->nodes[t->path[i].node];
-
-		if ((ret = add_value(&node->total[0], v0)) < 0 ||
-		    (ret = add_value(&node->total[1], v1)) < 0)
-			return ret;
-	}
+	/* self values for now: flametree__finish sums them up the tree */
 	leaf = &t->nodes[t->path[t->depth - 1].node];
-	leaf->self_delta += v1 - v0;
+	if ((ret = add_value(&leaf->total[0], v0)) < 0 || (ret = add_value(&leaf->total[1], v1)) < 0)
+		return ret;
 	strbuf__reset(&t->last);
 	return strbuf__add(&t->last, stack, len);
+}
+
+static uint64_t child_hash(uint32_t parent, const char *name, size_t len)
+{
+	return hash_bytes(name, len) ^ hash_mix((uint64_t)parent + 1);
+}
+
+static int grow_children(struct flametree *t)
+{
+	size_t mask = t->children_mask ? t->children_mask * 2 + 1 : 4095;
+	struct child_slot *v = malloc((mask + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i <= mask; i++)
+		v[i].node = FLAME_NONE;
+	for (size_t i = 0; t->children && i <= t->children_mask; i++) {
+		size_t j;
+
+		if (t->children[i].node == FLAME_NONE)
+			continue;
+		for (j = t->children[i].tag & mask; v[j].node != FLAME_NONE; j = (j + 1) & mask)
+			;
+		v[j] = t->children[i];
+	}
+	free(t->children);
+	t->children = v;
+	t->children_mask = mask;
+	return 0;
+}
+
+/* The child of parent named name, created if missing. */
+static int merged_child(struct flametree *t, uint32_t parent, uint32_t depth, const char *name,
+			size_t len)
+{
+	uint32_t tag = (uint32_t)(child_hash(parent, name, len) >> 32);
+	size_t i = tag & t->children_mask;
+	struct stack_entry *e;
+	int id;
+
+	for (struct child_slot *s; (s = &t->children[i])->node != FLAME_NONE;
+	     i = (i + 1) & t->children_mask) {
+		size_t clen;
+		const char *cname;
+
+		if (s->tag != tag || s->parent != parent)
+			continue;
+		cname = flametree__name(t, t->nodes[s->node].name, &clen);
+		if (clen == len && memcmp(cname, name, len) == 0)
+			return (int)s->node;
+	}
+	e = stackmap__add(t->names, name, len, 0, 0);
+	if (!e)
+		return -ENOMEM;
+	id = new_node(t, e->id, parent, depth);
+	if (id < 0)
+		return id;
+	t->nodes[id].next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = (uint32_t)id;
+	t->children[i] = (struct child_slot){ tag, parent, (uint32_t)id };
+	if (t->n * 8 > t->children_mask * 7)
+		return grow_children(t) < 0 ? -ENOMEM : id;
+	return id;
+}
+
+/* Length of the common prefix of a and b, a word at a time. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	uint64_t x, y;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (size_t)(__builtin_ctzll(x ^ y) / 8);
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static int remember_end(struct flametree *t, size_t frame, size_t end)
+{
+	if (frame >= t->ends_cap) {
+		size_t cap = t->ends_cap ? t->ends_cap * 2 : 256;
+		size_t *v = realloc(t->last_ends, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->last_ends = v;
+		t->ends_cap = cap;
+	}
+	t->last_ends[frame] = end;
+	return 0;
+}
+
+int flametree__add_merged(struct flametree *t, const char *stack, size_t len, uint64_t v0, uint64_t v1)
+{
+	size_t keep = 0, frame = 0, lcp;
+	const char *p = stack, *end = stack + len;
+	struct flame_node *leaf;
+	int ret;
+
+	if (!t->children && (ret = grow_children(t)) < 0)
+		return ret;
+	/* frames of the last stack that end inside the common prefix, at a boundary of both */
+	if (t->n > 1) {
+		lcp = common_prefix(t->last.s, stack, t->last.len < len ? t->last.len : len);
+		while (keep < t->last_frames && t->last_ends[keep] <= lcp &&
+		       (t->last_ends[keep] == len || stack[t->last_ends[keep]] == ';'))
+			keep++;
+	}
+	if (keep + 1 < t->depth)
+		t->depth = keep + 1;
+	if (keep > 0)
+		p = stack + t->last_ends[keep - 1] + 1;
+	frame = keep;
+	while (p <= end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *stop = semi ? semi : end;
+		int id = merged_child(t, t->path[t->depth - 1].node, (uint32_t)t->depth, p,
+				      (size_t)(stop - p));
+
+		if (id < 0)
+			return id;
+		if ((ret = push(t, (uint32_t)id)) < 0 ||
+		    (ret = remember_end(t, frame, (size_t)(stop - stack))) < 0)
+			return ret;
+		frame++;
+		p = stop + 1;
+	}
+	t->last_frames = frame;
+	/* self values for now: flametree__finish sums them up the tree */
+	leaf = &t->nodes[t->path[t->depth - 1].node];
+	if ((ret = add_value(&leaf->total[0], v0)) < 0 || (ret = add_value(&leaf->total[1], v1)) < 0)
+		return ret;
+	strbuf__reset(&t->last);
+	return strbuf__add(&t->last, stack, len);
+}
+
+int flametree__finish(struct flametree *t)
+{
+	if (t->finished)
+		return 0;
+	/* a parent always comes before its children */
+	for (size_t id = t->n; id-- > 1;) {
+		struct flame_node *n = &t->nodes[id], *p = &t->nodes[n->parent];
+
+		if (add_value(&p->total[0], n->total[0]) < 0 || add_value(&p->total[1], n->total[1]) < 0)
+			return -EOVERFLOW;
+	}
+	t->finished = true;
+	/* the lookup table of merged children is no longer needed */
+	free(t->children);
+	t->children = NULL;
+	t->children_mask = 0;
+	return 0;
 }
 
 static const struct flametree *sort_tree;

@@ -13,13 +13,11 @@
 #define FLAME_NONE UINT32_MAX
 
 struct flame_node {
-	uint64_t total[2];	/* this frame and everything above it */
-	uint64_t self_delta;	/* differential: value[1] - value[0] of stacks ending here, as two's complement */
+	uint64_t total[2];	/* this frame and everything above it (after flametree__finish) */
 	uint32_t name;
 	uint32_t parent;
 	uint32_t first_child;
 	uint32_t next_sibling;
-	uint32_t depth;		/* root: 0 */
 };
 
 struct flametree;
@@ -30,6 +28,16 @@ void flametree__free(struct flametree *t);
 
 /* Adds one folded stack (frames joined by ';') with its two values. -ENOMEM, -EOVERFLOW. */
 int flametree__add(struct flametree *t, const char *stack, size_t len, uint64_t v0, uint64_t v1);
+
+/*
+ * Adds one stack merged into the whole tree (not only into the previous
+ * stack), for a flame graph built while reading unsorted stacks. Call
+ * flametree__sort before drawing. Do not mix with flametree__add.
+ */
+int flametree__add_merged(struct flametree *t, const char *stack, size_t len, uint64_t v0, uint64_t v1);
+
+/* Sums the values up the tree: call once after the last add, before reading totals. -EOVERFLOW. */
+int flametree__finish(struct flametree *t);
 
 /* Orders every node's children by name (bytes). -ENOMEM. */
 int flametree__sort(struct flametree *t);

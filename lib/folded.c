@@ -25,16 +25,6 @@ static int split_last(const char *s, size_t len, size_t *textlen, const char **n
 	return 0;
 }
 
-static int all_digits(const char *s, size_t len)
-{
-	if (len == 0)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
 int folded_parse(const char *line, size_t len, struct folded_line *out, char *err, size_t errlen)
 {
 	const char *num, *num1;
@@ -53,8 +43,13 @@ int folded_parse(const char *line, size_t len, struct folded_line *out, char *er
 	}
 	out->ncounts = 1;
 	out->count[1] = 0;
-	if (split_last(line, textlen, &text1len, &num1, &num1len) == 0 &&
-	    all_digits(num1, num1len)) {
+	/* a second count: digits right before, after a blank (never a scan of the whole stack) */
+	num1len = 0;
+	while (num1len < textlen && line[textlen - 1 - num1len] >= '0' && line[textlen - 1 - num1len] <= '9')
+		num1len++;
+	num1 = line + textlen - num1len;
+	text1len = textlen - num1len - 1;
+	if (num1len > 0 && num1len < textlen && is_blank(line[text1len])) {
 		out->count[1] = out->count[0];
 		if (parse_u64(num1, num1len, &out->count[0]) < 0) {
 			snprintf(err, errlen, "count '%.*s' is too large",

@@ -21,15 +21,29 @@
 		var bytes = new Uint8Array(bin.length);
 		for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
 		var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-		new Response(stream).text().then(function (text) {
-			load(JSON.parse(text));
+		new Response(stream).arrayBuffer().then(function (buf) {
+			if (window.performance && performance.mark) performance.mark("lp-inflated");
+			var all = new Uint8Array(buf);
+			var hlen = all[0] | all[1] << 8 | all[2] << 16 | all[3] << 24;
+			var head = JSON.parse(new TextDecoder().decode(all.subarray(4, 4 + hlen)));
+			load(head, all, 4 + hlen);
 		});
 	}
 
-	function load(d) {
+	// Node data: four LEB128 varints a node (see lp-svg's flamesvg.c).
+	function load(d, bytes, at) {
 		cfg = d.cfg; names = d.names; colors = d.colors;
-		var v = d.nodes;
-		N = v.length / 4;
+		N = d.count;
+		var v = new Float64Array(4 * N), k, b, x, mul;
+		for (k = 0; k < 4 * N; k++) {
+			x = 0; mul = 1;
+			do {
+				b = bytes[at++];
+				x += (b & 127) * mul;
+				mul *= 128;
+			} while (b & 128);
+			v[k] = x;
+		}
 		nameOf = new Int32Array(N); parent = new Int32Array(N); depth = new Int32Array(N);
 		end = new Int32Array(N); self0 = new Float64Array(N); self1 = new Float64Array(N);
 		tot0 = new Float64Array(N); tot1 = new Float64Array(N); wv = new Float64Array(N);
@@ -73,7 +87,9 @@
 		searchBtn.addEventListener("click", function () { searchPrompt(); });
 		icBtn.addEventListener("click", function () { ignoreCase = !ignoreCase; applySearch(); toURL(); });
 		window.addEventListener("keydown", onKey);
+		if (window.performance && performance.mark) performance.mark("lp-parsed");
 		fromURL();
+		if (window.performance && performance.mark) performance.mark("lp-drawn");
 	}
 
 	// --- values and names ---
