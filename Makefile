@@ -23,7 +23,8 @@ endif
 # Debian package that provides each pkg-config module, for the error message.
 PKG_libpcre2-8 = libpcre2-dev
 PKG_zlib = zlib1g-dev
-PKGS = libpcre2-8 zlib
+PKG_libelf = libelf-dev
+PKGS = libpcre2-8 zlib libelf
 
 NO_DEPS_GOALS = deps clean help
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -36,7 +37,7 @@ endif
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse lp-svg
+PROGRAMS = lp-collapse lp-svg lp-record
 LIB_SRCS = $(wildcard lib/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o
@@ -77,6 +78,9 @@ $(O)/gen/assets.o: $(O)/gen/assets.c
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(O)/bin/lp-svg: $(O)/gen/assets.o
+
+# demangling comes from the C++ runtime
+$(O)/bin/lp-record: PKG_LIBS += -lstdc++
 
 # The tests: C unit tests of lib/ and bats tests of the programs, as one TAP
 # summary ending in "N passed, N failed".

@@ -1,0 +1,341 @@
+#include "elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct sym {
+	uint64_t start, end;
+	const char *name;	/* in names */
+};
+
+struct segment {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct elfsym {
+	struct sym *syms;
+	size_t n, syms_cap;
+	char *names;
+	size_t names_len, names_cap;
+	struct segment *segs;
+	size_t nsegs;
+	bool debug_file;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	char debuglink[256];
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* prefer the sized, then the longer-named global alias, for stable output */
+	if ((x->end > x->start) != (y->end > y->start))
+		return x->end > x->start ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Reads segments, build id and debug link: what any ELF file tells about itself. */
+static void read_layout(struct elfsym *e, Elf *elf)
+{
+	size_t phnum;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getphdrnum(elf, &phnum) == 0) {
+		e->segs = calloc(phnum ? phnum : 1, sizeof(*e->segs));
+		for (size_t i = 0; e->segs && i < phnum; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+				e->segs[e->nsegs].offset = ph.p_offset;
+				e->segs[e->nsegs].vaddr = ph.p_vaddr;
+				e->segs[e->nsegs].filesz = ph.p_filesz;
+				e->nsegs++;
+			}
+		}
+	}
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0) {
+			GElf_Nhdr nh;
+			size_t name_off, desc_off;
+
+			if (gelf_getnote(d, 0, &nh, &name_off, &desc_off) > 0 && nh.n_type == NT_GNU_BUILD_ID &&
+			    nh.n_descsz <= sizeof(e->build_id)) {
+				memcpy(e->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+				e->build_id_len = nh.n_descsz;
+			}
+		} else if (strcmp(name, ".gnu_debuglink") == 0) {
+			size_t n = strnlen(d->d_buf, d->d_size);
+
+			if (n < sizeof(e->debuglink))
+				memcpy(e->debuglink, d->d_buf, n), e->debuglink[n] = 0;
+		}
+	}
+}
+
+/* Adds the function symbols of the symbol table of type type; the count added. */
+static size_t read_symbols(struct elfsym *e, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t added = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t count;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym s;
+			const char *name;
+			size_t len;
+			struct sym *v;
+			char *names;
+
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    s.st_shndx == SHN_UNDEF || s.st_value == 0)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			len = strlen(name) + 1;
+			if (e->n == e->syms_cap) {
+				size_t cap = e->syms_cap ? e->syms_cap * 2 : 256;
+
+				if (!(v = realloc(e->syms, cap * sizeof(*v))))
+					return added;
+				e->syms = v;
+				e->syms_cap = cap;
+			}
+			if (e->names_len + len > e->names_cap) {
+				size_t cap = e->names_cap ? e->names_cap * 2 : 4096;
+
+				while (cap < e->names_len + len)
+					cap *= 2;
+				if (!(names = realloc(e->names, cap)))
+					return added;
+				e->names = names;
+				e->names_cap = cap;
+			}
+			memcpy(e->names + e->names_len, name, len);
+			/* offsets for now: names may still move */
+			e->syms[e->n].name = (const char *)(uintptr_t)e->names_len;
+			e->syms[e->n].start = s.st_value;
+			e->syms[e->n].end = s.st_value + s.st_size;
+			e->names_len += len;
+			e->n++;
+			added++;
+		}
+	}
+	return added;
+}
+
+static void finish(struct elfsym *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		e->syms[i].name = e->names + (uintptr_t)e->syms[i].name;
+	qsort(e->syms, e->n, sizeof(*e->syms), cmp_sym);
+	/* unsized symbols end where the next one starts */
+	for (size_t i = 0; i < e->n; i++)
+		if (e->syms[i].end <= e->syms[i].start)
+			e->syms[i].end = i + 1 < e->n ? e->syms[i + 1].start : e->syms[i].start + 1;
+}
+
+static int load_symbols_from(struct elfsym *e, const char *path, bool debug)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	size_t n;
+
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -ENOEXEC;
+	}
+	if (!debug)
+		read_layout(e, elf);
+	n = read_symbols(e, elf, SHT_SYMTAB);
+	if (n == 0 && !debug)
+		n = read_symbols(e, elf, SHT_DYNSYM);
+	elf_end(elf);
+	close(fd);
+	return (int)n;
+}
+
+/* The separate debug file, by build id, then by debug link. */
+static int load_debug_file(struct elfsym *e, const char *path, const char *root)
+{
+	char file[4096];
+	int ret = -ENOENT;
+
+	if (e->build_id_len > 1) {
+		int o = snprintf(file, sizeof(file), "%s/.build-id/%02x/", root, e->build_id[0]);
+
+		for (size_t i = 1; i < e->build_id_len && o < (int)sizeof(file) - 8; i++)
+			o += snprintf(file + o, sizeof(file) - (size_t)o, "%02x", e->build_id[i]);
+		snprintf(file + o, sizeof(file) - (size_t)o, ".debug");
+		ret = load_symbols_from(e, file, true);
+	}
+	if (ret <= 0 && e->debuglink[0]) {
+		const char *slash = strrchr(path, '/');
+		int dir = slash ? (int)(slash - path) : 0;
+
+		snprintf(file, sizeof(file), "%s%.*s/%s", root, dir, path, e->debuglink);
+		ret = load_symbols_from(e, file, true);
+		if (ret <= 0) {
+			snprintf(file, sizeof(file), "%.*s/.debug/%s", dir, path, e->debuglink);
+			ret = load_symbols_from(e, file, true);
+		}
+	}
+	return ret;
+}
+
+struct elfsym *elfsym__load(const char *path, const char *debug_root)
+{
+	struct elfsym *e = calloc(1, sizeof(*e));
+	int ret;
+
+	if (!e)
+		return NULL;
+	elf_version(EV_CURRENT);
+	ret = load_symbols_from(e, path, false);
+	if (ret < 0) {
+		elfsym__free(e);
+		errno = -ret;
+		return NULL;
+	}
+	/* a stripped file: its .symtab may be in a debug file (dynsym has only exports) */
+	if (debug_root) {
+		struct elfsym d = { 0 };
+
+		memcpy(d.build_id, e->build_id, sizeof(e->build_id));
+		d.build_id_len = e->build_id_len;
+		memcpy(d.debuglink, e->debuglink, sizeof(e->debuglink));
+		if (load_debug_file(&d, path, debug_root) > 0) {
+			free(e->syms);
+			free(e->names);
+			e->syms = d.syms;
+			e->n = d.n;
+			e->syms_cap = d.syms_cap;
+			e->names = d.names;
+			e->names_len = d.names_len;
+			e->names_cap = d.names_cap;
+			e->debug_file = true;
+		} else {
+			free(d.syms);
+			free(d.names);
+		}
+	}
+	finish(e);
+	return e;
+}
+
+struct elfsym *elfsym__load_memory(const void *image, size_t size)
+{
+	struct elfsym *e = calloc(1, sizeof(*e));
+	Elf *elf;
+
+	if (!e)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)image, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		free(e);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	read_layout(e, elf);
+	if (read_symbols(e, elf, SHT_SYMTAB) == 0)
+		read_symbols(e, elf, SHT_DYNSYM);
+	elf_end(elf);
+	finish(e);
+	return e;
+}
+
+void elfsym__free(struct elfsym *e)
+{
+	if (!e)
+		return;
+	free(e->syms);
+	free(e->names);
+	free(e->segs);
+	free(e);
+}
+
+bool elfsym__offset_to_addr(const struct elfsym *e, uint64_t offset, uint64_t *addr)
+{
+	for (size_t i = 0; i < e->nsegs; i++) {
+		const struct segment *s = &e->segs[i];
+
+		if (offset >= s->offset && offset < s->offset + s->filesz) {
+			*addr = offset - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	*addr = 0;
+	return false;
+}
+
+const char *elfsym__lookup(const struct elfsym *e, uint64_t addr)
+{
+	size_t lo = 0, hi = e->n;
+
+	/* the last symbol starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	/* among equal starts the first sorted is preferred */
+	for (size_t i = lo - 1;; i--) {
+		if (i == 0 || e->syms[i - 1].start != e->syms[lo - 1].start) {
+			return addr < e->syms[i].end ? e->syms[i].name : NULL;
+		}
+	}
+}
+
+size_t elfsym__count(const struct elfsym *e)
+{
+	return e->n;
+}
+
+bool elfsym__from_debug_file(const struct elfsym *e)
+{
+	return e->debug_file;
+}

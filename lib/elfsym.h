@@ -1,0 +1,32 @@
+/*
+ * Function symbols of one ELF file (.symtab, else .dynsym, from the file or
+ * its separate debug file), sorted for lookup by address, and the mapping of
+ * file offsets to the addresses symbols use.
+ */
+#ifndef LP_ELFSYM_H
+#define LP_ELFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfsym;
+
+/* Loads path; NULL+errno when it cannot be read as ELF. debug_root is normally "/usr/lib/debug". */
+struct elfsym *elfsym__load(const char *path, const char *debug_root);
+/* Loads an ELF image in memory (the vdso). */
+struct elfsym *elfsym__load_memory(const void *image, size_t size);
+void elfsym__free(struct elfsym *e);
+
+/* The address symbols use for a file offset (0 and false if no segment holds it). */
+bool elfsym__offset_to_addr(const struct elfsym *e, uint64_t offset, uint64_t *addr);
+
+/* The function at addr, or NULL. */
+const char *elfsym__lookup(const struct elfsym *e, uint64_t addr);
+
+size_t elfsym__count(const struct elfsym *e);
+/* Whether symbols came from a separate debug file. */
+bool elfsym__from_debug_file(const struct elfsym *e);
+
+
+#endif

@@ -1,0 +1,211 @@
+#include "kallsyms.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ksym {
+	uint64_t start, end;
+	uint32_t name, module;	/* offsets in names */
+};
+
+struct symtab {
+	struct ksym *v;
+	size_t n, cap;
+	char *names;
+	size_t len, names_cap;
+};
+
+static int add_name(struct symtab *t, const char *s, uint32_t *off)
+{
+	size_t n = strlen(s) + 1;
+
+	if (t->len + n > t->names_cap) {
+		size_t cap = t->names_cap ? t->names_cap * 2 : 65536;
+		char *v;
+
+		while (cap < t->len + n)
+			cap *= 2;
+		if (!(v = realloc(t->names, cap)))
+			return -ENOMEM;
+		t->names = v;
+		t->names_cap = cap;
+	}
+	memcpy(t->names + t->len, s, n);
+	*off = (uint32_t)t->len;
+	t->len += n;
+	return 0;
+}
+
+static int add(struct symtab *t, uint64_t start, uint64_t end, const char *name, const char *module)
+{
+	struct ksym *k;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+
+		if (!(k = realloc(t->v, cap * sizeof(*k))))
+			return -ENOMEM;
+		t->v = k;
+		t->cap = cap;
+	}
+	k = &t->v[t->n];
+	k->start = start;
+	k->end = end;
+	if (add_name(t, name, &k->name) < 0 || add_name(t, module, &k->module) < 0)
+		return -ENOMEM;
+	t->n++;
+	return 0;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static void finish(struct symtab *t)
+{
+	qsort(t->v, t->n, sizeof(*t->v), cmp_ksym);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].end <= t->v[i].start)
+			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start : t->v[i].start + 4096;
+}
+
+struct symtab *kallsyms__load(const char *path)
+{
+	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
+	struct symtab *t;
+	char line[1024];
+	bool any_address = false;
+
+	if (!f)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	while (t && fgets(line, sizeof(line), f)) {
+		char type, name[512], module[256] = "";
+		unsigned long long addr;
+
+		if (sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, module) < 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		any_address |= addr != 0;
+		if (add(t, addr, 0, name, module) < 0) {
+			symtab__free(t);
+			t = NULL;
+		}
+	}
+	fclose(f);
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!any_address) {
+		symtab__free(t);
+		errno = ENODATA;
+		return NULL;
+	}
+	finish(t);
+	return t;
+}
+
+struct symtab *perfmap__load(const char *path, long *bad_line)
+{
+	FILE *f = fopen(path, "r");
+	struct symtab *t;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+
+	if (!f)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	while (t && (len = getline(&line, &cap, f)) > 0) {
+		unsigned long long start, size;
+		int name_at = 0;
+
+		lineno++;
+		if (line[len - 1] == '\n')
+			line[--len] = 0;
+		if (len == 0)
+			continue;
+		if (sscanf(line, "%llx %llx %n", &start, &size, &name_at) < 2 || name_at == 0 ||
+		    !line[name_at]) {
+			*bad_line = lineno;
+			symtab__free(t);
+			t = NULL;
+			errno = EINVAL;
+			break;
+		}
+		if (add(t, start, start + size, line + name_at, "") < 0) {
+			symtab__free(t);
+			t = NULL;
+			errno = ENOMEM;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (t)
+		finish(t);
+	return t;
+}
+
+void symtab__free(struct symtab *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	free(t->names);
+	free(t);
+}
+
+const char *symtab__lookup(const struct symtab *t, uint64_t addr, const char **module)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= t->v[lo - 1].end)
+		return NULL;
+	if (module)
+		*module = t->names + t->v[lo - 1].module;
+	return t->names + t->v[lo - 1].name;
+}
+
+size_t symtab__count(const struct symtab *t)
+{
+	return t->n;
+}
+
+/* From libstdc++ (the C++ ABI): Itanium C++ names, and Rust's legacy names. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+char *demangle(const char *s)
+{
+	int status = 0;
+	char *out;
+	size_t n;
+
+	if (strncmp(s, "_Z", 2) != 0)
+		return NULL;
+	out = __cxa_demangle(s, NULL, NULL, &status);
+	if (!out || status != 0)
+		return NULL;
+	/* Rust legacy symbols end in a hash: ...::h0123456789abcdef */
+	n = strlen(out);
+	if (n > 19 && memcmp(out + n - 19, "::h", 3) == 0 &&
+	    strspn(out + n - 16, "0123456789abcdef") == 16)
+		out[n - 19] = 0;
+	return out;
+}

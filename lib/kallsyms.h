@@ -1,0 +1,24 @@
+/* Kernel symbols from /proc/kallsyms (and modules'), and JIT symbol maps (/tmp/perf-PID.map). */
+#ifndef LP_KALLSYMS_H
+#define LP_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An address-sorted table of named ranges. */
+struct symtab;
+
+/* /proc/kallsyms (or path). NULL+errno; ENODATA when every address reads 0 (kptr_restrict). */
+struct symtab *kallsyms__load(const char *path);
+/* A perf map: "START SIZE NAME" lines in hex. NULL+errno; EINVAL with *bad_line set. */
+struct symtab *perfmap__load(const char *path, long *bad_line);
+void symtab__free(struct symtab *t);
+
+/* The symbol at addr (and its module, "" for the kernel itself), or NULL. */
+const char *symtab__lookup(const struct symtab *t, uint64_t addr, const char **module);
+size_t symtab__count(const struct symtab *t);
+
+/* C++ and Rust names demangled into a malloc'ed string, or NULL if s is not mangled. */
+char *demangle(const char *s);
+
+#endif

@@ -1,0 +1,336 @@
+#include "perfevent.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ring {
+	int fd;			/* the event whose buffer this is */
+	void *base;
+	size_t size;		/* data area */
+};
+
+struct perf_session {
+	struct perf_opts o;
+	int ncpus;
+	struct ring *rings;	/* one per CPU that could be opened */
+	int nrings;
+	int *fds;		/* every event opened */
+	size_t nfds, fds_cap;
+	uint64_t *fork_ids;
+	size_t nfork_ids;
+	size_t page;
+	char *tmp;		/* a record that wraps around the end of a ring */
+	size_t tmp_cap;
+};
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			       unsigned long flags)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+long perf_sysctl(const char *name)
+{
+	char path[128], buf[32];
+	FILE *f;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	if (o->freq) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else {
+		a->sample_period = o->period;
+	}
+	a->sample_type = LP_SAMPLE_TYPE;
+	a->disabled = 1;
+	a->enable_on_exec = o->enable_on_exec;
+	a->inherit = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->exclude_callchain_kernel = !(o->capture & CAPTURE_KERNEL);
+	a->exclude_callchain_user = !(o->capture & CAPTURE_USER);
+	if (o->wakeup_events) {
+		a->wakeup_events = o->wakeup_events;
+	} else {
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(o->mmap_pages * 4096 / 4);
+	}
+}
+
+static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = (uint64_t)o->fork_tracepoint;
+	a->sample_period = 1;
+	a->sample_type = LP_SAMPLE_TYPE | PERF_SAMPLE_RAW;
+	a->disabled = 1;
+	a->enable_on_exec = o->enable_on_exec;
+	a->inherit = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->exclude_callchain_kernel = !(o->capture & CAPTURE_KERNEL);
+	a->exclude_callchain_user = !(o->capture & CAPTURE_USER);
+}
+
+static int keep_fd(struct perf_session *s, int fd)
+{
+	if (s->nfds == s->fds_cap) {
+		size_t cap = s->fds_cap ? s->fds_cap * 2 : 16;
+		int *v = realloc(s->fds, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->fds = v;
+		s->fds_cap = cap;
+	}
+	s->fds[s->nfds++] = fd;
+	return 0;
+}
+
+static int open_task(struct perf_session *s, pid_t pid, bool first, const char **what)
+{
+	struct perf_event_attr attr;
+	int opened = 0;
+
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		struct ring *r = s->rings[cpu].base ? &s->rings[cpu] : NULL;
+		int fd, ret;
+
+		clock_attr(&s->o, &attr);
+		fd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENXIO)
+				continue;	/* an offline CPU */
+			*what = "perf_event_open of task-clock";
+			return -errno;
+		}
+		if ((ret = keep_fd(s, fd)) < 0) {
+			close(fd);
+			return ret;
+		}
+		if (first) {
+			r = &s->rings[cpu];
+			r->size = s->o.mmap_pages * s->page;
+			r->base = mmap(NULL, r->size + s->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (r->base == MAP_FAILED) {
+				r->base = NULL;
+				*what = "mmap of the ring buffer (see -m)";
+				return -errno;
+			}
+			r->fd = fd;
+		} else if (r && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+			*what = "redirecting a thread's samples";
+			return -errno;
+		}
+		if (s->o.fork_tracepoint >= 0 && s->rings[cpu].base) {
+			uint64_t id;
+			uint64_t *ids;
+			int tfd;
+
+			fork_attr(&s->o, &attr);
+			tfd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			if (tfd >= 0) {
+				if (keep_fd(s, tfd) < 0 || ioctl(tfd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0 ||
+				    ioctl(tfd, PERF_EVENT_IOC_ID, &id) < 0) {
+					*what = "the fork tracepoint";
+					return -errno;
+				}
+				ids = realloc(s->fork_ids, (s->nfork_ids + 1) * sizeof(*ids));
+				if (!ids)
+					return -ENOMEM;
+				s->fork_ids = ids;
+				s->fork_ids[s->nfork_ids++] = id;
+			}
+		}
+		opened++;
+	}
+	if (opened == 0) {
+		*what = "perf_event_open on any CPU";
+		return -ENODEV;
+	}
+	return 0;
+}
+
+struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, const char **what)
+{
+	struct perf_session *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return NULL;
+	s->o = *o;
+	s->page = (size_t)sysconf(_SC_PAGESIZE);
+	s->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	s->rings = calloc((size_t)s->ncpus, sizeof(*s->rings));
+	if (!s->rings) {
+		free(s);
+		return NULL;
+	}
+	for (int i = 0; i < s->ncpus; i++)
+		s->rings[i].fd = -1;
+	s->nrings = s->ncpus;
+	ret = open_task(s, pid, true, what);
+	if (ret < 0) {
+		perf_session__free(s);
+		errno = -ret;
+		return NULL;
+	}
+	return s;
+}
+
+int perf_session__add_task(struct perf_session *s, pid_t pid, const char **what)
+{
+	return open_task(s, pid, false, what);
+}
+
+void perf_session__free(struct perf_session *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nrings; i++)
+		if (s->rings[i].base)
+			munmap(s->rings[i].base, s->rings[i].size + s->page);
+	for (size_t i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	free(s->fds);
+	free(s->rings);
+	free(s->fork_ids);
+	free(s->tmp);
+	free(s);
+}
+
+static int ioctl_all(struct perf_session *s, unsigned long request)
+{
+	for (size_t i = 0; i < s->nfds; i++)
+		if (ioctl(s->fds[i], request, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+int perf_session__enable(struct perf_session *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+}
+
+int perf_session__disable(struct perf_session *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id)
+{
+	for (size_t i = 0; i < s->nfork_ids; i++)
+		if (s->fork_ids[i] == id)
+			return true;
+	return false;
+}
+
+static int drain(struct perf_session *s, struct ring *r, perf_record_fn fn, void *ctx)
+{
+	struct perf_event_mmap_page *pg = r->base;
+	char *data = (char *)r->base + s->page;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	int n = 0, ret = 0;
+
+	while (tail < head) {
+		size_t at = (size_t)(tail % r->size);
+		struct perf_event_header *h = (struct perf_event_header *)(data + at);
+		size_t size = h->size;
+
+		if (size < sizeof(*h) || size > r->size) {
+			ret = -EPROTO;
+			break;
+		}
+		if (at + size > r->size) {
+			size_t first = r->size - at;
+
+			if (size > s->tmp_cap) {
+				char *t = realloc(s->tmp, size);
+
+				if (!t) {
+					ret = -ENOMEM;
+					break;
+				}
+				s->tmp = t;
+				s->tmp_cap = size;
+			}
+			memcpy(s->tmp, data + at, first);
+			memcpy(s->tmp + first, data, size - first);
+			h = (struct perf_event_header *)s->tmp;
+		}
+		ret = fn(ctx, h);
+		if (ret < 0)
+			break;
+		tail += size;
+		n++;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return ret < 0 ? ret : n;
+}
+
+int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn, void *ctx,
+		       bool *hangup)
+{
+	struct pollfd pfd[256];
+	int n = 0, total = 0, hung = 0;
+
+	for (int i = 0; i < s->nrings && n < 256; i++) {
+		if (!s->rings[i].base)
+			continue;
+		pfd[n].fd = s->rings[i].fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
+	}
+	if (timeout_ms != 0 && poll(pfd, (nfds_t)n, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	for (int i = 0; i < n; i++)
+		if (pfd[i].revents & (POLLHUP | POLLERR))
+			hung++;
+	*hangup = n > 0 && hung == n;
+	for (int i = 0; i < s->nrings; i++) {
+		int ret;
+
+		if (!s->rings[i].base)
+			continue;
+		ret = drain(s, &s->rings[i], fn, ctx);
+		if (ret < 0)
+			return ret;
+		total += ret;
+	}
+	return total;
+}

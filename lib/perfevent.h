@@ -1,0 +1,65 @@
+/*
+ * perf_event_open sessions: one sampling event per CPU on a task (inherited by
+ * everything it spawns), each with a ring buffer, and the records read out.
+ */
+#ifndef LP_PERFEVENT_H
+#define LP_PERFEVENT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum capture {
+	CAPTURE_USER = 1,
+	CAPTURE_KERNEL = 2,
+	CAPTURE_BOTH = 3,
+};
+
+/* What every sample carries, in this order after the identifier. */
+#define LP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+			PERF_SAMPLE_CALLCHAIN)
+
+struct perf_opts {
+	uint64_t freq;		/* samples a second, or 0 to use period */
+	uint64_t period;	/* ns of task-clock between samples */
+	enum capture capture;
+	unsigned mmap_pages;	/* data pages per ring buffer (a power of two) */
+	unsigned wakeup_events;	/* 0: wake up by data size */
+	bool enable_on_exec;	/* start counting when the task execs */
+	int fork_tracepoint;	/* id of sched:sched_process_fork, or -1 */
+};
+
+struct perf_session;
+
+/*
+ * Opens the events on task pid (and, inherited, its future children) on
+ * every online CPU. NULL with errno set; *what says which call failed.
+ */
+struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, const char **what);
+void perf_session__free(struct perf_session *s);
+
+/* Adds the events of another task (another thread of an attached process). */
+int perf_session__add_task(struct perf_session *s, pid_t pid, const char **what);
+
+int perf_session__enable(struct perf_session *s);
+int perf_session__disable(struct perf_session *s);
+
+/*
+ * Waits up to timeout_ms for data, then hands every record (a complete copy,
+ * aligned) to fn. Returns the number of records, or -errno (from fn too).
+ * *hangup is set when every event's task has exited.
+ */
+typedef int (*perf_record_fn)(void *ctx, const struct perf_event_header *h);
+int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn, void *ctx,
+		       bool *hangup);
+
+/* Event ids of the sampling event and of the fork tracepoint, per CPU. */
+bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id);
+
+/* The kernel's limits, from /proc/sys/kernel (or -1). */
+long perf_sysctl(const char *name);
+
+#endif

@@ -1,0 +1,799 @@
+#include "recorder.h"
+
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "lpstream.h"
+#include "strbuf.h"
+#include "symbolizer.h"
+
+enum { ARENA_CHUNK = 8 << 20, TRAILER = 32 };
+
+struct index_entry {
+	uint64_t time, seq;
+	const struct perf_event_header *h;
+};
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	_Alignas(8) char data[];
+};
+
+struct thread_name {
+	pid_t tid;	/* 0: empty slot */
+	char comm[17];
+};
+
+struct recorder {
+	struct record_opts o;
+	struct perf_session *session;
+	pid_t child;
+	int wait_status;
+	bool exited;
+	uint64_t start_ns;
+
+	struct chunk *chunks;
+	struct index_entry *index;
+	size_t n, cap;
+
+	struct thread_name *names;	/* open addressing by tid */
+	size_t names_mask, nnames;
+	size_t fork_child_offset;	/* of child_pid in the tracepoint's raw data */
+};
+
+struct recorder *recorder__new(const struct record_opts *o)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->o = *o;
+	r->child = -1;
+	r->fork_child_offset = 20;
+	return r;
+}
+
+void recorder__free(struct recorder *r)
+{
+	struct chunk *c, *next;
+
+	if (!r)
+		return;
+	perf_session__free(r->session);
+	for (c = r->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(r->index);
+	free(r->names);
+	free(r);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- keeping records ---- */
+
+static uint64_t u64_at(const void *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)p + off, 8);
+	return v;
+}
+
+static uint32_t u32_at(const void *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)p + off, 4);
+	return v;
+}
+
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	if (h->type == PERF_RECORD_SAMPLE)
+		return u64_at(h, 32);
+	return h->size >= sizeof(*h) + TRAILER ? u64_at(h, h->size - 24) : 0;
+}
+
+static int keep(void *ctx, const struct perf_event_header *h)
+{
+	struct recorder *r = ctx;
+	struct chunk *c = r->chunks;
+	struct perf_event_header *copy;
+
+	if (!c || ARENA_CHUNK - c->used < h->size) {
+		c = malloc(sizeof(*c) + ARENA_CHUNK);
+		if (!c)
+			return -ENOMEM;
+		c->used = 0;
+		c->next = r->chunks;
+		r->chunks = c;
+	}
+	copy = (struct perf_event_header *)(c->data + c->used);
+	memcpy(copy, h, h->size);
+	c->used += (h->size + 7) & ~(size_t)7;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 65536;
+		struct index_entry *v = realloc(r->index, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->index = v;
+		r->cap = cap;
+	}
+	r->index[r->n].time = record_time(copy);
+	r->index[r->n].seq = r->n;
+	r->index[r->n].h = copy;
+	r->n++;
+	return 0;
+}
+
+/* ---- starting ---- */
+
+/* The id of sched:sched_process_fork, mounting tracefs if it is not there; -1 if unavailable. */
+static int fork_tracepoint(struct recorder *r)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256], line[256];
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		for (size_t i = 0; i < 2; i++) {
+			FILE *f;
+			int id = -1;
+
+			snprintf(path, sizeof(path), "%s/events/sched/sched_process_fork/id", dirs[i]);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fscanf(f, "%d", &id) != 1)
+				id = -1;
+			fclose(f);
+			snprintf(path, sizeof(path), "%s/events/sched/sched_process_fork/format", dirs[i]);
+			f = fopen(path, "r");
+			while (f && fgets(line, sizeof(line), f)) {
+				const char *field = strstr(line, " child_pid;");
+				const char *off = strstr(line, "offset:");
+
+				if (field && off)
+					r->fork_child_offset = (size_t)atoi(off + 7);
+			}
+			if (f)
+				fclose(f);
+			return id;
+		}
+		/* tracefs is not mounted: try to (as root this works) */
+		if (system("mount -t tracefs nodev /sys/kernel/tracing >/dev/null 2>&1") != 0)
+			break;
+	}
+	return -1;
+}
+
+static int start_command(struct recorder *r, const char **what)
+{
+	int go[2], err[2], e = 0, ret;
+	ssize_t n;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		*what = "pipe";
+		return -errno;
+	}
+	r->child = fork();
+	if (r->child < 0) {
+		*what = "fork";
+		return -errno;
+	}
+	if (r->child == 0) {
+		char c;
+
+		close(go[1]);
+		close(err[0]);
+		if (r->o.workload_stdout >= 0)
+			dup2(r->o.workload_stdout, STDOUT_FILENO);
+		/* wait until the events are open: they start counting at exec */
+		if (read(go[0], &c, 1) != 1)
+			_exit(125);
+		execvp(r->o.argv[0], r->o.argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(err[1]);
+	r->session = perf_session__open(r->child, &r->o.perf, what);
+	if (!r->session) {
+		ret = -errno;
+		close(go[1]);
+		close(err[0]);
+		waitpid(r->child, NULL, 0);
+		r->child = -1;
+		return ret;
+	}
+	r->start_ns = now_ns();
+	ret = write(go[1], "x", 1) == 1 ? 0 : -errno;
+	close(go[1]);
+	n = read(err[0], &e, sizeof(e));
+	close(err[0]);
+	if (n == sizeof(e)) {
+		waitpid(r->child, &r->wait_status, 0);
+		r->exited = true;
+		*what = "exec";
+		return -e;
+	}
+	return ret;
+}
+
+/* A record as the kernel would have written it, for what existed before recording. */
+static int synthesize(struct recorder *r, uint32_t type, uint16_t misc, const void *body, size_t len,
+		      pid_t pid, pid_t tid)
+{
+	char buf[8 + 64 + 4096 + TRAILER];
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	size_t size = (8 + len + 7) & ~(size_t)7;
+	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
+	uint64_t time = r->start_ns;
+
+	if (size + TRAILER > sizeof(buf))
+		return 0;
+	memset(buf, 0, sizeof(buf));
+	h->type = type;
+	h->misc = misc;
+	memcpy(buf + 8, body, len);
+	memcpy(buf + size, ids, 8);
+	memcpy(buf + size + 8, &time, 8);
+	h->size = (uint16_t)(size + TRAILER);
+	return keep(r, h);
+}
+
+/* The executable mappings and thread names of a running process. */
+static int synthesize_process(struct recorder *r, pid_t pid)
+{
+	char path[64], line[4200];
+	FILE *f;
+	DIR *tasks;
+	struct dirent *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	while (ret == 0 && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8], file[4096] = "";
+		char body[64 + 4096];
+		uint32_t ids[2] = { (uint32_t)pid, (uint32_t)pid };
+		uint64_t v[3];
+		size_t flen;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off, file) < 4 ||
+		    perms[2] != 'x')
+			continue;
+		if (!file[0])
+			strcpy(file, "//anon");
+		memset(body, 0, sizeof(body));
+		memcpy(body, ids, 8);
+		v[0] = start;
+		v[1] = end - start;
+		v[2] = off;
+		memcpy(body + 8, v, 24);
+		flen = strlen(file) + 1;
+		memcpy(body + 64, file, flen);
+		ret = synthesize(r, PERF_RECORD_MMAP2, 0, body, 64 + flen, pid, pid);
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (ret < 0 || !(tasks = opendir(path)))
+		return ret;
+	while (ret == 0 && (d = readdir(tasks))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+		char body[8 + 32] = { 0 };
+		uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(body + 8, 17, f))
+			body[8 + strcspn(body + 8, "\n")] = 0;
+		fclose(f);
+		memcpy(body, ids, 8);
+		ret = synthesize(r, PERF_RECORD_COMM, 0, body, 8 + strlen(body + 8) + 1, pid, tid);
+	}
+	closedir(tasks);
+	return ret;
+}
+
+static int attach(struct recorder *r, const char **what)
+{
+	struct perf_opts o = r->o.perf;
+
+	o.enable_on_exec = false;
+	for (size_t i = 0; i < r->o.npids; i++) {
+		char dir[64];
+		struct dirent *d;
+		DIR *tasks;
+
+		snprintf(dir, sizeof(dir), "/proc/%d/task", (int)r->o.pids[i]);
+		tasks = opendir(dir);
+		if (!tasks) {
+			*what = "reading the process's threads";
+			return -errno;
+		}
+		while ((d = readdir(tasks))) {
+			pid_t tid = (pid_t)atoi(d->d_name);
+			int ret = 0;
+
+			if (tid <= 0)
+				continue;
+			if (!r->session) {
+				r->session = perf_session__open(tid, &o, what);
+				if (!r->session)
+					ret = -errno;
+			} else {
+				ret = perf_session__add_task(r->session, tid, what);
+			}
+			if (ret < 0) {
+				closedir(tasks);
+				return ret;
+			}
+		}
+		closedir(tasks);
+	}
+	r->start_ns = now_ns();
+	for (size_t i = 0; i < r->o.npids; i++) {
+		int ret = synthesize_process(r, r->o.pids[i]);
+
+		if (ret < 0) {
+			*what = "reading the process's mappings";
+			return ret;
+		}
+	}
+	return r->session ? perf_session__enable(r->session) : -ESRCH;
+}
+
+int recorder__start(struct recorder *r, const char **what)
+{
+	r->o.perf.fork_tracepoint = r->o.spawn_stacks ? fork_tracepoint(r) : -1;
+	if (r->o.argv) {
+		r->o.perf.enable_on_exec = true;
+		return start_command(r, what);
+	}
+	return attach(r, what);
+}
+
+void recorder__signal(struct recorder *r, int sig)
+{
+	if (r->child > 0 && !r->exited)
+		kill(r->child, sig);
+}
+
+int recorder__wait_status(const struct recorder *r)
+{
+	return r->wait_status;
+}
+
+static bool attached_alive(const struct recorder *r)
+{
+	for (size_t i = 0; i < r->o.npids; i++)
+		if (kill(r->o.pids[i], 0) == 0 || errno != ESRCH)
+			return true;
+	return false;
+}
+
+int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
+{
+	bool hangup = false;
+	int ret;
+
+	for (;;) {
+		ret = perf_session__read(r->session, 100, keep, r, &hangup);
+		if (ret < 0)
+			return ret;
+		if (r->child > 0 && !r->exited) {
+			pid_t w = waitpid(r->child, &r->wait_status, WNOHANG);
+
+			if (w == r->child)
+				r->exited = true;
+		}
+		if (r->exited || (!r->o.argv && (*stop || hangup || !attached_alive(r))))
+			break;
+	}
+	/* what the kernel still holds */
+	perf_session__disable(r->session);
+	ret = perf_session__read(r->session, 0, keep, r, &hangup);
+	return ret < 0 ? ret : 0;
+}
+
+/* ---- writing ---- */
+
+static int cmp_index(const void *a, const void *b)
+{
+	const struct index_entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static struct thread_name *name_slot(struct recorder *r, pid_t tid)
+{
+	size_t i;
+
+	if (r->nnames * 2 >= r->names_mask) {
+		size_t mask = r->names_mask ? r->names_mask * 2 + 1 : 1023;
+		struct thread_name *v = calloc(mask + 1, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t j = 0; r->names && j <= r->names_mask; j++) {
+			if (!r->names[j].tid)
+				continue;
+			for (i = (size_t)r->names[j].tid & mask; v[i].tid; i = (i + 1) & mask)
+				;
+			v[i] = r->names[j];
+		}
+		free(r->names);
+		r->names = v;
+		r->names_mask = mask;
+	}
+	for (i = (size_t)tid & r->names_mask; r->names[i].tid && r->names[i].tid != tid;
+	     i = (i + 1) & r->names_mask)
+		;
+	if (!r->names[i].tid) {
+		r->names[i].tid = tid;
+		r->nnames++;
+	}
+	return &r->names[i];
+}
+
+static const char *comm_of(struct recorder *r, pid_t tid)
+{
+	struct thread_name *t = name_slot(r, tid);
+
+	return t && t->comm[0] ? t->comm : "[unknown]";
+}
+
+static void set_comm(struct recorder *r, pid_t tid, const char *comm)
+{
+	struct thread_name *t = name_slot(r, tid);
+
+	if (t)
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+}
+
+struct writer {
+	struct recorder *r;
+	struct symbolizer *sym;
+	FILE *out;
+	struct strbuf stack, locs, line;
+	struct record_stats *stats;
+	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
+};
+
+static int put_field(struct strbuf *line, const char *s)
+{
+	int ret = strbuf__grow(line, 3 * strlen(s) + 1);
+
+	if (ret < 0)
+		return ret;
+	line->s[line->len++] = '\t';
+	line->len += escape(line->s + line->len, s, strlen(s), ESCAPE_FIELD);
+	return 0;
+}
+
+static int put_line(struct writer *w)
+{
+	if (strbuf__addc(&w->line, '\n') < 0)
+		return -ENOMEM;
+	if (fwrite_unlocked(w->line.s, 1, w->line.len, w->out) != w->line.len)
+		return -EIO;
+	strbuf__reset(&w->line);
+	return 0;
+}
+
+static int putf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int putf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return strbuf__add(b, buf, (size_t)(n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1));
+}
+
+/* The frames of a callchain, root first, into w->stack and w->locs. */
+static int callchain(struct writer *w, pid_t pid, const uint64_t *ips, uint64_t nr)
+{
+	/* perf gives the leaf first: collect (ip, kernel) then emit reversed */
+	bool kernel = false, first = true;
+	int ret = 0;
+	size_t n = 0;
+	struct frame {
+		uint64_t ip;
+		bool kernel, precise;
+	} *frames = malloc(sizeof(*frames) * (nr ? nr : 1));
+
+	if (!frames)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			kernel = ip == PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		frames[n].ip = ip;
+		frames[n].kernel = kernel;
+		frames[n].precise = first;
+		first = false;
+		n++;
+	}
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	while (ret == 0 && n-- > 0)
+		ret = symbolizer__frame(w->sym, pid, frames[n].ip, frames[n].kernel, frames[n].precise,
+					&w->stack, &w->locs);
+	free(frames);
+	return ret;
+}
+
+static int put_stack(struct writer *w)
+{
+	if (strbuf__addc(&w->line, '\t') < 0 || strbuf__add(&w->line, w->stack.s, w->stack.len) < 0 ||
+	    strbuf__addc(&w->line, '\t') < 0)
+		return -ENOMEM;
+	return w->locs.len ? strbuf__add(&w->line, w->locs.s, w->locs.len) : strbuf__addc(&w->line, '-');
+}
+
+static int write_sample(struct writer *w, const struct perf_event_header *h)
+{
+	pid_t pid = (pid_t)u32_at(h, 24), tid = (pid_t)u32_at(h, 28);
+	uint64_t time = u64_at(h, 32), period = u64_at(h, 48), nr = u64_at(h, 56);
+	uint32_t cpu = u32_at(h, 40);
+	int ret;
+
+	if (64 + nr * 8 > h->size)
+		return 0;
+	if ((ret = callchain(w, pid, (const uint64_t *)((const char *)h + 64), nr)) < 0)
+		return ret;
+	w->stats->samples++;
+	if ((ret = putf(&w->line, "S\t%" PRIu64 "\t%d\t%d", time, pid, tid)) < 0 ||
+	    (ret = put_field(&w->line, comm_of(w->r, tid))) < 0 ||
+	    (ret = putf(&w->line, "\tcpu\t%" PRIu64, period)) < 0 || (ret = put_stack(w)) < 0 ||
+	    (ret = putf(&w->line, "\tcpu=%" PRIu32, cpu)) < 0)
+		return ret;
+	return put_line(w);
+}
+
+/* The path of the program pid execs: its first file mapping after the exec. */
+static const char *exec_path(struct recorder *r, size_t from, pid_t pid)
+{
+	for (size_t i = from + 1; i < r->n && i < from + 64; i++) {
+		const struct perf_event_header *h = r->index[i].h;
+
+		if (h->type == PERF_RECORD_MMAP2 && (pid_t)u32_at(h, 8) == pid)
+			return (const char *)h + 8 + 64;
+	}
+	return NULL;
+}
+
+static int write_record(struct writer *w, size_t i)
+{
+	struct recorder *r = w->r;
+	const struct perf_event_header *h = r->index[i].h;
+	uint64_t time = r->index[i].time;
+	int ret = 0;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		if (perf_session__is_fork_id(r->session, u64_at(h, 8)))
+			return 0;
+		return write_sample(w, h);
+	case PERF_RECORD_MMAP2: {
+		pid_t pid = (pid_t)u32_at(h, 8);
+
+		return symbolizer__mmap(w->sym, pid, u64_at(h, 16), u64_at(h, 24), u64_at(h, 32),
+					(const char *)h + 8 + 64);
+	}
+	case PERF_RECORD_COMM: {
+		pid_t pid = (pid_t)u32_at(h, 8), tid = (pid_t)u32_at(h, 12);
+		const char *comm = (const char *)h + 16;
+		bool exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
+		const char *path = exec ? exec_path(r, i, pid) : NULL;
+
+		set_comm(r, tid, comm);
+		if (exec && (ret = symbolizer__exec(w->sym, pid)) < 0)
+			return ret;
+		if ((ret = putf(&w->line, "P\t%" PRIu64 "\t%d\t%d\t%s", time, pid, tid, exec ? "exec" : "comm")) < 0 ||
+		    (ret = put_field(&w->line, comm)) < 0 || (path && (ret = put_field(&w->line, path)) < 0))
+			return ret;
+		return put_line(w);
+	}
+	case PERF_RECORD_FORK: {
+		pid_t pid = (pid_t)u32_at(h, 8), ppid = (pid_t)u32_at(h, 12);
+		pid_t tid = (pid_t)u32_at(h, 16), ptid = (pid_t)u32_at(h, 20);
+		const struct perf_event_header *tp = w->fork_stacks[i];
+
+		set_comm(r, tid, comm_of(r, ptid));
+		if (pid != ppid) {
+			w->stats->processes++;
+			if ((ret = symbolizer__fork(w->sym, ppid, pid)) < 0)
+				return ret;
+		} else {
+			w->stats->threads++;
+		}
+		strbuf__reset(&w->stack);
+		strbuf__reset(&w->locs);
+		if (tp && (ret = callchain(w, ppid, (const uint64_t *)((const char *)tp + 64), u64_at(tp, 56))) < 0)
+			return ret;
+		if ((ret = putf(&w->line, "P\t%" PRIu64 "\t%d\t%d\tspawn", time, pid, tid)) < 0 ||
+		    (ret = put_field(&w->line, comm_of(r, tid))) < 0 ||
+		    (ret = putf(&w->line, "\t%d\t%d", ppid, ptid)) < 0 || (ret = put_stack(w)) < 0)
+			return ret;
+		return put_line(w);
+	}
+	case PERF_RECORD_EXIT: {
+		pid_t pid = (pid_t)u32_at(h, 8), tid = (pid_t)u32_at(h, 16);
+
+		if ((ret = putf(&w->line, "P\t%" PRIu64 "\t%d\t%d\texit", time, pid, tid)) < 0 ||
+		    (ret = put_field(&w->line, comm_of(r, tid))) < 0)
+			return ret;
+		return put_line(w);
+	}
+	case PERF_RECORD_LOST:
+		w->stats->lost += u64_at(h, 16);
+		return 0;
+	case PERF_RECORD_THROTTLE:
+		w->stats->throttled++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Matches each FORK record with the tracepoint sample of the same child, taken in the parent. */
+static int match_fork_stacks(struct writer *w)
+{
+	struct recorder *r = w->r;
+	size_t last = 0;
+
+	w->fork_stacks = calloc(r->n ? r->n : 1, sizeof(*w->fork_stacks));
+	if (!w->fork_stacks)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct perf_event_header *h = r->index[i].h;
+		uint64_t nr;
+		size_t raw;
+		pid_t child;
+
+		if (h->type != PERF_RECORD_SAMPLE || !perf_session__is_fork_id(r->session, u64_at(h, 8)))
+			continue;
+		nr = u64_at(h, 56);
+		raw = 64 + nr * 8;
+		if (raw + 4 + r->fork_child_offset + 4 > h->size)
+			continue;
+		child = (pid_t)u32_at(h, raw + 4 + r->fork_child_offset);
+		/* the FORK record is near in time: search around */
+		for (size_t j = i > 256 ? i - 256 : 0; j < r->n && j < i + 256; j++) {
+			const struct perf_event_header *f = r->index[j].h;
+
+			if (f->type == PERF_RECORD_FORK && (pid_t)u32_at(f, 16) == child) {
+				w->fork_stacks[j] = h;
+				break;
+			}
+		}
+		last = i;
+	}
+	(void)last;
+	return 0;
+}
+
+static int write_header(struct recorder *r, FILE *out, const struct record_stats *st)
+{
+	struct utsname u;
+	char buf[64];
+	const char *v[3];
+	int ret = lp_write_version(out);
+
+	if (ret == 0 && r->o.argv) {
+		size_t n = 0;
+
+		while (r->o.argv[n])
+			n++;
+		ret = lp_write_meta(out, "command", (const char *const *)r->o.argv, n);
+	}
+	if (ret == 0 && uname(&u) == 0) {
+		v[0] = u.nodename;
+		ret = lp_write_meta(out, "host", v, 1);
+		v[0] = u.release;
+		if (ret == 0)
+			ret = lp_write_meta(out, "kernel", v, 1);
+		v[0] = u.machine;
+		if (ret == 0)
+			ret = lp_write_meta(out, "arch", v, 1);
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, r->start_ns);
+	v[0] = buf;
+	if (ret == 0)
+		ret = lp_write_meta(out, "start", v, 1);
+	if (ret == 0) {
+		char mode[64];
+
+		v[0] = "cpu";
+		v[1] = "task-clock";
+		if (r->o.perf.freq)
+			snprintf(mode, sizeof(mode), "freq=%" PRIu64, r->o.perf.freq);
+		else
+			snprintf(mode, sizeof(mode), "period=%" PRIu64, r->o.perf.period);
+		v[2] = mode;
+		ret = lp_write_meta(out, "sampling", v, 3);
+	}
+	if (ret == 0) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->lost);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_write_meta(out, "lost", v, 2);
+	}
+	return ret;
+}
+
+static void sym_warn(void *ctx, const char *msg)
+{
+	struct recorder *r = ctx;
+
+	if (r->o.warn)
+		r->o.warn(r->o.ctx, msg);
+}
+
+int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
+{
+	struct writer w = { .r = r, .out = out, .stats = stats };
+	int ret = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	qsort(r->index, r->n, sizeof(*r->index), cmp_index);
+	/* counted first, for the header */
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->index[i].h->type == PERF_RECORD_LOST)
+			stats->lost += u64_at(r->index[i].h, 16);
+	}
+	w.sym = symbolizer__new(sym_warn, r);
+	if (!w.sym || match_fork_stacks(&w) < 0) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	if ((ret = write_header(r, out, stats)) < 0)
+		goto cleanup;
+	stats->lost = 0;
+	for (size_t i = 0; i < r->n && ret == 0; i++)
+		ret = write_record(&w, i);
+cleanup:
+	symbolizer__free(w.sym);
+	free(w.fork_stacks);
+	strbuf__release(&w.stack);
+	strbuf__release(&w.locs);
+	strbuf__release(&w.line);
+	return ret;
+}

@@ -1,0 +1,56 @@
+/*
+ * A recording: runs a command (or attaches to processes) under perf events,
+ * keeps every record, and at the end writes them, symbolised and in time
+ * order, as an lp stream.
+ */
+#ifndef LP_RECORDER_H
+#define LP_RECORDER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "perfevent.h"
+
+struct record_opts {
+	struct perf_opts perf;
+	bool spawn_stacks;		/* sample sched_process_fork for spawning stacks */
+	char *const *argv;		/* the command, or NULL with pids */
+	const pid_t *pids;
+	size_t npids;
+	int workload_stdout;		/* fd the command's stdout goes to, or -1 to keep ours */
+	void (*warn)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+struct record_stats {
+	uint64_t samples, lost, throttled;
+	uint64_t processes, threads;
+};
+
+struct recorder;
+
+struct recorder *recorder__new(const struct record_opts *o);
+void recorder__free(struct recorder *r);
+
+/*
+ * Starts the command (stopped until its events are open) or attaches. -errno
+ * with *what saying what failed; -ENOENT/-EACCES when the command cannot run.
+ */
+int recorder__start(struct recorder *r, const char **what);
+
+/* Reads until the command (or every attached process) is gone, or *stop is set. */
+int recorder__run(struct recorder *r, volatile sig_atomic_t *stop);
+
+/* Forwards a signal to the command. */
+void recorder__signal(struct recorder *r, int sig);
+
+/* The command's wait status (after recorder__run). */
+int recorder__wait_status(const struct recorder *r);
+
+/* Writes the lp stream. -ENOMEM, -EIO. */
+int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats);
+
+#endif

@@ -1,0 +1,324 @@
+#include "symbolizer.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "elfsym.h"
+#include "kallsyms.h"
+#include "lpstream.h"
+#include "stackmap.h"
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	uint32_t file;	/* index in files */
+};
+
+struct process {
+	pid_t pid;
+	struct mapping *maps;
+	size_t n, cap;
+	struct symtab *perfmap;
+	bool perfmap_tried;
+};
+
+struct file {
+	char *path;
+	struct elfsym *elf;
+	bool tried;
+};
+
+struct symbolizer {
+	struct process *procs;
+	size_t nprocs, procs_cap;
+	struct file *files;
+	size_t nfiles, files_cap;
+	struct stackmap *file_ids;	/* path -> index + 1 (in count[0]) */
+	struct symtab *kernel;
+	bool kernel_tried;
+	symbolizer_warn_fn warn;
+	void *ctx;
+	struct strbuf name;
+};
+
+struct symbolizer *symbolizer__new(symbolizer_warn_fn warn, void *ctx)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->file_ids = stackmap__new();
+	if (!s->file_ids) {
+		free(s);
+		return NULL;
+	}
+	s->warn = warn;
+	s->ctx = ctx;
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		free(s->procs[i].maps);
+		symtab__free(s->procs[i].perfmap);
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		free(s->files[i].path);
+		elfsym__free(s->files[i].elf);
+	}
+	free(s->procs);
+	free(s->files);
+	stackmap__free(s->file_ids);
+	symtab__free(s->kernel);
+	strbuf__release(&s->name);
+	free(s);
+}
+
+static struct process *process(struct symbolizer *s, pid_t pid, bool create)
+{
+	struct process *p;
+
+	/* the newest first: recent processes are the busy ones */
+	for (size_t i = s->nprocs; i-- > 0;)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	if (!create)
+		return NULL;
+	if (s->nprocs == s->procs_cap) {
+		size_t cap = s->procs_cap ? s->procs_cap * 2 : 64;
+
+		if (!(p = realloc(s->procs, cap * sizeof(*p))))
+			return NULL;
+		s->procs = p;
+		s->procs_cap = cap;
+	}
+	p = &s->procs[s->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static int file_id(struct symbolizer *s, const char *path, uint32_t *id)
+{
+	struct stack_entry *e = stackmap__add(s->file_ids, path, strlen(path), 1, 0);
+
+	if (!e)
+		return -ENOMEM;
+	if (e->count[0] == 0) {
+		if (s->nfiles == s->files_cap) {
+			size_t cap = s->files_cap ? s->files_cap * 2 : 64;
+			struct file *v = realloc(s->files, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			s->files = v;
+			s->files_cap = cap;
+		}
+		memset(&s->files[s->nfiles], 0, sizeof(struct file));
+		s->files[s->nfiles].path = strdup(path);
+		if (!s->files[s->nfiles].path)
+			return -ENOMEM;
+		e->count[0] = ++s->nfiles;
+	}
+	*id = (uint32_t)(e->count[0] - 1);
+	return 0;
+}
+
+int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path)
+{
+	struct process *p = process(s, pid, true);
+	struct mapping m = { start, start + len, pgoff, 0 };
+	size_t o = 0;
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	if ((ret = file_id(s, path, &m.file)) < 0)
+		return ret;
+	/* a new mapping replaces what it overlaps */
+	for (size_t i = 0; i < p->n; i++)
+		if (p->maps[i].end <= m.start || p->maps[i].start >= m.end)
+			p->maps[o++] = p->maps[i];
+	p->n = o;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		struct mapping *v = realloc(p->maps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->maps = v;
+		p->cap = cap;
+	}
+	p->maps[p->n++] = m;
+	return 0;
+}
+
+int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child)
+{
+	struct process *pp = process(s, parent, false), *c;
+	size_t n;
+
+	if (!pp)
+		return 0;
+	n = pp->n;
+	c = process(s, child, true);
+	if (!c)
+		return -ENOMEM;
+	pp = process(s, parent, false);	/* the array may have moved */
+	c->n = 0;
+	if (n > c->cap) {
+		struct mapping *v = realloc(c->maps, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->maps = v;
+		c->cap = n;
+	}
+	if (n)
+		memcpy(c->maps, pp->maps, n * sizeof(*c->maps));
+	c->n = n;
+	return 0;
+}
+
+int symbolizer__exec(struct symbolizer *s, pid_t pid)
+{
+	struct process *p = process(s, pid, false);
+
+	if (p)
+		p->n = 0;
+	return 0;
+}
+
+static void warn_once(struct symbolizer *s, const char *msg)
+{
+	if (s->warn)
+		s->warn(s->ctx, msg);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Adds name (demangled if mangled) and loc to the lists. */
+static int emit(struct symbolizer *s, const char *name, const char *loc, struct strbuf *stack,
+		struct strbuf *locs)
+{
+	char *plain = demangle(name);
+	int ret = lp_list__append(stack, plain ? plain : name, strlen(plain ? plain : name));
+
+	free(plain);
+	(void)s;
+	if (ret == 0)
+		ret = lp_list__append(locs, loc, strlen(loc));
+	return ret;
+}
+
+static struct elfsym *file_symbols(struct file *f)
+{
+	if (!f->tried) {
+		f->tried = true;
+		if (strcmp(f->path, "[vdso]") == 0) {
+			/* the same kernel: our own vdso is the one the workload had */
+			const Elf64_Ehdr *vdso = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+
+			/* its section headers come last: they give the image's size */
+			if (vdso && memcmp(vdso->e_ident, ELFMAG, SELFMAG) == 0)
+				f->elf = elfsym__load_memory(vdso, vdso->e_shoff +
+							     (size_t)vdso->e_shnum * vdso->e_shentsize);
+		} else if (f->path[0] == '/') {
+			f->elf = elfsym__load(f->path, "/usr/lib/debug");
+		}
+	}
+	return f->elf;
+}
+
+static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise, struct strbuf *stack,
+		      struct strbuf *locs)
+{
+	struct process *p = process(s, pid, false);
+	uint64_t look = precise ? ip : ip - 1;
+	char loc[4200], name[64];
+
+	for (size_t i = 0; p && i < p->n; i++) {
+		struct mapping *m = &p->maps[i];
+		struct file *f;
+		struct elfsym *e;
+		uint64_t addr;
+		const char *sym;
+
+		if (look < m->start || look >= m->end)
+			continue;
+		f = &s->files[m->file];
+		if (f->path[0] != '/' && strcmp(f->path, "[vdso]") != 0)
+			break;	/* anonymous: JIT code, maybe */
+		e = file_symbols(f);
+		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
+			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
+			snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, ip - m->start + m->pgoff);
+			return emit(s, name, loc, stack, locs);
+		}
+		sym = elfsym__lookup(e, addr);
+		snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, addr + (ip - look));
+		if (!sym) {
+			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
+			sym = name;
+		}
+		return emit(s, sym, loc, stack, locs);
+	}
+	/* JIT symbols: /tmp/perf-PID.map */
+	if (p && !p->perfmap_tried) {
+		char path[64];
+		long bad = 0;
+
+		p->perfmap_tried = true;
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+		p->perfmap = perfmap__load(path, &bad);
+		if (!p->perfmap && errno == EINVAL) {
+			snprintf(loc, sizeof(loc), "cannot read JIT symbols: '%s' line %ld is not 'START SIZE NAME'",
+				 path, bad);
+			warn_once(s, loc);
+		}
+	}
+	if (p && p->perfmap) {
+		const char *sym = symtab__lookup(p->perfmap, look, NULL);
+
+		if (sym) {
+			snprintf(loc, sizeof(loc), "/tmp/perf-%d.map+0x%" PRIx64, (int)pid, ip);
+			return emit(s, sym, loc, stack, locs);
+		}
+	}
+	snprintf(name, sizeof(name), "[0x%" PRIx64 "]", ip);
+	return emit(s, name, "-", stack, locs);
+}
+
+int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
+		      struct strbuf *stack, struct strbuf *locs)
+{
+	char loc[320];
+	const char *name, *module = "";
+
+	if (!kernel)
+		return user_frame(s, pid, ip, precise, stack, locs);
+	if (!s->kernel_tried) {
+		s->kernel_tried = true;
+		s->kernel = kallsyms__load(NULL);
+		if (!s->kernel)
+			warn_once(s, errno == ENODATA ?
+				  "kernel symbols are hidden (kernel.kptr_restrict): kernel frames show as [kernel.kallsyms]; run as root or set sysctl kernel.kptr_restrict=0" :
+				  "cannot read /proc/kallsyms: kernel frames show as [kernel.kallsyms]");
+	}
+	name = s->kernel ? symtab__lookup(s->kernel, precise ? ip : ip - 1, &module) : NULL;
+	snprintf(loc, sizeof(loc), "[%s]+0x%" PRIx64, *module ? module : "kernel.kallsyms", ip);
+	return emit(s, name ? name : "[kernel.kallsyms]", loc, stack, locs);
+}

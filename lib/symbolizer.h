@@ -1,0 +1,36 @@
+/*
+ * Turning addresses into names, as processes were at the time: each process's
+ * executable mappings (from MMAP2 records, copied at fork, cleared at exec),
+ * ELF symbols cached per file, the kernel's symbols, JIT maps.
+ */
+#ifndef LP_SYMBOLIZER_H
+#define LP_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "strbuf.h"
+
+struct symbolizer;
+
+/* Warnings (a missing JIT map, unreadable kernel symbols...), once each. */
+typedef void (*symbolizer_warn_fn)(void *ctx, const char *msg);
+
+struct symbolizer *symbolizer__new(symbolizer_warn_fn warn, void *ctx);
+void symbolizer__free(struct symbolizer *s);
+
+int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path);
+int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child);
+int symbolizer__exec(struct symbolizer *s, pid_t pid);
+
+/*
+ * Appends the frame at ip to stack and locs (escaped list items). kernel: a
+ * kernel address. precise: the sampled instruction itself rather than a
+ * return address (which is looked up one byte back, inside the call).
+ */
+int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
+		      struct strbuf *stack, struct strbuf *locs);
+
+#endif
