@@ -24,7 +24,8 @@ endif
 PKG_libpcre2-8 = libpcre2-dev
 PKG_zlib = zlib1g-dev
 PKG_libelf = libelf-dev
-PKGS = libpcre2-8 zlib libelf
+PKG_libdw = libdw-dev
+PKGS = libpcre2-8 zlib libelf libdw
 
 NO_DEPS_GOALS = deps clean help
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)

@@ -126,7 +126,7 @@ static int check_system(const struct record_opts *o)
 int main(int argc, char **argv)
 {
 	struct record_opts o = {
-		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256 },
+		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 512 },
 		.spawn_stacks = true,
 		.workload_stdout = -1,
 		.warn = print_warning,
@@ -247,9 +247,9 @@ int main(int argc, char **argv)
 		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 		      (unsigned long long)st.throttled);
 	if (!quiet)
-		error("%llu samples, %llu processes and %llu threads spawned",
-		      (unsigned long long)st.samples, (unsigned long long)st.processes,
-		      (unsigned long long)st.threads);
+		error("%llu samples (%llu callers recovered from CFI), %llu processes and %llu threads spawned",
+		      (unsigned long long)st.samples, (unsigned long long)st.recovered,
+		      (unsigned long long)st.processes, (unsigned long long)st.threads);
 	if (o.argv) {
 		int ws = recorder__wait_status(active);
 

@@ -53,6 +53,15 @@ long perf_sysctl(const char *name)
 	return v;
 }
 
+static void add_snapshot(const struct perf_opts *o, struct perf_event_attr *a)
+{
+	if (!o->stack_snapshot || !(o->capture & CAPTURE_USER))
+		return;
+	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = LP_SAMPLE_REGS;
+	a->sample_stack_user = o->stack_snapshot;
+}
+
 static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -79,6 +88,7 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC;
 	a->exclude_callchain_kernel = !(o->capture & CAPTURE_KERNEL);
 	a->exclude_callchain_user = !(o->capture & CAPTURE_USER);
+	add_snapshot(o, a);
 	if (o->wakeup_events) {
 		a->wakeup_events = o->wakeup_events;
 	} else {
@@ -103,6 +113,7 @@ static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC;
 	a->exclude_callchain_kernel = !(o->capture & CAPTURE_KERNEL);
 	a->exclude_callchain_user = !(o->capture & CAPTURE_USER);
+	add_snapshot(o, a);
 }
 
 static int keep_fd(struct perf_session *s, int fd)

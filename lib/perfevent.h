@@ -30,7 +30,11 @@ struct perf_opts {
 	unsigned wakeup_events;	/* 0: wake up by data size */
 	bool enable_on_exec;	/* start counting when the task execs */
 	int fork_tracepoint;	/* id of sched:sched_process_fork, or -1 */
+	unsigned stack_snapshot;	/* bytes of user stack (and user registers) with each sample, or 0 */
 };
+
+/* User registers sampled with a stack snapshot: bp, sp, ip, in this order. */
+#define LP_SAMPLE_REGS ((1ULL << 6) | (1ULL << 7) | (1ULL << 8))
 
 struct perf_session;
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfi.h"
 #include "escape.h"
 #include "lpstream.h"
 #include "strbuf.h"
@@ -480,6 +481,78 @@ static void set_comm(struct recorder *r, pid_t tid, const char *comm)
 		snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
+/* A sample record taken apart (see LP_SAMPLE_TYPE). */
+struct sample {
+	uint64_t id, time, period, nr;
+	pid_t pid, tid;
+	uint32_t cpu;
+	const uint64_t *ips;
+	const uint8_t *raw;
+	uint32_t raw_size;
+	bool has_regs;
+	struct user_regs regs;
+	const uint8_t *stack;
+	uint64_t stack_size;
+};
+
+static bool parse_sample(const struct recorder *r, const struct perf_event_header *h, bool raw,
+			 struct sample *s)
+{
+	size_t off = 64, size = h->size;
+
+	memset(s, 0, sizeof(*s));
+	if (size < 64)
+		return false;
+	s->id = u64_at(h, 8);
+	s->pid = (pid_t)u32_at(h, 24);
+	s->tid = (pid_t)u32_at(h, 28);
+	s->time = u64_at(h, 32);
+	s->cpu = u32_at(h, 40);
+	s->period = u64_at(h, 48);
+	s->nr = u64_at(h, 56);
+	if (s->nr > (size - off) / 8)
+		return false;
+	s->ips = (const uint64_t *)((const char *)h + off);
+	off += s->nr * 8;
+	if (raw) {
+		if (off + 4 > size)
+			return false;
+		s->raw_size = u32_at(h, off);
+		s->raw = (const uint8_t *)h + off + 4;
+		off += (4 + s->raw_size + 7) & ~(size_t)7;
+		if (off > size)
+			return false;
+	}
+	if (r->o.perf.stack_snapshot && (r->o.perf.capture & CAPTURE_USER)) {
+		if (off + 8 > size)
+			return false;
+		if (u64_at(h, off) != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (off + 32 > size)
+				return false;
+			s->has_regs = true;
+			s->regs.bp = u64_at(h, off + 8);
+			s->regs.sp = u64_at(h, off + 16);
+			s->regs.ip = u64_at(h, off + 24);
+			off += 32;
+		} else {
+			off += 8;
+		}
+		if (off + 8 > size)
+			return false;
+		s->stack_size = u64_at(h, off);
+		off += 8;
+		if (s->stack_size) {
+			if (off + s->stack_size + 8 > size)
+				return false;
+			s->stack = (const uint8_t *)h + off;
+			/* only what the kernel could copy is real */
+			s->stack_size = u64_at(h, off + s->stack_size) < s->stack_size ?
+					u64_at(h, off + s->stack_size) : s->stack_size;
+		}
+	}
+	return true;
+}
+
 struct writer {
 	struct recorder *r;
 	struct symbolizer *sym;
@@ -523,32 +596,47 @@ static int putf(struct strbuf *b, const char *fmt, ...)
 	return strbuf__add(b, buf, (size_t)(n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1));
 }
 
-/* The frames of a callchain, root first, into w->stack and w->locs. */
-static int callchain(struct writer *w, pid_t pid, const uint64_t *ips, uint64_t nr)
+/*
+ * The frames of a sample's callchain, root first, into w->stack and w->locs,
+ * with the caller that frame-pointer walking lost recovered from CFI.
+ */
+static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 {
-	/* perf gives the leaf first: collect (ip, kernel) then emit reversed */
 	bool kernel = false, first = true;
 	int ret = 0;
-	size_t n = 0;
+	size_t n = 0, user = SIZE_MAX;
 	struct frame {
 		uint64_t ip;
 		bool kernel, precise;
-	} *frames = malloc(sizeof(*frames) * (nr ? nr : 1));
+	} *frames = malloc(sizeof(*frames) * (sm->nr + 2));
 
 	if (!frames)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t ip = ips[i];
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		uint64_t ip = sm->ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX) {
 			kernel = ip == PERF_CONTEXT_KERNEL;
 			continue;
 		}
+		if (!kernel && user == SIZE_MAX)
+			user = n;
 		frames[n].ip = ip;
 		frames[n].kernel = kernel;
 		frames[n].precise = first;
 		first = false;
 		n++;
+	}
+	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
+		uint64_t ra;
+
+		if (symbolizer__caller(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, &ra) == 0 &&
+		    ra > 4096 && (user + 1 >= n || frames[user + 1].ip != ra)) {
+			memmove(&frames[user + 2], &frames[user + 1], (n - user - 1) * sizeof(*frames));
+			frames[user + 1] = (struct frame){ ra, false, false };
+			n++;
+			w->stats->recovered++;
+		}
 	}
 	strbuf__reset(&w->stack);
 	strbuf__reset(&w->locs);
@@ -569,20 +657,18 @@ static int put_stack(struct writer *w)
 
 static int write_sample(struct writer *w, const struct perf_event_header *h)
 {
-	pid_t pid = (pid_t)u32_at(h, 24), tid = (pid_t)u32_at(h, 28);
-	uint64_t time = u64_at(h, 32), period = u64_at(h, 48), nr = u64_at(h, 56);
-	uint32_t cpu = u32_at(h, 40);
+	struct sample sm;
 	int ret;
 
-	if (64 + nr * 8 > h->size)
+	if (!parse_sample(w->r, h, false, &sm))
 		return 0;
-	if ((ret = callchain(w, pid, (const uint64_t *)((const char *)h + 64), nr)) < 0)
+	if ((ret = callchain(w, &sm, sm.pid)) < 0)
 		return ret;
 	w->stats->samples++;
-	if ((ret = putf(&w->line, "S\t%" PRIu64 "\t%d\t%d", time, pid, tid)) < 0 ||
-	    (ret = put_field(&w->line, comm_of(w->r, tid))) < 0 ||
-	    (ret = putf(&w->line, "\tcpu\t%" PRIu64, period)) < 0 || (ret = put_stack(w)) < 0 ||
-	    (ret = putf(&w->line, "\tcpu=%" PRIu32, cpu)) < 0)
+	if ((ret = putf(&w->line, "S\t%" PRIu64 "\t%d\t%d", sm.time, sm.pid, sm.tid)) < 0 ||
+	    (ret = put_field(&w->line, comm_of(w->r, sm.tid))) < 0 ||
+	    (ret = putf(&w->line, "\tcpu\t%" PRIu64, sm.period)) < 0 || (ret = put_stack(w)) < 0 ||
+	    (ret = putf(&w->line, "\tcpu=%" PRIu32, sm.cpu)) < 0)
 		return ret;
 	return put_line(w);
 }
@@ -644,9 +730,11 @@ static int write_record(struct writer *w, size_t i)
 		} else {
 			w->stats->threads++;
 		}
+		struct sample sm;
+
 		strbuf__reset(&w->stack);
 		strbuf__reset(&w->locs);
-		if (tp && (ret = callchain(w, ppid, (const uint64_t *)((const char *)tp + 64), u64_at(tp, 56))) < 0)
+		if (tp && parse_sample(r, tp, true, &sm) && (ret = callchain(w, &sm, ppid)) < 0)
 			return ret;
 		if ((ret = putf(&w->line, "P\t%" PRIu64 "\t%d\t%d\tspawn", time, pid, tid)) < 0 ||
 		    (ret = put_field(&w->line, comm_of(r, tid))) < 0 ||
@@ -684,17 +772,14 @@ static int match_fork_stacks(struct writer *w)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct perf_event_header *h = r->index[i].h;
-		uint64_t nr;
-		size_t raw;
+		struct sample sm;
 		pid_t child;
 
 		if (h->type != PERF_RECORD_SAMPLE || !perf_session__is_fork_id(r->session, u64_at(h, 8)))
 			continue;
-		nr = u64_at(h, 56);
-		raw = 64 + nr * 8;
-		if (raw + 4 + r->fork_child_offset + 4 > h->size)
+		if (!parse_sample(r, h, true, &sm) || sm.raw_size < r->fork_child_offset + 4)
 			continue;
-		child = (pid_t)u32_at(h, raw + 4 + r->fork_child_offset);
+		child = (pid_t)u32_at(sm.raw, r->fork_child_offset);
 		/* the FORK record is near in time: search around */
 		for (size_t j = i > 256 ? i - 256 : 0; j < r->n && j < i + 256; j++) {
 			const struct perf_event_header *f = r->index[j].h;

@@ -27,6 +27,7 @@ struct record_opts {
 
 struct record_stats {
 	uint64_t samples, lost, throttled;
+	uint64_t recovered;	/* callers recovered from CFI */
 	uint64_t processes, threads;
 };
 

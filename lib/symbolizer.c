@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "cfi.h"
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "lpstream.h"
@@ -30,6 +31,8 @@ struct file {
 	char *path;
 	struct elfsym *elf;
 	bool tried;
+	struct cfi *cfi;
+	bool cfi_tried;
 };
 
 struct symbolizer {
@@ -72,6 +75,7 @@ void symbolizer__free(struct symbolizer *s)
 	for (size_t i = 0; i < s->nfiles; i++) {
 		free(s->files[i].path);
 		elfsym__free(s->files[i].elf);
+		cfi__free(s->files[i].cfi);
 	}
 	free(s->procs);
 	free(s->files);
@@ -224,18 +228,43 @@ static int emit(struct symbolizer *s, const char *name, const char *loc, struct 
 	return ret;
 }
 
+static const Elf64_Ehdr *own_vdso(size_t *size)
+{
+	const Elf64_Ehdr *vdso = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+
+	/* its section headers come last: they give the image's size */
+	if (!vdso || memcmp(vdso->e_ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	*size = vdso->e_shoff + (size_t)vdso->e_shnum * vdso->e_shentsize;
+	return vdso;
+}
+
+static struct cfi *file_cfi(struct file *f)
+{
+	size_t size;
+	const Elf64_Ehdr *vdso;
+
+	if (!f->cfi_tried) {
+		f->cfi_tried = true;
+		if (strcmp(f->path, "[vdso]") == 0 && (vdso = own_vdso(&size)))
+			f->cfi = cfi__open_memory(vdso, size);
+		else if (f->path[0] == '/')
+			f->cfi = cfi__open(f->path);
+	}
+	return f->cfi;
+}
+
 static struct elfsym *file_symbols(struct file *f)
 {
 	if (!f->tried) {
 		f->tried = true;
 		if (strcmp(f->path, "[vdso]") == 0) {
 			/* the same kernel: our own vdso is the one the workload had */
-			const Elf64_Ehdr *vdso = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+			size_t size;
+			const Elf64_Ehdr *vdso = own_vdso(&size);
 
-			/* its section headers come last: they give the image's size */
-			if (vdso && memcmp(vdso->e_ident, ELFMAG, SELFMAG) == 0)
-				f->elf = elfsym__load_memory(vdso, vdso->e_shoff +
-							     (size_t)vdso->e_shnum * vdso->e_shentsize);
+			if (vdso)
+				f->elf = elfsym__load_memory(vdso, size);
 		} else if (f->path[0] == '/') {
 			f->elf = elfsym__load(f->path, "/usr/lib/debug");
 		}
@@ -321,4 +350,28 @@ int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
 	name = s->kernel ? symtab__lookup(s->kernel, precise ? ip : ip - 1, &module) : NULL;
 	snprintf(loc, sizeof(loc), "[%s]+0x%" PRIx64, *module ? module : "kernel.kallsyms", ip);
 	return emit(s, name ? name : "[kernel.kallsyms]", loc, stack, locs);
+}
+
+int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
+		       const uint8_t *stack, size_t size, uint64_t *ra)
+{
+	struct process *p = process(s, pid, false);
+
+	for (size_t i = 0; p && i < p->n; i++) {
+		struct mapping *m = &p->maps[i];
+		struct file *f;
+		struct elfsym *e;
+		struct cfi *c;
+		uint64_t addr;
+
+		if (regs->ip < m->start || regs->ip >= m->end)
+			continue;
+		f = &s->files[m->file];
+		e = file_symbols(f);
+		c = file_cfi(f);
+		if (!e || !c || !elfsym__offset_to_addr(e, regs->ip - m->start + m->pgoff, &addr))
+			return -ENOENT;
+		return cfi__return_address(c, addr, regs, stack, size, ra);
+	}
+	return -ENOENT;
 }

@@ -33,4 +33,13 @@ int symbolizer__exec(struct symbolizer *s, pid_t pid);
 int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
 		      struct strbuf *stack, struct strbuf *locs);
 
+struct user_regs;
+
+/*
+ * The caller of the function executing at regs->ip in pid, from its call
+ * frame information and the stack snapshot: 0 and *ra, or -errno.
+ */
+int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
+		       const uint8_t *stack, size_t size, uint64_t *ra);
+
 #endif

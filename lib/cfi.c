@@ -1,0 +1,164 @@
+#include "cfi.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* DWARF register numbers of x86-64 */
+enum { DWARF_RBP = 6, DWARF_RSP = 7, DWARF_RA = 16 };
+
+struct cfi {
+	int fd;
+	Elf *elf;
+	Dwarf_CFI *cfi;
+};
+
+static struct cfi *wrap(int fd, Elf *elf)
+{
+	struct cfi *c;
+	Dwarf_CFI *cfi = elf && elf_kind(elf) == ELF_K_ELF ? dwarf_getcfi_elf(elf) : NULL;
+
+	if (!cfi) {
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		errno = ENOENT;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		dwarf_cfi_end(cfi);
+		elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	c->fd = fd;
+	c->elf = elf;
+	c->cfi = cfi;
+	return c;
+}
+
+struct cfi *cfi__open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	return wrap(fd, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+}
+
+struct cfi *cfi__open_memory(const void *image, size_t size)
+{
+	elf_version(EV_CURRENT);
+	return wrap(-1, elf_memory((char *)image, size));
+}
+
+void cfi__free(struct cfi *c)
+{
+	if (!c)
+		return;
+	dwarf_cfi_end(c->cfi);
+	elf_end(c->elf);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+}
+
+static int reg(const struct user_regs *r, unsigned n, uint64_t *v)
+{
+	if (n == DWARF_RSP)
+		*v = r->sp;
+	else if (n == DWARF_RBP)
+		*v = r->bp;
+	else
+		return -ENOTSUP;
+	return 0;
+}
+
+/* Evaluates the small expressions CFI uses; *is_value when the result is a value, not an address. */
+static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, const struct user_regs *r, uint64_t *out,
+		int *is_value)
+{
+	uint64_t st[8];
+	size_t sp = 0;
+
+	*is_value = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t a = ops[i].atom;
+		uint64_t v;
+
+		if (sp >= 8)
+			return -ENOTSUP;
+		if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+			if (reg(r, a - DW_OP_breg0, &v) < 0)
+				return -ENOTSUP;
+			st[sp++] = v + (uint64_t)(int64_t)ops[i].number;
+		} else if (a == DW_OP_bregx) {
+			if (reg(r, (unsigned)ops[i].number, &v) < 0)
+				return -ENOTSUP;
+			st[sp++] = v + (uint64_t)(int64_t)ops[i].number2;
+		} else if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			st[sp++] = a - DW_OP_lit0;
+		} else if (a == DW_OP_call_frame_cfa) {
+			st[sp++] = cfa;
+		} else if (a == DW_OP_consts || a == DW_OP_constu) {
+			st[sp++] = ops[i].number;
+		} else if (a == DW_OP_plus_uconst && sp >= 1) {
+			st[sp - 1] += ops[i].number;
+		} else if (a == DW_OP_plus && sp >= 2) {
+			st[sp - 2] += st[sp - 1];
+			sp--;
+		} else if (a == DW_OP_minus && sp >= 2) {
+			st[sp - 2] -= st[sp - 1];
+			sp--;
+		} else if (a == DW_OP_stack_value) {
+			*is_value = 1;
+		} else {
+			return -ENOTSUP;
+		}
+	}
+	if (sp != 1)
+		return -ENOTSUP;
+	*out = st[0];
+	return 0;
+}
+
+int cfi__return_address(struct cfi *c, uint64_t pc, const struct user_regs *regs,
+			const uint8_t *stack, size_t size, uint64_t *ra)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	uint64_t cfa, where;
+	int is_value, ret;
+
+	if (dwarf_cfi_addrframe(c->cfi, pc, &frame) != 0)
+		return -ENOENT;
+	ret = -ENOTSUP;
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0 ||
+	    eval(ops, nops, 0, regs, &cfa, &is_value) < 0)
+		goto cleanup;
+	if (dwarf_frame_register(frame, DWARF_RA, mem, &ops, &nops) != 0 || nops == 0 ||
+	    eval(ops, nops, cfa, regs, &where, &is_value) < 0)
+		goto cleanup;
+	if (is_value) {
+		*ra = where;
+		ret = 0;
+	} else if (where >= regs->sp && where - regs->sp + 8 <= size) {
+		memcpy(ra, stack + (where - regs->sp), 8);
+		ret = 0;
+	} else {
+		ret = -ERANGE;
+	}
+cleanup:
+	free(frame);
+	return ret;
+}

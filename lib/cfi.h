@@ -1,0 +1,35 @@
+/*
+ * One step of unwinding by a file's call frame information (.eh_frame): the
+ * return address of the function executing at pc, from the user registers and
+ * a snapshot of the stack taken with the sample. This recovers the caller that
+ * frame-pointer walking loses when the sampled function has no frame of its
+ * own (leaf functions, Debian's libc).
+ */
+#ifndef LP_CFI_H
+#define LP_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cfi;
+
+/* NULL+errno if path has no usable call frame information. */
+struct cfi *cfi__open(const char *path);
+/* The same for an ELF image in memory (the vdso). */
+struct cfi *cfi__open_memory(const void *image, size_t size);
+void cfi__free(struct cfi *c);
+
+struct user_regs {
+	uint64_t ip, sp, bp;
+};
+
+/*
+ * The return address of the frame at pc (an address of the file, as symbols
+ * use), with regs the registers of that frame and stack the bytes at regs->sp.
+ * 0 and *ra set, or -ENOENT (no rule covers pc), -ERANGE (the return address
+ * is outside the snapshot), -ENOTSUP (a rule this does not evaluate).
+ */
+int cfi__return_address(struct cfi *c, uint64_t pc, const struct user_regs *regs,
+			const uint8_t *stack, size_t size, uint64_t *ra);
+
+#endif
