@@ -83,9 +83,19 @@ $(O)/bin/lp-svg: $(O)/gen/assets.o
 # demangling comes from the C++ runtime
 $(O)/bin/lp-record: PKG_LIBS += -lstdc++
 
+# Workloads the tests record: frame pointers kept, as lp-record asks of users.
+WORKLOAD_SRCS = $(wildcard tests/workloads/*.c)
+WORKLOADS = $(WORKLOAD_SRCS:tests/workloads/%.c=$(O)/workloads/%)
+WORKLOAD_CFLAGS = -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
+
+$(O)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Wextra -o $@ $<
+
 # The tests: C unit tests of lib/ and bats tests of the programs, as one TAP
 # summary ending in "N passed, N failed".
-check: $(BINS) $(UNIT_BINS)
+check: $(BINS) $(UNIT_BINS) $(WORKLOADS)
 	$(Q)LP_BUILD=$(abspath $(O)) tests/run
 
 unit-check: $(UNIT_BINS)

@@ -131,6 +131,60 @@ static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, const struct user_r
 	return 0;
 }
 
+/* The value of register regno in the caller: 0, or -errno. */
+static int caller_register(Dwarf_Frame *frame, int regno, uint64_t cfa, const struct user_regs *regs,
+			  const uint8_t *stack, size_t size, uint64_t base, uint64_t same, uint64_t *out)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	uint64_t where;
+	int is_value;
+
+	if (dwarf_frame_register(frame, regno, mem, &ops, &nops) != 0)
+		return -ENOTSUP;
+	if (nops == 0) {
+		if (ops == NULL) {	/* same value */
+			*out = same;
+			return 0;
+		}
+		return -ENODATA;	/* undefined: the outermost frame */
+	}
+	if (eval(ops, nops, cfa, regs, &where, &is_value) < 0)
+		return -ENOTSUP;
+	if (is_value) {
+		*out = where;
+		return 0;
+	}
+	if (where < base || where - base + 8 > size)
+		return -ERANGE;
+	memcpy(out, stack + (where - base), 8);
+	return 0;
+}
+
+int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint8_t *stack,
+	      size_t size, uint64_t stack_base, struct user_regs *caller)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t nops;
+	uint64_t cfa;
+	int is_value, ret = -ENOTSUP;
+
+	if (dwarf_cfi_addrframe(c->cfi, pc, &frame) != 0)
+		return -ENOENT;
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0 ||
+	    eval(ops, nops, 0, regs, &cfa, &is_value) < 0)
+		goto cleanup;
+	ret = caller_register(frame, DWARF_RA, cfa, regs, stack, size, stack_base, 0, &caller->ip);
+	if (ret == 0)
+		ret = caller_register(frame, DWARF_RBP, cfa, regs, stack, size, stack_base, regs->bp,
+				      &caller->bp);
+	caller->sp = cfa;
+cleanup:
+	free(frame);
+	return ret;
+}
+
 int cfi__return_address(struct cfi *c, uint64_t pc, const struct user_regs *regs,
 			const uint8_t *stack, size_t size, uint64_t *ra)
 {

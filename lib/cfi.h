@@ -32,4 +32,12 @@ struct user_regs {
 int cfi__return_address(struct cfi *c, uint64_t pc, const struct user_regs *regs,
 			const uint8_t *stack, size_t size, uint64_t *ra);
 
+/*
+ * One whole step: the caller's registers (ip = the return address, sp = the
+ * CFA, bp restored if the frame saved it). Same returns as above, and
+ * -ENODATA at the outermost frame (its return address is undefined).
+ */
+int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint8_t *stack,
+	      size_t size, uint64_t stack_base, struct user_regs *caller);
+
 #endif

@@ -12,6 +12,7 @@
 struct sym {
 	uint64_t start, end;
 	const char *name;	/* in names */
+	int rank;		/* among aliases, lower is preferred */
 };
 
 struct segment {
@@ -40,6 +41,8 @@ static int cmp_sym(const void *a, const void *b)
 	/* prefer the sized, then the longer-named global alias, for stable output */
 	if ((x->end > x->start) != (y->end > y->start))
 		return x->end > x->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -91,6 +94,21 @@ static void read_layout(struct elfsym *e, Elf *elf)
 				memcpy(e->debuglink, d->d_buf, n), e->debuglink[n] = 0;
 		}
 	}
+}
+
+/*
+ * Which of several names of one address to show: not a versioned name
+ * (memcpy@@GLIBC_2.14), global before weak before local, fewer leading
+ * underscores; as perf chooses.
+ */
+static int alias_rank(const char *name, int bind)
+{
+	int rank = strchr(name, '@') ? 100 : 0;
+
+	rank += bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 10 : 20;
+	for (const char *p = name; *p == '_' && p - name < 9; p++)
+		rank++;
+	return rank;
 }
 
 /* Adds the function symbols of the symbol table of type type; the count added. */
@@ -147,6 +165,7 @@ static size_t read_symbols(struct elfsym *e, Elf *elf, Elf64_Word type)
 			e->syms[e->n].name = (const char *)(uintptr_t)e->names_len;
 			e->syms[e->n].start = s.st_value;
 			e->syms[e->n].end = s.st_value + s.st_size;
+			e->syms[e->n].rank = alias_rank(name, GELF_ST_BIND(s.st_info));
 			e->names_len += len;
 			e->n++;
 			added++;

@@ -18,7 +18,7 @@
 #include "strbuf.h"
 #include "symbolizer.h"
 
-enum { ARENA_CHUNK = 8 << 20, TRAILER = 32 };
+enum { ARENA_CHUNK = 8 << 20, TRAILER = 32, MAX_UNWIND = 32 };
 
 struct index_entry {
 	uint64_t time, seq;
@@ -628,15 +628,50 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 		n++;
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
-		uint64_t ra;
+		uint64_t ras[MAX_UNWIND];
+		bool outermost;
+		size_t k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras,
+					      MAX_UNWIND, &outermost);
+		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
-		if (symbolizer__caller(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, &ra) == 0 &&
-		    ra > 4096 && (user + 1 >= n || frames[user + 1].ip != ra)) {
-			memmove(&frames[user + 2], &frames[user + 1], (n - user - 1) * sizeof(*frames));
-			frames[user + 1] = (struct frame){ ra, false, false };
-			n++;
+		/*
+		 * The unwound callers are right; frame-pointer walking may have lost
+		 * some (functions without a frame pointer) and may have gone astray.
+		 * Past the last unwound caller it finds too, its chain goes on.
+		 */
+		if (outermost) {
+			rest = n;
+		} else {
+			for (size_t j = k; j-- > 0 && rest == user + 1;)
+				for (size_t i = user + 1; i < n; i++)
+					if (frames[i].ip == ras[j]) {
+						rest = i + 1;
+						break;
+					}
+		}
+		if (k > 0) {
+			struct frame *v = realloc(frames, sizeof(*frames) * (user + 1 + k + (n - rest) + 1));
+
+			if (!v) {
+				free(frames);
+				return -ENOMEM;
+			}
+			frames = v;
+			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
+			for (size_t i = 0; i < k; i++)
+				frames[user + 1 + i] = (struct frame){ ras[i], false, false };
+			n = user + 1 + k + (n - rest);
 			w->stats->recovered++;
 		}
+	}
+	/* a frame-pointer loop (garbage in a register) repeats one address to the depth limit */
+	if (n >= 8) {
+		size_t run = 1;
+
+		while (run < n && frames[n - 1 - run].ip == frames[n - 1].ip && !frames[n - 1].kernel)
+			run++;
+		if (run >= 8)
+			n -= run - 1;
 	}
 	strbuf__reset(&w->stack);
 	strbuf__reset(&w->locs);

@@ -352,6 +352,53 @@ int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
 	return emit(s, name ? name : "[kernel.kallsyms]", loc, stack, locs);
 }
 
+/* The CFI and the file address of ip in pid, or NULL. */
+static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t *addr)
+{
+	struct process *p = process(s, pid, false);
+
+	for (size_t i = 0; p && i < p->n; i++) {
+		struct mapping *m = &p->maps[i];
+		struct file *f;
+		struct elfsym *e;
+		struct cfi *c;
+
+		if (ip < m->start || ip >= m->end)
+			continue;
+		f = &s->files[m->file];
+		e = file_symbols(f);
+		c = file_cfi(f);
+		if (!e || !c || !elfsym__offset_to_addr(e, ip - m->start + m->pgoff, addr))
+			return NULL;
+		return c;
+	}
+	return NULL;
+}
+
+size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
+			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost)
+{
+	struct user_regs r = *regs, caller;
+	size_t n = 0;
+
+	*outermost = false;
+	while (n < max) {
+		uint64_t addr;
+		/* return addresses point after the call: look up the call itself */
+		struct cfi *c = cfi_at(s, pid, n == 0 ? r.ip : r.ip - 1, &addr);
+
+		int ret = c ? cfi__step(c, addr, &r, stack, size, regs->sp, &caller) : -ENOENT;
+
+		if (ret == -ENODATA)
+			*outermost = true;
+		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
+			break;
+		ras[n++] = caller.ip;
+		r = caller;
+	}
+	return n;
+}
+
 int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 		       const uint8_t *stack, size_t size, uint64_t *ra)
 {

@@ -42,4 +42,12 @@ struct user_regs;
 int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 		       const uint8_t *stack, size_t size, uint64_t *ra);
 
+/*
+ * Unwinds by CFI from regs while the stack snapshot lasts: the return
+ * addresses found (callers of regs->ip, nearest first), at most max. The count;
+ * *outermost when the last one has no caller (the whole stack was unwound).
+ */
+size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
+			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost);
+
 #endif
