@@ -97,15 +97,12 @@ static void read_layout(struct elfsym *e, Elf *elf)
 }
 
 /*
- * Which of several names of one address to show: not a versioned name
- * (memcpy@@GLIBC_2.14), global before weak before local, fewer leading
- * underscores; as perf chooses.
+ * Which of several names of one address to show: global before weak before
+ * local, fewer leading underscores; as perf chooses.
  */
 static int alias_rank(const char *name, int bind)
 {
-	int rank = strchr(name, '@') ? 100 : 0;
-
-	rank += bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 10 : 20;
+	int rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 10 : 20;
 	for (const char *p = name; *p == '_' && p - name < 9; p++)
 		rank++;
 	return rank;
@@ -141,7 +138,10 @@ static size_t read_symbols(struct elfsym *e, Elf *elf, Elf64_Word type)
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
-			len = strlen(name) + 1;
+			/* memcpy@@GLIBC_2.14 is memcpy: the version is no part of the name */
+			len = strcspn(name, "@") + 1;
+			if (len == 1)
+				continue;
 			if (e->n == e->syms_cap) {
 				size_t cap = e->syms_cap ? e->syms_cap * 2 : 256;
 
@@ -160,7 +160,8 @@ static size_t read_symbols(struct elfsym *e, Elf *elf, Elf64_Word type)
 				e->names = names;
 				e->names_cap = cap;
 			}
-			memcpy(e->names + e->names_len, name, len);
+			memcpy(e->names + e->names_len, name, len - 1);
+			e->names[e->names_len + len - 1] = 0;
 			/* offsets for now: names may still move */
 			e->syms[e->n].name = (const char *)(uintptr_t)e->names_len;
 			e->syms[e->n].start = s.st_value;

@@ -272,6 +272,14 @@ static struct elfsym *file_symbols(struct file *f)
 	return f->elf;
 }
 
+/* Memory with no file behind it ("//anon", "[anon:...]", "/memfd:..."). */
+static bool anonymous(const char *path)
+{
+	return strncmp(path, "//anon", 6) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	       strncmp(path, "/dev/zero", 9) == 0 ||
+	       (path[0] != '/' && strcmp(path, "[vdso]") != 0);
+}
+
 static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise, struct strbuf *stack,
 		      struct strbuf *locs)
 {
@@ -289,8 +297,8 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 		if (look < m->start || look >= m->end)
 			continue;
 		f = &s->files[m->file];
-		if (f->path[0] != '/' && strcmp(f->path, "[vdso]") != 0)
-			break;	/* anonymous: JIT code, maybe */
+		if (anonymous(f->path))
+			break;	/* JIT code, maybe: see the perf map */
 		e = file_symbols(f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));

@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# lp-record: real recordings of the bundled workloads with the real kernel.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	W=$LP_BUILD/workloads
+	[ -x "$W/split" ] || fail "workloads not built (make check builds them)"
+	if ! lp-record -q -o probe.lp "$W/split" --exit 0 2> probe.err; then
+		skip "perf_event_open is not allowed here: $(cat probe.err)"
+	fi
+}
+
+# Per cent of the total weight in folded lines matching an extended regex.
+share() {
+	awk -v re="$1" '{ n = $NF; t += n; if ($0 ~ re) s += n } END { printf "%.1f\n", t ? 100 * s / t : 0 }' "$2"
+}
+
+within() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
+		fail "$4: $1% is not within $2..$3%"
+}
+
+@test "a known split of CPU time comes out within 5 points: 60% / 30% / 10%" {
+	run --separate-stderr lp-record -o split.lp "$W/split"
+	assert_success
+	lp-collapse split.lp > split.folded
+	within "$(share '^sixty;' split.folded)" 55 65 "thread sixty"
+	within "$(share '^thirty;' split.folded)" 25 35 "thread thirty"
+	within "$(share '^tenner;' split.folded)" 5 15 "process tenner"
+	within "$(share ';sixty_percent( |;)' split.folded)" 55 65 "function sixty_percent"
+	within "$(share ';thirty_percent( |;)' split.folded)" 25 35 "function thirty_percent"
+	within "$(share ';ten_percent( |;)' split.folded)" 5 15 "function ten_percent"
+	[[ "$stderr" == *"samples ("*"callers recovered from CFI), 1 processes and 2 threads spawned" ]]
+}
+
+@test "every thread and process is there: spawned, named, parented, exec'd and exited" {
+	lp-record -q -o split.lp "$W/split"
+	root=$(awk -F'\t' '$1 == "P" && $5 == "exec" && $6 == "split" { print $3; exit }' split.lp)
+	[ -n "$root" ] || fail "no exec record of the workload"
+	child=$(awk -F'\t' -v r="$root" '$1 == "P" && $5 == "spawn" && $3 != r && $7 == r { print $3 }' split.lp)
+	[ -n "$child" ] || fail "no spawn record of the child process with its parent"
+	grep -qP "^P\t\d+\t$child\t$child\texec\tsplit\t$W/split\$" split.lp || fail "no exec of the child with its path"
+	grep -qP "^P\t\d+\t$child\t$child\tcomm\ttenner\$" split.lp || fail "the child's new name"
+	for name in sixty thirty; do
+		tid=$(awk -F'\t' -v n="$name" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' split.lp)
+		[ -n "$tid" ] || fail "no thread named $name"
+		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t" split.lp || fail "$name: no spawn from the main thread"
+		grep -qP "^P\t\d+\t$root\t$tid\texit\t$name\$" split.lp || fail "$name: no exit"
+	done
+	grep -qP "^P\t\d+\t$child\t$child\texit\ttenner\$" split.lp
+	grep -qP "^P\t\d+\t$root\t$root\texit\tsplit\$" split.lp
+}
+
+@test "each thread's sampled time is within 5% of its real CPU time, and no more than its lifetime" {
+	lp-record -q -o split.lp "$W/split"
+	for name in sixty:0.6 thirty:0.3; do
+		tid=$(awk -F'\t' -v n="${name%:*}" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' split.lp)
+		read -r sampled life < <(awk -F'\t' -v t="$tid" '
+			$1 == "S" && $4 == t { s += $7 }
+			$1 == "P" && $4 == t && $5 == "spawn" { b = $2 }
+			$1 == "P" && $4 == t && $5 == "exit" { e = $2 }
+			END { print s / 1e9, (e - b) / 1e9 }' split.lp)
+		within "$(awk -v s="$sampled" -v c="${name#*:}" 'BEGIN { print 100 * s / c }')" 95 105 "${name%:*} sampled vs CPU time"
+		awk -v s="$sampled" -v l="$life" 'BEGIN { exit !(s <= l * 1.02) }' || fail "sampled $sampled s > lifetime $life s"
+	done
+}
+
+@test "a child that exits at once is still recorded" {
+	lp-record -q -o early.lp "$W/split" --early
+	n=$(awk -F'\t' '$1 == "P" && $5 == "spawn" { print $3 }' early.lp)
+	[ -n "$n" ]
+	grep -qP "^P\t\d+\t$n\t$n\texit\tsplit\$" early.lp
+	lp-collapse early.lp | grep -q ';after_early_child '
+}
+
+@test "the caller of a frameless leaf and of libc functions is there (CFI recovery)" {
+	lp-record -q -o demo.lp "$W/demo" 0.3
+	lp-collapse demo.lp > demo.folded
+	within "$(share ';worker;crunch_numbers ' demo.folded)" 50 70 "worker;crunch_numbers"
+	lp-record -q -o memcpy.lp "$W/split" --memcpy
+	lp-collapse memcpy.lp > memcpy.folded
+	within "$(share ';main;copy_loop(;| )' memcpy.folded)" 90 100 "copy_loop under main"
+}
+
+@test "JIT frames are named from /tmp/perf-PID.map" {
+	lp-record -q -o jit.lp "$W/split" --jit
+	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' jit.lp)
+	rm -f "/tmp/perf-$pid.map"
+	lp-collapse jit.lp > jit.folded
+	within "$(share ';jitted_loop ' jit.folded)" 80 100 "jitted_loop"
+	grep -qP "\t[^\t]*/tmp/perf-$pid\.map\+0x[0-9a-f]+\tcpu=" jit.lp
+}
+
+@test "--capture both adds kernel frames with their locations" {
+	run --separate-stderr lp-record -q --capture both -o sys.lp "$W/split" --syscalls
+	assert_success
+	grep -qP '(\t|;)\[kernel\.kallsyms\]\+0x[0-9a-f]+' sys.lp
+	lp-collapse sys.lp > sys.folded
+	within "$(share ';make_syscalls;.*;(entry_SYSCALL_64|do_syscall_64)' sys.folded)" 20 100 "syscalls under make_syscalls"
+	lp-record -q -o user.lp "$W/split" --syscalls
+	! grep -q 'kernel.kallsyms' user.lp
+}
+
+@test "the stream goes to stdout and the workload's output to stderr" {
+	run --separate-stderr lp-record -q -- "$W/split" --sleep 0
+	assert_success
+	[ "${lines[0]}" = "#lp-stream 1" ]
+	refute_output --partial sleeping
+	[[ "$stderr" == *sleeping* ]]
+	lp-collapse - <<<"$output" > /dev/null
+}
+
+@test "lp-record exits with the workload's status, 127 for a missing command" {
+	run --separate-stderr lp-record -q -o x.lp "$W/split" --exit 7
+	[ "$status" -eq 7 ]
+	[ "$(head -1 x.lp)" = "#lp-stream 1" ]
+	run -127 --separate-stderr lp-record -q -o y.lp ./no-such-command
+	[ "$status" -eq 127 ]
+	[ "$stderr" = "lp-record: cannot run './no-such-command': No such file or directory" ]
+}
+
+@test "Ctrl-C stops the workload and everything recorded is written" {
+	lp-record -q -o int.lp "$W/split" --sleep 30 > out.txt 2> err.txt &
+	rec=$!
+	for _ in $(seq 50); do grep -q sleeping out.txt && break; sleep 0.1; done
+	kill -INT "$rec"
+	wait "$rec" || status=$?
+	[ "${status:-0}" -eq 130 ] || fail "exit status ${status:-0}, expected 130 (SIGINT)"
+	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' int.lp)
+	grep -qP "^P\t\d+\t$pid\t$pid\texit\tsplit\$" int.lp
+	[ "$(tail -c1 int.lp | od -An -c | tr -d ' ')" = '\n' ]
+}
+
+@test "-p attaches to a running process until it exits" {
+	SPLIT_SECONDS=1.5 "$W/split" --memcpy &
+	pid=$!
+	sleep 0.2
+	run --separate-stderr lp-record -q -o attached.lp -p "$pid"
+	assert_success
+	lp-collapse attached.lp > attached.folded
+	within "$(share ';copy_loop(;| )' attached.folded)" 80 100 "copy_loop"
+}
+
+@test "a recording draws: lp-record | lp-svg" {
+	run --separate-stderr bash -c "lp-record -q '$W/demo' 0.3 | lp-svg > demo.svg"
+	assert_success
+	grep -q '>crunch_numbers</text>' demo.svg
+	xmllint --noout demo.svg
+}
+
+@test "usage errors exit 2" {
+	run --separate-stderr lp-record
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "lp-record: no command to record"* ]]
+	run --separate-stderr lp-record --capture=sideways true
+	[ "$status" -eq 2 ]
+	run --separate-stderr lp-record -m 3 true
+	[ "$status" -eq 2 ]
+	run --separate-stderr lp-record -p 1 true
+	[ "$status" -eq 2 ]
+}
