@@ -130,7 +130,7 @@ bench: all
 deps:
 	tools/install-deps
 
-demo: all
+demo: all $(WORKLOADS)
 	O=$(O) tools/demo
 
 install: all

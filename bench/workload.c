@@ -1,7 +1,8 @@
 /*
  * A benchmark workload with deep, varied frame-pointer stacks: threads that
  * descend 10 to 40 levels through eight mutually recursive functions along
- * one of 256 paths, then spin. Usage: workload SECONDS [THREADS]
+ * one of 256 paths, then spin. Usage: workload SECONDS [THREADS], or
+ * workload nITERATIONS [THREADS] for a fixed amount of work (to time).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 static volatile unsigned long sink;
 static double seconds;
+static long iterations;	/* per thread, if > 0: a fixed amount of work */
 
 static double now(void)
 {
@@ -49,7 +51,7 @@ static void *worker(void *arg)
 	unsigned seed = (unsigned)(unsigned long)arg;
 	double until = now() + seconds;
 
-	while (now() < until) {
+	for (long i = 0; iterations > 0 ? i < iterations : now() < until; i++) {
 		seed = seed * 1103515245 + 12345;
 		descend((seed >> 8) % 256, 10 + (int)((seed >> 16) % 31));
 	}
@@ -61,7 +63,10 @@ int main(int argc, char **argv)
 	int threads = argc > 2 ? atoi(argv[2]) : 2;
 	pthread_t t[64];
 
-	seconds = argc > 1 ? atof(argv[1]) : 5;
+	if (argc > 1 && argv[1][0] == 'n')
+		iterations = atol(argv[1] + 1);
+	else
+		seconds = argc > 1 ? atof(argv[1]) : 5;
 	if (threads < 1 || threads > 64)
 		return 2;
 	for (int i = 0; i < threads; i++)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmdutil.h"
@@ -137,6 +138,7 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	bool quiet = false;
 	int opt, ret, status = EXIT_OWN;
+	struct timespec t0, t1;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static char outbuf[1 << 20];
 
@@ -228,7 +230,9 @@ int main(int argc, char **argv)
 		error("reading samples: %s", strerror(-ret));
 		goto cleanup;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = recorder__write(active, out, &st);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret < 0 && ret != -EIO) {
 		error("writing the stream: %s", strerror(-ret));
 		goto cleanup;
@@ -247,9 +251,11 @@ int main(int argc, char **argv)
 		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 		      (unsigned long long)st.throttled);
 	if (!quiet)
-		error("%llu samples (%llu callers recovered from CFI), %llu processes and %llu threads spawned",
+		error("%llu samples (%llu callers recovered from CFI), %llu processes and %llu threads "
+		      "spawned; symbolised and written in %.3f s",
 		      (unsigned long long)st.samples, (unsigned long long)st.recovered,
-		      (unsigned long long)st.processes, (unsigned long long)st.threads);
+		      (unsigned long long)st.processes, (unsigned long long)st.threads,
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (o.argv) {
 		int ws = recorder__wait_status(active);
 

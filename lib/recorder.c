@@ -602,9 +602,9 @@ static int putf(struct strbuf *b, const char *fmt, ...)
  */
 static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 {
-	bool kernel = false, first = true;
+	bool kernel = false, first = true, changed = false;
 	int ret = 0;
-	size_t n = 0, user = SIZE_MAX;
+	size_t n = 0, user = SIZE_MAX, cap = sm->nr + 2;
 	struct frame {
 		uint64_t ip;
 		bool kernel, precise;
@@ -628,10 +628,14 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 		n++;
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
-		uint64_t ras[MAX_UNWIND];
+		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND];
 		bool outermost;
-		size_t k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras,
-					      MAX_UNWIND, &outermost);
+		size_t nknown = 0, k;
+
+		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
+			known[nknown++] = frames[i].ip;
+		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
+				       &outermost, known, nknown);
 		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
 		/*
@@ -650,18 +654,27 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 					}
 		}
 		if (k > 0) {
-			struct frame *v = realloc(frames, sizeof(*frames) * (user + 1 + k + (n - rest) + 1));
+			size_t total = user + 1 + k + (n - rest);
 
-			if (!v) {
-				free(frames);
-				return -ENOMEM;
+			if (total > cap) {
+				struct frame *v = realloc(frames, sizeof(*frames) * total);
+
+				if (!v) {
+					free(frames);
+					return -ENOMEM;
+				}
+				frames = v;
+				cap = total;
 			}
-			frames = v;
+			/* counted when the chain changed: callers were missing or wrong */
+			changed = rest != user + 1 + k;
+			for (size_t i = 0; i < k && !changed; i++)
+				changed = frames[user + 1 + i].ip != ras[i];
 			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
 			for (size_t i = 0; i < k; i++)
 				frames[user + 1 + i] = (struct frame){ ras[i], false, false };
-			n = user + 1 + k + (n - rest);
-			w->stats->recovered++;
+			n = total;
+			w->stats->recovered += changed;
 		}
 	}
 	/* a frame-pointer loop (garbage in a register) repeats one address to the depth limit */

@@ -10,6 +10,7 @@
 
 #include "cfi.h"
 #include "elfsym.h"
+#include "hash.h"
 #include "kallsyms.h"
 #include "lpstream.h"
 #include "stackmap.h"
@@ -21,6 +22,7 @@ struct mapping {
 
 struct process {
 	pid_t pid;
+	uint32_t generation;	/* changes with the mappings: cached frames of older ones are stale */
 	struct mapping *maps;
 	size_t n, cap;
 	struct symtab *perfmap;
@@ -35,7 +37,21 @@ struct file {
 	bool cfi_tried;
 };
 
+/* A frame already resolved: its escaped name and location in the arena. */
+struct cached_frame {
+	uint64_t ip;		/* with bit 0 of flags: precise, bit 1: kernel */
+	pid_t pid;
+	uint32_t generation;
+	uint32_t flags;
+	uint32_t name_len, loc_len;
+	size_t off;		/* in cache_text; name then loc */
+	bool used;
+};
+
 struct symbolizer {
+	struct cached_frame *cache;
+	size_t cache_mask, cache_n;
+	struct strbuf cache_text;
 	struct process *procs;
 	size_t nprocs, procs_cap;
 	struct file *files;
@@ -82,6 +98,8 @@ void symbolizer__free(struct symbolizer *s)
 	stackmap__free(s->file_ids);
 	symtab__free(s->kernel);
 	strbuf__release(&s->name);
+	strbuf__release(&s->cache_text);
+	free(s->cache);
 	free(s);
 }
 
@@ -145,6 +163,7 @@ int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t l
 
 	if (!p)
 		return -ENOMEM;
+	p->generation++;
 	if ((ret = file_id(s, path, &m.file)) < 0)
 		return ret;
 	/* a new mapping replaces what it overlaps */
@@ -189,6 +208,7 @@ int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child)
 	if (n)
 		memcpy(c->maps, pp->maps, n * sizeof(*c->maps));
 	c->n = n;
+	c->generation++;
 	return 0;
 }
 
@@ -196,8 +216,10 @@ int symbolizer__exec(struct symbolizer *s, pid_t pid)
 {
 	struct process *p = process(s, pid, false);
 
-	if (p)
+	if (p) {
 		p->n = 0;
+		p->generation++;
+	}
 	return 0;
 }
 
@@ -339,8 +361,88 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 	return emit(s, name, "-", stack, locs);
 }
 
+static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
+		   struct strbuf *stack, struct strbuf *locs);
+
+static uint64_t frame_hash(uint64_t ip, pid_t pid, uint32_t generation, uint32_t flags)
+{
+	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ ((uint64_t)generation << 48) ^ flags);
+}
+
+static int grow_cache(struct symbolizer *s)
+{
+	size_t mask = s->cache_mask ? s->cache_mask * 2 + 1 : 4095;
+	struct cached_frame *v = calloc(mask + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; s->cache && i <= s->cache_mask; i++) {
+		struct cached_frame *e = &s->cache[i];
+		size_t j;
+
+		if (!e->used)
+			continue;
+		for (j = frame_hash(e->ip, e->pid, e->generation, e->flags) & mask; v[j].used; j = (j + 1) & mask)
+			;
+		v[j] = *e;
+	}
+	free(s->cache);
+	s->cache = v;
+	s->cache_mask = mask;
+	return 0;
+}
+
+static int append_item(struct strbuf *list, const char *escaped, size_t len)
+{
+	if (list->len && strbuf__addc(list, ';') < 0)
+		return -ENOMEM;
+	return strbuf__add(list, escaped, len);
+}
+
+/* Frames repeat: each distinct one is resolved once (per state of its process's mappings). */
 int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
 		      struct strbuf *stack, struct strbuf *locs)
+{
+	struct process *p = kernel ? NULL : process(s, pid, false);
+	uint32_t generation = p ? p->generation : 0, flags = (uint32_t)precise | (uint32_t)kernel << 1;
+	struct cached_frame *e;
+	size_t i, stack_at = stack->len, locs_at = locs->len;
+	int ret;
+
+	if (kernel)
+		pid = 0;
+	if ((!s->cache || s->cache_n * 2 > s->cache_mask) && (ret = grow_cache(s)) < 0)
+		return ret;
+	for (i = frame_hash(ip, pid, generation, flags) & s->cache_mask; s->cache[i].used; i = (i + 1) & s->cache_mask) {
+		e = &s->cache[i];
+		if (e->ip == ip && e->pid == pid && e->generation == generation && e->flags == flags) {
+			if ((ret = append_item(stack, s->cache_text.s + e->off, e->name_len)) < 0)
+				return ret;
+			return append_item(locs, s->cache_text.s + e->off + e->name_len, e->loc_len);
+		}
+	}
+	if ((ret = resolve(s, pid, ip, kernel, precise, stack, locs)) < 0)
+		return ret;
+	/* what resolve appended, without the separators */
+	stack_at += stack_at > 0;
+	locs_at += locs_at > 0;
+	e = &s->cache[i];
+	e->ip = ip;
+	e->pid = pid;
+	e->generation = generation;
+	e->flags = flags;
+	e->off = s->cache_text.len;
+	e->name_len = (uint32_t)(stack->len - stack_at);
+	e->loc_len = (uint32_t)(locs->len - locs_at);
+	e->used = true;
+	s->cache_n++;
+	if ((ret = strbuf__add(&s->cache_text, stack->s + stack_at, e->name_len)) < 0)
+		return ret;
+	return strbuf__add(&s->cache_text, locs->s + locs_at, e->loc_len);
+}
+
+static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
+		   struct strbuf *stack, struct strbuf *locs)
 {
 	char loc[320];
 	const char *name, *module = "";
@@ -384,7 +486,8 @@ static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t
 }
 
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
-			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost)
+			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost,
+			  const uint64_t *known, size_t nknown)
 {
 	struct user_regs r = *regs, caller;
 	size_t n = 0;
@@ -402,6 +505,10 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
 			break;
 		ras[n++] = caller.ip;
+		/* two callers in a row where that chain has them: it is right from there */
+		for (size_t i = 1; n >= 2 && i < nknown; i++)
+			if (known[i] == caller.ip && known[i - 1] == ras[n - 2])
+				return n;
 		r = caller;
 	}
 	return n;

@@ -46,8 +46,11 @@ int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *
  * Unwinds by CFI from regs while the stack snapshot lasts: the return
  * addresses found (callers of regs->ip, nearest first), at most max. The count;
  * *outermost when the last one has no caller (the whole stack was unwound).
+ * Stops once two return addresses in a row are two in a row of known (the
+ * frame-pointer chain): from there that chain is right.
  */
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
-			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost);
+			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost,
+			  const uint64_t *known, size_t nknown);
 
 #endif

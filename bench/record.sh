@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Benchmark of lp-record against perf record -g on the same workload, in the
+# same run: the workload's slowdown at 99, 999 and 4999 Hz (a fixed amount of
+# work, bench/workload.c, 2 threads, best of RUNS), and the time to get a
+# symbolised stream: lp-record's own symbolising vs perf script on the same
+# number of samples. Needs root (or perf_event_paranoid <= 1) and perf.
+#
+#   bench/record.sh
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${LP_BUILD:-$top/build}/bin
+runs=${RUNS:-3}
+work=$(mktemp -d /tmp/lp-bench-record.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+[ -x "$bin/lp-record" ] || { echo "bench: build lp first (make)" >&2; exit 1; }
+gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread \
+	-o "$work/workload" "$top/bench/workload.c"
+iters=${ITERATIONS:-60000}
+
+# Best wall time of $runs runs of the command.
+best() {
+	local b=
+	for _ in $(seq "$runs"); do
+		/usr/bin/time -o "$work/time" -f '%e' "$@" > /dev/null 2> "$work/err"
+		t=$(cat "$work/time")
+		if [ -z "$b" ] || awk "BEGIN { exit !($t < $b) }"; then b=$t; fi
+	done
+	echo "$b"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
+
+echo "== workload slowdown (bench/workload.c n$iters, 2 threads, best of $runs)"
+plain=$(best "$work/workload" "n$iters" 2)
+echo "plain: ${plain}s"
+for hz in 99 999 4999; do
+	t_lp=$(best "$bin/lp-record" -q -F "$hz" -o "$work/lp.lp" "$work/workload" "n$iters" 2)
+	t_perf=$(best perf record -q -g -F "$hz" -o "$work/perf.data" "$work/workload" "n$iters" 2)
+	echo "-F $hz: lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x), perf record -g ${t_perf}s ($(ratio "$t_perf" "$plain")x)"
+done
+echo "lp-record on /bin/true: $(best "$bin/lp-record" -q -o "$work/true.lp" /bin/true)s, perf record: $(best perf record -q -o "$work/true.data" /bin/true)s"
+
+echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s)"
+"$bin/lp-record" -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2> "$work/lp.err"
+n_lp=$(grep -c '^S' "$work/lp.lp")
+t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
+perf record -q -g -F 4999 -o "$work/perf.data" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2>/dev/null
+/usr/bin/time -o "$work/time" -f '%e' perf script -i "$work/perf.data" > "$work/perf.txt" 2>/dev/null
+t_script=$(cat "$work/time")
+n_perf=$(grep -c '^$' "$work/perf.txt" || true)
+echo "lp-record: $n_lp samples symbolised and written in ${t_sym}s: $(awk -v n="$n_lp" -v t="$t_sym" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+echo "perf script: $n_perf samples in ${t_script}s: $(awk -v n="$n_perf" -v t="$t_script" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_sym" -v b="$n_perf" -v tb="$t_script" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 10x)"
