@@ -85,13 +85,19 @@ $(O)/bin/lp-record: PKG_LIBS += -lstdc++
 
 # Workloads the tests record: frame pointers kept, as lp-record asks of users.
 WORKLOAD_SRCS = $(wildcard tests/workloads/*.c)
-WORKLOADS = $(WORKLOAD_SRCS:tests/workloads/%.c=$(O)/workloads/%)
+WORKLOADS = $(WORKLOAD_SRCS:tests/workloads/%.c=$(O)/workloads/%) $(O)/workloads/demo-nofp
 WORKLOAD_CFLAGS = -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 
 $(O)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Wextra -o $@ $<
+
+# The demo as too many programs are built: without frame pointers.
+$(O)/workloads/demo-nofp: tests/workloads/demo.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -pthread -Wall -Wextra -o $@ $<
 
 # The tests: C unit tests of lib/ and bats tests of the programs, as one TAP
 # summary ending in "N passed, N failed".
@@ -126,6 +132,8 @@ fuzz:
 
 bench: all
 	bench/collapse.sh
+	bench/svg.sh
+	bench/record.sh
 
 deps:
 	tools/install-deps

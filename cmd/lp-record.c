@@ -247,6 +247,14 @@ int main(int argc, char **argv)
 	if (st.lost)
 		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m or --buffer",
 		      (unsigned long long)st.lost);
+	if (st.truncated)
+		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
+		      "raise it with sysctl kernel.perf_event_max_stack=N",
+		      (unsigned long long)st.truncated, perf_sysctl("perf_event_max_stack"));
+	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq)
+		error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
+		      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,
+		      (unsigned long long)o.perf.freq, perf_sysctl("perf_event_max_sample_rate"));
 	if (st.throttled)
 		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 		      (unsigned long long)st.throttled);

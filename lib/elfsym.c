@@ -27,6 +27,7 @@ struct elfsym {
 	struct segment *segs;
 	size_t nsegs;
 	bool debug_file;
+	int fp_share;		/* per cent of the biggest functions that set up a frame pointer, -1: unknown */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	char debuglink[256];
@@ -186,6 +187,73 @@ static void finish(struct elfsym *e)
 			e->syms[i].end = i + 1 < e->n ? e->syms[i + 1].start : e->syms[i].start + 1;
 }
 
+/* Does the code at a function's start set up a frame pointer: [endbr64;] push %rbp; mov %rsp,%rbp? */
+static bool fp_prologue(const unsigned char *c, size_t n)
+{
+	if (n >= 4 && c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		c += 4, n -= 4;
+	return n >= 4 && c[0] == 0x55 && c[1] == 0x48 && (c[2] == 0x89 && c[3] == 0xe5);
+}
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+	const GElf_Sym *x = a, *y = b;
+
+	return (x->st_size < y->st_size) - (x->st_size > y->st_size);
+}
+
+/* The share of the 50 biggest non-leaf functions of .symtab that set up a frame pointer. */
+static int frame_pointer_share(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym *funcs = NULL;
+	size_t n = 0, cap = 0, with = 0, checked = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_size < 16)
+				continue;
+			if (n == cap) {
+				GElf_Sym *v = realloc(funcs, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+
+				if (!v)
+					break;
+				funcs = v;
+			}
+			funcs[n++] = sym;
+		}
+	}
+	qsort(funcs, n, sizeof(*funcs), cmp_size_desc);
+	for (size_t i = 0; i < n && checked < 50; i++) {
+		Elf_Scn *code = elf_getscn(elf, funcs[i].st_shndx);
+		Elf_Data *d;
+
+		const unsigned char *body;
+
+		if (!code || !gelf_getshdr(code, &sh) || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(code, NULL)) ||
+		    !d->d_buf || funcs[i].st_value < sh.sh_addr ||
+		    funcs[i].st_value - sh.sh_addr + funcs[i].st_size > d->d_size)
+			continue;
+		body = (const unsigned char *)d->d_buf + (funcs[i].st_value - sh.sh_addr);
+		/* leaves may go without a frame even when built with frame pointers: count callers (a call opcode) */
+		if (!memchr(body, 0xe8, funcs[i].st_size))
+			continue;
+		checked++;
+		with += fp_prologue(body, funcs[i].st_size);
+	}
+	free(funcs);
+	return checked >= 2 ? (int)(100 * with / checked) : -1;
+}
+
 static int load_symbols_from(struct elfsym *e, const char *path, bool debug)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -201,8 +269,10 @@ static int load_symbols_from(struct elfsym *e, const char *path, bool debug)
 		close(fd);
 		return -ENOEXEC;
 	}
-	if (!debug)
+	if (!debug) {
 		read_layout(e, elf);
+		e->fp_share = frame_pointer_share(elf);
+	}
 	n = read_symbols(e, elf, SHT_SYMTAB);
 	if (n == 0 && !debug)
 		n = read_symbols(e, elf, SHT_DYNSYM);
@@ -358,4 +428,9 @@ size_t elfsym__count(const struct elfsym *e)
 bool elfsym__from_debug_file(const struct elfsym *e)
 {
 	return e->debug_file;
+}
+
+int elfsym__frame_pointer_share(const struct elfsym *e)
+{
+	return e->fp_share;
 }

@@ -29,4 +29,11 @@ size_t elfsym__count(const struct elfsym *e);
 bool elfsym__from_debug_file(const struct elfsym *e);
 
 
+/*
+ * The per cent of the file's 50 biggest functions that call others whose code
+ * starts by setting up a frame pointer (leaves may do without one), or -1 if
+ * it cannot tell (no .symtab, too few such functions).
+ */
+int elfsym__frame_pointer_share(const struct elfsym *e);
+
 #endif

@@ -809,6 +809,36 @@ static int write_record(struct writer *w, size_t i)
 	}
 }
 
+/* Warns about a program the workload ran that seems built without frame pointers. */
+static void check_frame_pointers(struct writer *w, size_t i)
+{
+	const struct perf_event_header *h = w->r->index[i].h;
+	const char *path;
+	char msg[4400];
+	int share;
+
+	if (h->type != PERF_RECORD_COMM || !(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+		return;
+	path = exec_path(w->r, i, (pid_t)u32_at(h, 8));
+	if (!path || (share = symbolizer__frame_pointer_share(w->sym, path)) < 0 || share >= 50)
+		return;
+	/* once per program */
+	for (size_t j = 0; j < i; j++) {
+		const struct perf_event_header *o = w->r->index[j].h;
+		const char *other;
+
+		if (o->type == PERF_RECORD_COMM && (o->misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		    (other = exec_path(w->r, j, (pid_t)u32_at(o, 8))) && strcmp(other, path) == 0)
+			return;
+	}
+	snprintf(msg, sizeof(msg),
+		 "'%s' seems built without frame pointers (%d%% of its biggest functions set one "
+		 "up): callers beyond the stack snapshot may be missing; rebuild it with "
+		 "-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer", path, share);
+	if (w->r->o.warn)
+		w->r->o.warn(w->r->o.ctx, msg);
+}
+
 /* Matches each FORK record with the tracepoint sample of the same child, taken in the parent. */
 static int match_fork_stacks(struct writer *w)
 {
@@ -889,6 +919,18 @@ static int write_header(struct recorder *r, FILE *out, const struct record_stats
 		v[1] = buf;
 		ret = lp_write_meta(out, "lost", v, 2);
 	}
+	if (ret == 0) {
+		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_write_meta(out, "achieved-hz", v, 2);
+	}
+	if (ret == 0 && st->truncated) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->truncated);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_write_meta(out, "truncated", v, 2);
+	}
 	return ret;
 }
 
@@ -908,9 +950,26 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	qsort(r->index, r->n, sizeof(*r->index), cmp_index);
 	/* counted first, for the header */
-	for (size_t i = 0; i < r->n; i++) {
-		if (r->index[i].h->type == PERF_RECORD_LOST)
-			stats->lost += u64_at(r->index[i].h, 16);
+	{
+		long max_stack = perf_sysctl("perf_event_max_stack");
+		uint64_t count = 0, ns = 0;
+		struct sample sm;
+
+		for (size_t i = 0; i < r->n; i++) {
+			const struct perf_event_header *h = r->index[i].h;
+
+			if (h->type == PERF_RECORD_LOST)
+				stats->lost += u64_at(h, 16);
+			if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, u64_at(h, 8)) ||
+			    !parse_sample(r, h, false, &sm))
+				continue;
+			count++;
+			ns += sm.period;
+			/* the chain holds a context marker besides the frames */
+			if (max_stack > 0 && sm.nr >= (uint64_t)max_stack + 1)
+				stats->truncated++;
+		}
+		stats->achieved_hz = ns ? count / (ns / 1e9) : 0;
 	}
 	w.sym = symbolizer__new(sym_warn, r);
 	if (!w.sym || match_fork_stacks(&w) < 0) {
@@ -922,6 +981,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	stats->lost = 0;
 	for (size_t i = 0; i < r->n && ret == 0; i++)
 		ret = write_record(&w, i);
+	for (size_t i = 0; i < r->n && ret == 0; i++)
+		check_frame_pointers(&w, i);
 cleanup:
 	symbolizer__free(w.sym);
 	free(w.fork_stacks);

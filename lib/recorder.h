@@ -28,6 +28,8 @@ struct record_opts {
 struct record_stats {
 	uint64_t samples, lost, throttled;
 	uint64_t recovered;	/* callers recovered from CFI */
+	uint64_t truncated;	/* stacks cut at kernel.perf_event_max_stack */
+	double achieved_hz;	/* samples per second of sampled CPU time */
 	uint64_t processes, threads;
 };
 

@@ -537,3 +537,13 @@ int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *
 	}
 	return -ENOENT;
 }
+
+int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
+{
+	uint32_t id;
+	struct elfsym *e;
+
+	if (file_id(s, path, &id) < 0 || !(e = file_symbols(&s->files[id])))
+		return -1;
+	return elfsym__frame_pointer_share(e);
+}

@@ -33,6 +33,9 @@ int symbolizer__exec(struct symbolizer *s, pid_t pid);
 int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
 		      struct strbuf *stack, struct strbuf *locs);
 
+/* elfsym__frame_pointer_share of a file, or -1. */
+int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path);
+
 struct user_regs;
 
 /*

@@ -85,6 +85,16 @@ within() {
 	within "$(share ';main;copy_loop(;| )' memcpy.folded)" 90 100 "copy_loop under main"
 }
 
+@test "a program without frame pointers is named in a warning, and its stacks still come out whole" {
+	run --separate-stderr lp-record -o nofp.lp "$W/demo-nofp" 0.3
+	assert_success
+	[[ "$stderr" == *"lp-record: warning: '$W/demo-nofp' seems built without frame pointers ("*"rebuild it with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"* ]]
+	lp-collapse nofp.lp > nofp.folded
+	within "$(share ';worker;crunch_numbers ' nofp.folded)" 50 70 "worker;crunch_numbers"
+	lp-record -o fp.lp "$W/demo" 0.1 2> fp.err
+	! grep -q 'without frame pointers' fp.err
+}
+
 @test "JIT frames are named from /tmp/perf-PID.map" {
 	lp-record -q -o jit.lp "$W/split" --jit
 	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' jit.lp)
