@@ -25,11 +25,13 @@ PKG_libpcre2-8 = libpcre2-dev
 PKG_zlib = zlib1g-dev
 PKG_libelf = libelf-dev
 PKG_libdw = libdw-dev
+PKG_python3-embed = libpython3-dev
 PKGS = libpcre2-8 zlib libelf libdw
+CHECK_PKGS = $(PKGS) python3-embed
 
 NO_DEPS_GOALS = deps clean help
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
-$(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,\
+$(foreach p,$(CHECK_PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,\
   $(error pkg-config cannot find $(p): install the Debian package $(PKG_$(p)) (or run 'make deps' as root))))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))
@@ -38,7 +40,7 @@ endif
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse lp-svg lp-record
+PROGRAMS = lp-collapse lp-svg lp-record lp-filter
 LIB_SRCS = $(wildcard lib/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o
@@ -82,6 +84,12 @@ $(O)/bin/lp-svg: $(O)/gen/assets.o
 
 # demangling comes from the C++ runtime
 $(O)/bin/lp-record: PKG_LIBS += -lstdc++
+
+# only lp-filter embeds Python
+PYTHON_CFLAGS := $(shell pkg-config --cflags python3-embed 2>/dev/null)
+PYTHON_LIBS := $(shell pkg-config --libs python3-embed 2>/dev/null)
+$(O)/lib/pyfilter.o: CFLAGS += $(PYTHON_CFLAGS)
+$(O)/bin/lp-filter: PKG_LIBS += $(PYTHON_LIBS)
 
 # Workloads the tests record: frame pointers kept, as lp-record asks of users.
 WORKLOAD_SRCS = $(wildcard tests/workloads/*.c)

@@ -180,7 +180,8 @@ static void finish(struct elfsym *e)
 {
 	for (size_t i = 0; i < e->n; i++)
 		e->syms[i].name = e->names + (uintptr_t)e->syms[i].name;
-	qsort(e->syms, e->n, sizeof(*e->syms), cmp_sym);
+	if (e->n)
+		qsort(e->syms, e->n, sizeof(*e->syms), cmp_sym);
 	/* unsized symbols end where the next one starts */
 	for (size_t i = 0; i < e->n; i++)
 		if (e->syms[i].end <= e->syms[i].start)
@@ -232,7 +233,8 @@ static int frame_pointer_share(Elf *elf)
 			funcs[n++] = sym;
 		}
 	}
-	qsort(funcs, n, sizeof(*funcs), cmp_size_desc);
+	if (n)
+		qsort(funcs, n, sizeof(*funcs), cmp_size_desc);
 	for (size_t i = 0; i < n && checked < 50; i++) {
 		Elf_Scn *code = elf_getscn(elf, funcs[i].st_shndx);
 		Elf_Data *d;

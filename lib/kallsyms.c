@@ -69,7 +69,8 @@ static int cmp_ksym(const void *a, const void *b)
 
 static void finish(struct symtab *t)
 {
-	qsort(t->v, t->n, sizeof(*t->v), cmp_ksym);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_ksym);
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].end <= t->v[i].start)
 			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start : t->v[i].start + 4096;

@@ -948,7 +948,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	int ret = 0;
 
 	memset(stats, 0, sizeof(*stats));
-	qsort(r->index, r->n, sizeof(*r->index), cmp_index);
+	if (r->n)
+		qsort(r->index, r->n, sizeof(*r->index), cmp_index);
 	/* counted first, for the header */
 	{
 		long max_stack = perf_sysctl("perf_event_max_stack");

@@ -30,48 +30,54 @@
 		});
 	}
 
-	// Node data: four LEB128 varints a node (see lp-svg's flamesvg.c).
+	// Node data: four LEB128 varints a node (see lp-svg's flamesvg.c), in
+	// preorder; decoded and linked in one pass, then summed up in another.
 	function load(d, bytes, at) {
 		cfg = d.cfg; names = d.names; colors = d.colors;
 		N = d.count;
-		var v = new Float64Array(4 * N), k, b, x, mul;
-		for (k = 0; k < 4 * N; k++) {
-			x = 0; mul = 1;
-			do {
-				b = bytes[at++];
-				x += (b & 127) * mul;
-				mul *= 128;
-			} while (b & 128);
-			v[k] = x;
-		}
 		nameOf = new Int32Array(N); parent = new Int32Array(N); depth = new Int32Array(N);
 		end = new Int32Array(N); self0 = new Float64Array(N); self1 = new Float64Array(N);
 		tot0 = new Float64Array(N); tot1 = new Float64Array(N); wv = new Float64Array(N);
 		xs = new Float64Array(N);
-		var rem = new Int32Array(N), stack = [], i, c;
+		var rem = new Int32Array(N), stack = new Int32Array(N + 1), top = 0, i, c, f, b, x, mul;
 		for (i = 0; i < N; i++) {
-			nameOf[i] = v[4 * i]; rem[i] = v[4 * i + 1];
-			self0[i] = v[4 * i + 2]; self1[i] = v[4 * i + 3];
-			if (stack.length) {
-				var p = stack[stack.length - 1];
+			for (f = 0; f < 4; f++) {
+				b = bytes[at++];
+				x = b & 127;
+				if (b & 128) {
+					mul = 128;
+					do {
+						b = bytes[at++];
+						x += (b & 127) * mul;
+						mul *= 128;
+					} while (b & 128);
+				}
+				if (f === 0) nameOf[i] = x;
+				else if (f === 1) rem[i] = x;
+				else if (f === 2) self0[i] = x;
+				else self1[i] = x;
+			}
+			if (top) {
+				var p = stack[top - 1];
 				parent[i] = p; depth[i] = depth[p] + 1; rem[p]--;
 			} else {
-				parent[i] = -1; depth[i] = 0;
+				parent[i] = -1;
 			}
 			if (rem[i] > 0) {
-				stack.push(i);
+				stack[top++] = i;
 			} else {
 				end[i] = i + 1;
-				while (stack.length && rem[stack[stack.length - 1]] === 0) end[stack.pop()] = i + 1;
+				while (top && rem[stack[top - 1]] === 0) end[stack[--top]] = i + 1;
 			}
 		}
+		var diff = cfg.coloring === "diff";
 		for (i = N - 1; i >= 0; i--) {
 			tot0[i] += self0[i]; tot1[i] += self1[i];
+			wv[i] = diff ? tot1[i] : tot0[i] + tot1[i];
 			if (parent[i] >= 0) { tot0[parent[i]] += tot0[i]; tot1[parent[i]] += tot1[i]; }
 		}
-		for (i = 0; i < N; i++) wv[i] = cfg.coloring === "diff" ? tot1[i] : tot0[i] + tot1[i];
 		for (i = 0; i < N; i++) {
-			var x = xs[i];
+			x = xs[i];
 			for (c = i + 1; c < end[i]; c = end[c]) { xs[c] = x; x += wv[c]; }
 		}
 		tip = document.createElementNS(NS, "g");

@@ -1,0 +1,162 @@
+/* lp-filter: cut stack frames of an lp stream or folded stacks by regex or Python. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+#include "lpfilter.h"
+#include "pyfilter.h"
+#include "stackfilter.h"
+
+static const char usage_text[] =
+	"Usage: lp-filter [--mark] MODE [FILE]...\n"
+	"Cut stack frames of an lp stream or folded stacks (detected) and write the\n"
+	"same format; every other line passes unchanged. With no FILE, or '-', read\n"
+	"stdin.\n"
+	"\n"
+	"Modes:\n"
+	"  deny:FILTER     cut the frames FILTER matches\n"
+	"  allow:FILTER    keep only the frames FILTER matches\n"
+	"  python:SCRIPT   keep the frames SCRIPT's process(callchain) says True for\n"
+	"                  (this runs SCRIPT: arbitrary code)\n"
+	"A FILTER file has one statement a line: SYM <regex>, EXEC <regex>,\n"
+	"ANY <regex> (symbol or executable), OR between groups, # comments.\n"
+	"\n"
+	"  -m, --mark      write each run of cut frames as one (cut) frame\n"
+	"  -h, --help      show this help\n"
+	"  -V, --version   show the version\n";
+
+static const struct option long_options[] = {
+	{ "mark", no_argument, NULL, 'm' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct regex_filter {
+	struct stackfilter *f;
+	bool allow;
+};
+
+static int regex_decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, char **detail)
+{
+	struct regex_filter *r = ctx;
+
+	*detail = NULL;
+	for (size_t i = 0; i < n; i++) {
+		int m = stackfilter__match(r->f, frames[i].sym, frames[i].symlen, frames[i].exec,
+					   frames[i].execlen);
+
+		if (m < 0)
+			return m;
+		keep[i] = r->allow ? m : !m;
+	}
+	return 0;
+}
+
+static int python_decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, char **detail)
+{
+	return pyfilter__decide(ctx, frames, n, keep, detail);
+}
+
+int main(int argc, char **argv)
+{
+	struct lpfilter_opts o = { 0 };
+	struct regex_filter rf = { 0 };
+	struct pyfilter *py = NULL;
+	const char *mode, *file;
+	int opt, ret = EXIT_RUNTIME;
+	static char outbuf[1 << 20];
+
+	progname = "lp-filter";
+	while ((opt = getopt_long(argc, argv, "mhV", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			o.mark = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return close_stdout() ? EXIT_RUNTIME : 0;
+		case 'V':
+			printf("lp-filter %s\n", LP_VERSION);
+			return close_stdout() ? EXIT_RUNTIME : 0;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind == argc)
+		usage_error("no mode: deny:FILTER, allow:FILTER or python:SCRIPT");
+	mode = argv[optind++];
+	file = strchr(mode, ':');
+	if (!file || !file[1])
+		usage_error("mode '%s' is not deny:FILTER, allow:FILTER or python:SCRIPT", mode);
+	file++;
+	if (strncmp(mode, "deny:", 5) == 0 || strncmp(mode, "allow:", 6) == 0) {
+		struct stackfilter_error err;
+
+		rf.allow = mode[0] == 'a';
+		rf.f = stackfilter__load(file, &err);
+		if (!rf.f) {
+			if (err.line && err.column)
+				error_at(file, err.line, "%ld: %s", err.column, err.msg);
+			else if (err.line)
+				error_at(file, err.line, "%s", err.msg);
+			else if (errno == EINVAL)
+				error_at(file, 0, "%s", err.msg);
+			else
+				error("%s", err.msg[0] ? err.msg : strerror(errno));
+			goto cleanup;
+		}
+		o.decide = regex_decide;
+		o.ctx = &rf;
+		o.needs_exec = stackfilter__uses_exec(rf.f);
+	} else if (strncmp(mode, "python:", 7) == 0) {
+		char *detail = NULL;
+
+		py = pyfilter__load(file, &detail);
+		if (!py) {
+			error("%s: cannot start the Python filter:\n%s", file, detail ? detail : "out of memory");
+			free(detail);
+			goto cleanup;
+		}
+		o.decide = python_decide;
+		o.ctx = py;
+	} else {
+		usage_error("unknown mode '%.*s' (deny, allow or python)", (int)(file - 1 - mode), mode);
+	}
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	for (int i = optind; i <= argc; i++) {
+		const char *path = i < argc ? argv[i] : "-";
+		bool is_stdin = strcmp(path, "-") == 0;
+		struct lpfilter_error err;
+		int fd;
+
+		if (i == argc && optind < argc)
+			break;
+		fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			error("cannot open '%s': %s", path, strerror(errno));
+			goto cleanup;
+		}
+		opt = lpfilter__run(&o, fd, stdout, &err);
+		if (!is_stdin)
+			close(fd);
+		if (opt < 0) {
+			fflush(stdout);
+			error_at(is_stdin ? "stdin" : path, err.line, "%s", err.detail ? err.detail : "out of memory");
+			free(err.detail);
+			goto cleanup;
+		}
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+cleanup:
+	stackfilter__free(rf.f);
+	pyfilter__free(py);
+	return ret;
+}

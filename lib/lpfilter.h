@@ -1,0 +1,34 @@
+/*
+ * lp-filter's work: reading an lp stream or folded stacks and writing the
+ * same with stack frames cut, STACK and LOCS in step; every other line
+ * passes unchanged and in order.
+ */
+#ifndef LP_LPFILTER_H
+#define LP_LPFILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pyfilter.h"
+
+/* Decides keep[i] for frames[i] (root first). -EINVAL with *detail (malloc'ed), -ENOMEM. */
+typedef int (*filter_decide_fn)(void *ctx, const struct filter_frame *frames, size_t n, bool *keep,
+				char **detail);
+
+struct lpfilter_opts {
+	filter_decide_fn decide;
+	void *ctx;
+	bool needs_exec;	/* the filter looks at executables: folded input cannot do */
+	bool mark;		/* a run of cut frames becomes one (cut) frame */
+};
+
+struct lpfilter_error {
+	long line;
+	char *detail;	/* malloc'ed message, the caller frees */
+};
+
+/* Filters all of fd to out. -errno with err filled in. */
+int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfilter_error *err);
+
+#endif

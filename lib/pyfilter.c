@@ -1,0 +1,187 @@
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "pyfilter.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pyfilter {
+	PyObject *globals;
+	PyObject *process;
+};
+
+/* The pending Python exception as text: its traceback. */
+static char *exception_text(void)
+{
+	PyObject *type, *value, *tb, *module = NULL, *lines = NULL, *empty = NULL, *joined = NULL;
+	char *text = NULL;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	module = PyImport_ImportModule("traceback");
+	if (module)
+		lines = PyObject_CallMethod(module, "format_exception", "OOO", type ? type : Py_None,
+					    value ? value : Py_None, tb ? tb : Py_None);
+	if (lines && (empty = PyUnicode_FromString("")))
+		joined = PyUnicode_Join(empty, lines);
+	if (joined) {
+		const char *s = PyUnicode_AsUTF8(joined);
+
+		text = s ? strdup(s) : NULL;
+	}
+	if (!text)
+		text = strdup("Python raised an exception that could not be formatted\n");
+	PyErr_Clear();
+	Py_XDECREF(joined);
+	Py_XDECREF(empty);
+	Py_XDECREF(lines);
+	Py_XDECREF(module);
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
+	return text;
+}
+
+struct pyfilter *pyfilter__load(const char *path, char **detail)
+{
+	struct pyfilter *p = calloc(1, sizeof(*p));
+	FILE *f = NULL;
+	char *source = NULL;
+	size_t size = 0;
+	PyObject *code = NULL, *result = NULL, *setup;
+
+	*detail = NULL;
+	if (!p)
+		return NULL;
+	f = fopen(path, "r");
+	if (!f) {
+		if (asprintf(detail, "cannot open '%s': %s", path, strerror(errno)) < 0)
+			*detail = NULL;
+		free(p);
+		return NULL;
+	}
+	{
+		FILE *mem = open_memstream(&source, &size);
+		char buf[65536];
+		size_t n;
+
+		while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, mem);
+		if (mem)
+			fclose(mem);
+	}
+	fclose(f);
+	if (!Py_IsInitialized())
+		Py_InitializeEx(0);	/* no signal handlers: Ctrl-C stays lp-filter's */
+	p->globals = PyDict_New();
+	if (!p->globals || !source)
+		goto fail;
+	PyDict_SetItemString(p->globals, "__builtins__", PyEval_GetBuiltins());
+	PyDict_SetItemString(p->globals, "__name__", PyUnicode_FromString("__lp_filter__"));
+	code = Py_CompileString(source, path, Py_file_input);
+	if (!code)
+		goto fail;
+	result = PyEval_EvalCode(code, p->globals, p->globals);
+	if (!result)
+		goto fail;
+	Py_DECREF(result);
+	setup = PyDict_GetItemString(p->globals, "setup");
+	if (setup && PyCallable_Check(setup)) {
+		result = PyObject_CallNoArgs(setup);
+		if (!result)
+			goto fail;
+		Py_DECREF(result);
+	}
+	p->process = PyDict_GetItemString(p->globals, "process");
+	if (!p->process || !PyCallable_Check(p->process)) {
+		if (asprintf(detail, "'%s' defines no function process(callchain)", path) < 0)
+			*detail = NULL;
+		goto fail_quiet;
+	}
+	Py_INCREF(p->process);
+	Py_DECREF(code);
+	free(source);
+	return p;
+fail:
+	*detail = exception_text();
+fail_quiet:
+	Py_XDECREF(code);
+	free(source);
+	pyfilter__free(p);
+	return NULL;
+}
+
+void pyfilter__free(struct pyfilter *p)
+{
+	if (!p)
+		return;
+	Py_XDECREF(p->process);
+	Py_XDECREF(p->globals);
+	free(p);
+}
+
+int pyfilter__decide(struct pyfilter *p, const struct filter_frame *frames, size_t n, bool *keep,
+		     char **detail)
+{
+	PyObject *chain = PyTuple_New((Py_ssize_t)n), *result = NULL;
+	int ret = -EINVAL;
+
+	*detail = NULL;
+	if (!chain)
+		return -ENOMEM;
+	/* leaf first, as perf's scripting does */
+	for (size_t i = 0; i < n; i++) {
+		const struct filter_frame *f = &frames[n - 1 - i];
+		PyObject *entry = Py_BuildValue("((s#s#)K)", f->sym, (Py_ssize_t)f->symlen, f->exec,
+						(Py_ssize_t)f->execlen, (unsigned long long)f->offset);
+
+		if (!entry) {
+			/* names that are not UTF-8 go in with surrogate escapes */
+			PyErr_Clear();
+			entry = Py_BuildValue("((NN)K)",
+					      PyUnicode_DecodeUTF8(f->sym, (Py_ssize_t)f->symlen, "surrogateescape"),
+					      PyUnicode_DecodeUTF8(f->exec, (Py_ssize_t)f->execlen, "surrogateescape"),
+					      (unsigned long long)f->offset);
+			if (!entry) {
+				*detail = exception_text();
+				goto cleanup;
+			}
+		}
+		PyTuple_SET_ITEM(chain, (Py_ssize_t)i, entry);
+	}
+	result = PyObject_CallOneArg(p->process, chain);
+	if (!result) {
+		*detail = exception_text();
+		goto cleanup;
+	}
+	if (!PyList_Check(result) && !PyTuple_Check(result)) {
+		if (asprintf(detail, "process() returned %s, not a list of booleans", Py_TYPE(result)->tp_name) < 0)
+			*detail = NULL;
+		goto cleanup;
+	}
+	if ((size_t)PySequence_Fast_GET_SIZE(result) != n) {
+		if (asprintf(detail, "process() returned %zd booleans for %zu frames",
+			     PySequence_Fast_GET_SIZE(result), n) < 0)
+			*detail = NULL;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++) {
+		PyObject *v = PySequence_Fast_GET_ITEM(result, (Py_ssize_t)i);
+
+		if (!PyBool_Check(v)) {
+			if (asprintf(detail, "process() returned %s at position %zu, not a boolean",
+				     Py_TYPE(v)->tp_name, i) < 0)
+				*detail = NULL;
+			goto cleanup;
+		}
+		keep[n - 1 - i] = v == Py_True;
+	}
+	ret = 0;
+cleanup:
+	Py_XDECREF(result);
+	Py_DECREF(chain);
+	return ret;
+}

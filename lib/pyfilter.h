@@ -1,0 +1,34 @@
+/*
+ * Python stack filters: a file run in an embedded CPython that defines
+ * process(callchain) (and optionally setup()), called once per stack with
+ * ((symbol, executable), offset) entries, leaf first, returning one bool per
+ * entry (True keeps the frame).
+ */
+#ifndef LP_PYFILTER_H
+#define LP_PYFILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pyfilter;
+
+struct filter_frame {
+	const char *sym, *exec;	/* exec "" when unknown */
+	size_t symlen, execlen;
+	uint64_t offset;
+};
+
+/* Runs the file and setup(). NULL with *detail (malloc'ed: the message or traceback) on failure. */
+struct pyfilter *pyfilter__load(const char *path, char **detail);
+void pyfilter__free(struct pyfilter *p);
+
+/*
+ * keep[i] for frames[i] (root first, as in a STACK field). -EINVAL with
+ * *detail (malloc'ed) when process() raises or returns something else than n
+ * bools; -ENOMEM.
+ */
+int pyfilter__decide(struct pyfilter *p, const struct filter_frame *frames, size_t n, bool *keep,
+		     char **detail);
+
+#endif
