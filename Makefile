@@ -37,7 +37,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))
 endif
 
-ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
 PROGRAMS = lp-collapse lp-svg lp-record lp-filter
@@ -88,7 +88,7 @@ $(O)/bin/lp-record: PKG_LIBS += -lstdc++
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell pkg-config --cflags python3-embed 2>/dev/null)
 PYTHON_LIBS := $(shell pkg-config --libs python3-embed 2>/dev/null)
-$(O)/lib/pyfilter.o: CFLAGS += $(PYTHON_CFLAGS)
+$(O)/lib/pyfilter.o: TARGET_CFLAGS += $(PYTHON_CFLAGS)
 $(O)/bin/lp-filter: PKG_LIBS += $(PYTHON_LIBS)
 
 # Workloads the tests record: frame pointers kept, as lp-record asks of users.
@@ -142,6 +142,7 @@ bench: all
 	bench/collapse.sh
 	bench/svg.sh
 	bench/record.sh
+	bench/filter.sh
 
 deps:
 	tools/install-deps

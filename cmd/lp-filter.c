@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 		rf.f = stackfilter__load(file, &err);
 		if (!rf.f) {
 			if (err.line && err.column)
-				error_at(file, err.line, "%ld: %s", err.column, err.msg);
+				error("%s:%ld:%ld: %s", file, err.line, err.column, err.msg);
 			else if (err.line)
 				error_at(file, err.line, "%s", err.msg);
 			else if (errno == EINVAL)

@@ -1,6 +1,7 @@
 #include "lpfilter.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,8 @@ struct run {
 	struct filter_frame *frames;
 	struct lp_span *raw_frames, *raw_locs;
 	bool *keep;
+	size_t *sym_at, *exec_at;	/* where unescaped copies are in names */
+	bool *frame_escaped, *loc_escaped;
 	size_t cap;
 	struct strbuf names;	/* unescaped names and executables */
 	struct strbuf stack, locs, line;
@@ -38,22 +41,78 @@ static int reserve(struct run *r, size_t n)
 	r->raw_frames = realloc(r->raw_frames, r->cap * sizeof(*r->raw_frames));
 	r->raw_locs = realloc(r->raw_locs, r->cap * sizeof(*r->raw_locs));
 	r->keep = realloc(r->keep, r->cap * sizeof(*r->keep));
-	return r->frames && r->raw_frames && r->raw_locs && r->keep ? 0 : -ENOMEM;
+	r->sym_at = realloc(r->sym_at, r->cap * sizeof(*r->sym_at));
+	r->exec_at = realloc(r->exec_at, r->cap * sizeof(*r->exec_at));
+	r->frame_escaped = realloc(r->frame_escaped, r->cap * sizeof(*r->frame_escaped));
+	r->loc_escaped = realloc(r->loc_escaped, r->cap * sizeof(*r->loc_escaped));
+	return r->frames && r->raw_frames && r->raw_locs && r->keep && r->sym_at && r->exec_at &&
+	       r->frame_escaped && r->loc_escaped ? 0 : -ENOMEM;
 }
 
-/* "DSO+0xOFFSET" -> the DSO and the offset. */
+/* "DSO+0xOFFSET" -> the DSO and the offset: hex digits at the end, after "+0x". */
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 static void split_loc(const char *s, size_t len, size_t *dsolen, uint64_t *offset)
 {
-	const char *plus = NULL;
+	size_t i = len;
 
-	for (const char *p = s; (p = memmem(p, (size_t)(s + len - p), "+0x", 3)); p++)
-		plus = p;
 	*offset = 0;
 	*dsolen = len;
-	if (!plus)
+	while (i > 0 && hexval((unsigned char)s[i - 1]) >= 0)
+		i--;
+	if (i == len || i < 3 || memcmp(s + i - 3, "+0x", 3) != 0)
 		return;
-	*dsolen = (size_t)(plus - s);
-	*offset = strtoull(plus + 3, NULL, 16);
+	*dsolen = i - 3;
+	for (; i < len; i++)
+		*offset = *offset << 4 | (uint64_t)hexval((unsigned char)s[i]);
+}
+
+/* The text of an escaped span: itself when it has no escapes, else an unescaped copy in buf. */
+static int text_of(struct strbuf *buf, struct lp_span s, bool escaped, size_t *at, bool *copied)
+{
+	*copied = escaped;
+	if (!*copied)
+		return 0;
+	*at = buf->len;
+	return lp_span__unescape_to(buf, s);
+}
+
+/* Splits an escaped list into items (at most max), noting which hold escapes. */
+static int split_list(struct run *r, struct lp_span list, struct lp_span *items, bool *escaped, size_t *n,
+		      size_t max)
+{
+	const char *p = list.s, *end = list.s + list.len, *start = p;
+	bool esc = false;
+	int ret;
+
+	*n = 0;
+	if (list.len == 0)
+		return 0;
+	for (;; p++) {
+		if (p == end || *p == ';') {
+			if (*n == max)
+				return 0;
+			if (max == SIZE_MAX && (ret = reserve(r, *n + 1)) < 0)
+				return ret;
+			/* reserve may move the arrays */
+			items = max == SIZE_MAX ? r->raw_frames : items;
+			escaped = max == SIZE_MAX ? r->frame_escaped : escaped;
+			items[*n] = (struct lp_span){ start, (size_t)(p - start) };
+			escaped[(*n)++] = esc;
+			if (p == end)
+				return 0;
+			start = p + 1;
+			esc = false;
+		} else if (*p == '%') {
+			esc = true;
+		}
+	}
 }
 
 /*
@@ -63,49 +122,62 @@ static void split_loc(const char *s, size_t len, size_t *dsolen, uint64_t *offse
  */
 static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool keep_first)
 {
-	struct lp_list_iter fi, li;
-	struct lp_span item;
 	bool have_locs = !(locs.len == 1 && locs.s[0] == '-');
 	size_t n = 0, at;
 	char *detail = NULL;
 	int ret;
 
 	strbuf__reset(&r->names);
-	lp_list_iter__init(&fi, stack);
-	while (lp_list_iter__next(&fi, &item)) {
-		if ((ret = reserve(r, n + 1)) < 0)
+	/* one pass a list: the items, and whether each has escapes */
+	if ((ret = split_list(r, stack, r->raw_frames, r->frame_escaped, &n, SIZE_MAX)) < 0)
+		return ret;
+	if (have_locs) {
+		size_t nlocs = 0;
+
+		if ((ret = split_list(r, locs, r->raw_locs, r->loc_escaped, &nlocs, n)) < 0)
 			return ret;
-		r->raw_frames[n++] = item;
-	}
-	lp_list_iter__init(&li, have_locs ? locs : (struct lp_span){ "", 0 });
-	for (size_t i = 0; i < n; i++)
-		if (!lp_list_iter__next(&li, &r->raw_locs[i]))
+		for (size_t i = nlocs; i < n; i++) {
 			r->raw_locs[i] = (struct lp_span){ "-", 1 };
-	/* unescaped copies for the filter (offsets first: the buffer may move) */
+			r->loc_escaped[i] = false;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			r->raw_locs[i] = (struct lp_span){ "-", 1 };
+			r->loc_escaped[i] = false;
+		}
+	}
+	/* the texts for the filter: the line itself, or unescaped copies (offsets first: the buffer may move) */
 	for (size_t i = 0; i < n; i++) {
+		struct filter_frame *f = &r->frames[i];
+		bool copied;
 		size_t dsolen;
 
-		at = r->names.len;
-		if ((ret = lp_span__unescape_to(&r->names, r->raw_frames[i])) < 0)
+		at = 0;
+		if ((ret = text_of(&r->names, r->raw_frames[i], r->frame_escaped[i], &at, &copied)) < 0)
 			return ret;
-		r->frames[i].symlen = r->names.len - at;
-		r->frames[i].sym = (const char *)(uintptr_t)at;
-		at = r->names.len;
+		f->sym = copied ? NULL : r->raw_frames[i].s;
+		f->symlen = copied ? r->names.len - at : r->raw_frames[i].len;
+		r->sym_at[i] = at;
 		if (r->raw_locs[i].len == 1 && r->raw_locs[i].s[0] == '-') {
-			r->frames[i].execlen = 0;
-			r->frames[i].offset = 0;
-		} else {
-			if ((ret = lp_span__unescape_to(&r->names, r->raw_locs[i])) < 0)
-				return ret;
-			split_loc(r->names.s + at, r->names.len - at, &dsolen, &r->frames[i].offset);
-			r->names.len = at + dsolen;
-			r->frames[i].execlen = dsolen;
+			f->exec = "";
+			f->execlen = 0;
+			f->offset = 0;
+			r->exec_at[i] = SIZE_MAX;
+			continue;
 		}
-		r->frames[i].exec = (const char *)(uintptr_t)at;
+		if ((ret = text_of(&r->names, r->raw_locs[i], r->loc_escaped[i], &at, &copied)) < 0)
+			return ret;
+		f->exec = copied ? NULL : r->raw_locs[i].s;
+		split_loc(copied ? r->names.s + at : f->exec, copied ? r->names.len - at : r->raw_locs[i].len,
+			  &dsolen, &f->offset);
+		f->execlen = dsolen;
+		r->exec_at[i] = copied ? at : SIZE_MAX;
 	}
 	for (size_t i = 0; i < n; i++) {
-		r->frames[i].sym = r->names.s + (uintptr_t)r->frames[i].sym;
-		r->frames[i].exec = r->names.s + (uintptr_t)r->frames[i].exec;
+		if (!r->frames[i].sym)
+			r->frames[i].sym = r->names.s + r->sym_at[i];
+		if (!r->frames[i].exec)
+			r->frames[i].exec = r->names.s + r->exec_at[i];
 	}
 	if (n && (ret = r->o->decide(r->o->ctx, r->frames, n, r->keep, &detail)) < 0) {
 		free(r->err->detail);
@@ -261,6 +333,10 @@ int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfil
 	free(r.raw_frames);
 	free(r.raw_locs);
 	free(r.keep);
+	free(r.sym_at);
+	free(r.exec_at);
+	free(r.frame_escaped);
+	free(r.loc_escaped);
 	strbuf__release(&r.names);
 	strbuf__release(&r.stack);
 	strbuf__release(&r.locs);

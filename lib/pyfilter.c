@@ -121,6 +121,8 @@ void pyfilter__free(struct pyfilter *p)
 	Py_XDECREF(p->process);
 	Py_XDECREF(p->globals);
 	free(p);
+	if (Py_IsInitialized())
+		Py_FinalizeEx();
 }
 
 int pyfilter__decide(struct pyfilter *p, const struct filter_frame *frames, size_t n, bool *keep,

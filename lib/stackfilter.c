@@ -4,11 +4,12 @@
 #include <pcre2.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackmap.h"
+#include "hash.h"
 #include "strbuf.h"
 
 enum target { TARGET_SYM, TARGET_EXEC, TARGET_ANY };
@@ -24,8 +25,15 @@ struct stackfilter {
 	size_t n, ngroups;
 	bool uses_exec;
 	pcre2_match_data *md;
-	struct stackmap *memo;	/* "sym\0exec" -> verdict + 1 */
-	struct strbuf key;
+	/* verdicts by (symbol, executable): open addressing, texts in memo_text */
+	struct memo {
+		uint64_t hash;
+		size_t off;
+		uint32_t symlen, execlen;
+		int8_t verdict;	/* -1: empty slot */
+	} *memo;
+	size_t memo_mask, memo_n;
+	struct strbuf memo_text;
 };
 
 static int fail(struct stackfilter_error *err, long line, long column, const char *fmt, const char *what)
@@ -150,8 +158,7 @@ struct stackfilter *stackfilter__load(const char *path, struct stackfilter_error
 	fclose(in);
 	f->ngroups = group + 1;
 	f->md = pcre2_match_data_create(1, NULL);
-	f->memo = stackmap__new();
-	if (ret == 0 && (!f->md || !f->memo))
+	if (ret == 0 && !f->md)
 		ret = -ENOMEM;
 	if (ret < 0) {
 		stackfilter__free(f);
@@ -169,8 +176,8 @@ void stackfilter__free(struct stackfilter *f)
 		pcre2_code_free(f->st[i].re);
 	free(f->st);
 	pcre2_match_data_free(f->md);
-	stackmap__free(f->memo);
-	strbuf__release(&f->key);
+	free(f->memo);
+	strbuf__release(&f->memo_text);
 	free(f);
 }
 
@@ -209,20 +216,53 @@ static bool evaluate(struct stackfilter *f, const char *sym, size_t symlen, cons
 	return false;
 }
 
+static int grow_memo(struct stackfilter *f)
+{
+	size_t mask = f->memo_mask ? f->memo_mask * 2 + 1 : 1023;
+	struct memo *v = malloc((mask + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i <= mask; i++)
+		v[i].verdict = -1;
+	for (size_t i = 0; f->memo && i <= f->memo_mask; i++) {
+		size_t j;
+
+		if (f->memo[i].verdict < 0)
+			continue;
+		for (j = f->memo[i].hash & mask; v[j].verdict >= 0; j = (j + 1) & mask)
+			;
+		v[j] = f->memo[i];
+	}
+	free(f->memo);
+	f->memo = v;
+	f->memo_mask = mask;
+	return 0;
+}
+
 int stackfilter__match(struct stackfilter *f, const char *sym, size_t symlen, const char *exec,
 		       size_t execlen)
 {
-	struct stack_entry *e;
+	uint64_t h = hash_bytes(sym, symlen) ^ (hash_bytes(exec, execlen) * 0x9e3779b97f4a7c15ULL);
+	struct memo *m;
+	size_t i;
 
-	strbuf__reset(&f->key);
-	if (strbuf__add(&f->key, sym, symlen) < 0 || strbuf__addc(&f->key, 0) < 0 ||
-	    strbuf__add(&f->key, exec, execlen) < 0)
+	if ((!f->memo || f->memo_n * 2 > f->memo_mask) && grow_memo(f) < 0)
 		return -ENOMEM;
-	/* count[1] holds the verdict plus one; 0 means not yet known */
-	e = stackmap__add(f->memo, f->key.s, f->key.len, 0, 0);
-	if (!e)
+	for (i = h & f->memo_mask; (m = &f->memo[i])->verdict >= 0; i = (i + 1) & f->memo_mask) {
+		const char *t = f->memo_text.s + m->off;
+
+		if (m->hash == h && m->symlen == symlen && m->execlen == execlen &&
+		    memcmp(t, sym, symlen) == 0 && memcmp(t + symlen, exec, execlen) == 0)
+			return m->verdict;
+	}
+	m->hash = h;
+	m->off = f->memo_text.len;
+	m->symlen = (uint32_t)symlen;
+	m->execlen = (uint32_t)execlen;
+	if (strbuf__add(&f->memo_text, sym, symlen) < 0 || strbuf__add(&f->memo_text, exec, execlen) < 0)
 		return -ENOMEM;
-	if (e->count[1] == 0)
-		e->count[1] = 1 + evaluate(f, sym, symlen, exec, execlen);
-	return (int)(e->count[1] - 1);
+	m->verdict = evaluate(f, sym, symlen, exec, execlen);
+	f->memo_n++;
+	return m->verdict;
 }
