@@ -93,13 +93,19 @@ $(O)/bin/lp-filter: PKG_LIBS += $(PYTHON_LIBS)
 
 # Workloads the tests record: frame pointers kept, as lp-record asks of users.
 WORKLOAD_SRCS = $(wildcard tests/workloads/*.c)
-WORKLOADS = $(WORKLOAD_SRCS:tests/workloads/%.c=$(O)/workloads/%) $(O)/workloads/demo-nofp
+WORKLOADS = $(WORKLOAD_SRCS:tests/workloads/%.c=$(O)/workloads/%) $(O)/workloads/demo-nofp \
+	$(O)/workloads/cxx
 WORKLOAD_CFLAGS = -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 
 $(O)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Wextra -o $@ $<
+
+$(O)/workloads/cxx: tests/workloads/cxx.cc
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $@")
+	$(Q)$(CXX) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -o $@ $<
 
 # The demo as too many programs are built: without frame pointers.
 $(O)/workloads/demo-nofp: tests/workloads/demo.c

@@ -347,6 +347,10 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 			snprintf(loc, sizeof(loc), "cannot read JIT symbols: '%s' line %ld is not 'START SIZE NAME'",
 				 path, bad);
 			warn_once(s, loc);
+		} else if (!p->perfmap) {
+			snprintf(loc, sizeof(loc), "samples in anonymous memory of process %d and no JIT "
+				 "symbols for them: cannot read '%s' (%s)", (int)pid, path, strerror(errno));
+			warn_once(s, loc);
 		}
 	}
 	if (p && p->perfmap) {

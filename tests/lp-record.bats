@@ -104,6 +104,20 @@ within() {
 	grep -qP "\t[^\t]*/tmp/perf-$pid\.map\+0x[0-9a-f]+\tcpu=" jit.lp
 }
 
+@test "C++ names are demangled" {
+	lp-record -q -o cxx.lp "$W/cxx" 200000000 > /dev/null
+	lp-collapse cxx.lp > cxx.folded
+	within "$(share ';shapes::Grid<unsigned long>::fill\\(long\\) ' cxx.folded)" 80 100 "shapes::Grid<unsigned long>::fill(long)"
+}
+
+@test "JIT code without a perf map is a warning naming the file, not a failure" {
+	run --separate-stderr lp-record -o nomap.lp "$W/split" --jit-nomap
+	assert_success
+	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' nomap.lp)
+	[[ "$stderr" == *"lp-record: warning: samples in anonymous memory of process $pid and no JIT symbols for them: cannot read '/tmp/perf-$pid.map' (No such file or directory)"* ]]
+	lp-collapse nomap.lp | grep -q '\[0x[0-9a-f]*\] '
+}
+
 @test "--capture both adds kernel frames with their locations" {
 	run --separate-stderr lp-record -q --capture both -o sys.lp "$W/split" --syscalls
 	assert_success

@@ -5,7 +5,8 @@
  * again ("split --ten", named "tenner"). Shares are of CPU time, measured with
  * the threads' own CPU clocks, so they hold whatever the scheduler does.
  *
- * Other modes: --jit (code in anonymous memory named by /tmp/perf-PID.map),
+ * Other modes: --jit (code in anonymous memory named by /tmp/perf-PID.map;
+ * --jit-nomap without the map),
  * --syscalls (kernel time), --memcpy (time in libc), --early (a child that
  * exits at once), --sleep S, --exit N.
  * The base unit of CPU time is SPLIT_SECONDS (default 1).
@@ -91,7 +92,7 @@ static int split(const char *self)
 }
 
 /* A loop written as machine code into anonymous memory, as a JIT would: mov ecx, n; dec ecx; jnz; ret */
-static int jit(void)
+static int jit(int with_map)
 {
 	static const unsigned char code[] = { 0xB9, 0x00, 0xE1, 0xF5, 0x05, 0xFF, 0xC9, 0x75, 0xFC, 0xC3 };
 	unsigned char *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -104,11 +105,13 @@ static int jit(void)
 		return 1;
 	memcpy(mem, code, sizeof(code));
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	map = fopen(path, "w");
-	if (!map)
-		return 1;
-	fprintf(map, "%lx %zx jitted_loop\n", (unsigned long)mem, sizeof(code));
-	fclose(map);
+	if (with_map) {
+		map = fopen(path, "w");
+		if (!map)
+			return 1;
+		fprintf(map, "%lx %zx jitted_loop\n", (unsigned long)mem, sizeof(code));
+		fclose(map);
+	}
 	until = cpu_seconds() + 0.3 * unit();
 	while (cpu_seconds() < until)
 		((void (*)(void))mem)();
@@ -161,7 +164,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(mode, "--jit") == 0)
-		return jit();
+		return jit(1);
+	if (strcmp(mode, "--jit-nomap") == 0)
+		return jit(0);
 	if (strcmp(mode, "--syscalls") == 0) {
 		make_syscalls(0.3 * unit());
 		return 0;
