@@ -43,7 +43,7 @@ ALL_LDFLAGS = $(LDFLAGS)
 PROGRAMS = lp-collapse lp-svg lp-record lp-filter
 LIB_SRCS = $(wildcard lib/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
-CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o
+CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o $(O)/cmd/inputs.o
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 BINS = $(PROGRAMS:%=$(O)/bin/%)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "inputs.h"
 #include "collapse.h"
 #include "flamesvg.h"
 #include "flametree.h"
@@ -83,12 +84,6 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void print_warning(void *ctx, const char *file, long line, const char *msg)
-{
-	(void)ctx;
-	error_at(file, line, "warning: %s", msg);
-}
-
 static double number(const char *opt, const char *arg, double min, double max)
 {
 	char *end;
@@ -97,43 +92,6 @@ static double number(const char *opt, const char *arg, double min, double max)
 	if (end == arg || *end || !(v >= min && v <= max))
 		usage_error("%s needs a number from %g to %g, got '%s'", opt, min, max, arg);
 	return v;
-}
-
-static void add_events(char *arg, const char ***events, size_t *n)
-{
-	for (char *save = NULL, *ev = strtok_r(arg, ",", &save); ev; ev = strtok_r(NULL, ",", &save)) {
-		const char **v = realloc(*events, (*n + 1) * sizeof(*v));
-
-		if (!v) {
-			error("out of memory");
-			exit(EXIT_RUNTIME);
-		}
-		v[(*n)++] = ev;
-		*events = v;
-	}
-	if (*n == 0)
-		usage_error("--event needs at least one event name");
-}
-
-static int read_input(struct collapser *c, const char *path, int col)
-{
-	struct collapse_error err;
-	bool is_stdin = strcmp(path, "-") == 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0) {
-		error("cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	ret = collapser__read(c, fd, is_stdin ? "stdin" : path, col, &err);
-	if (!is_stdin)
-		close(fd);
-	if (ret < 0) {
-		error_at(err.file, err.line, "%s", err.msg);
-		return -1;
-	}
-	return 0;
 }
 
 static int add_to_tree(void *tree, const char *key, size_t len, uint64_t count)
@@ -186,7 +144,7 @@ int main(int argc, char **argv)
 		.fontsize = 12, .fontwidth = 0.59, .width = 1200, .frameheight = 16,
 		.minwidth = 1, .palette = "hot", .hash = HASH_NAME_RANDOM,
 	};
-	struct collapse_opts co = { .warn = print_warning, .diff = true };
+	struct collapse_opts co = { .warn = print_collapse_warning, .diff = true };
 	struct flamesvg_assets assets = { flamegraph_js, flamegraph_css, flamegraph_js_len,
 					  flamegraph_css_len };
 	const char **events = NULL;

@@ -1,0 +1,53 @@
+#include "inputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+
+void print_collapse_warning(void *ctx, const char *file, long line, const char *msg)
+{
+	(void)ctx;
+	error_at(file, line, "warning: %s", msg);
+}
+
+void add_events(char *arg, const char ***events, size_t *n)
+{
+	for (char *save = NULL, *ev = strtok_r(arg, ",", &save); ev; ev = strtok_r(NULL, ",", &save)) {
+		const char **v = realloc(*events, (*n + 1) * sizeof(*v));
+
+		if (!v) {
+			error("out of memory");
+			exit(EXIT_RUNTIME);
+		}
+		v[(*n)++] = ev;
+		*events = v;
+	}
+	if (*n == 0)
+		usage_error("--event needs at least one event name");
+}
+
+int read_input(struct collapser *c, const char *path, int col)
+{
+	struct collapse_error err;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = collapser__read(c, fd, is_stdin ? "stdin" : path, col, &err);
+	if (!is_stdin)
+		close(fd);
+	if (ret < 0) {
+		error_at(err.file, err.line, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
