@@ -83,6 +83,26 @@ static int text_of(struct strbuf *buf, struct lp_span s, bool escaped, size_t *a
 	return lp_span__unescape_to(buf, s);
 }
 
+/* The first ';' or '%' in [p, end), or end: eight bytes at a time. */
+static const char *next_special(const char *p, const char *end)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+
+	for (; end - p >= 8; p += 8) {
+		uint64_t v, a, b;
+
+		memcpy(&v, p, 8);
+		a = v ^ (ones * ';');
+		b = v ^ (ones * '%');
+		/* a zero byte in a or b: that byte was ';' or '%' */
+		if (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))
+			break;
+	}
+	while (p < end && *p != ';' && *p != '%')
+		p++;
+	return p;
+}
+
 /* Splits an escaped list into items (at most max), noting which hold escapes. */
 static int split_list(struct run *r, struct lp_span list, struct lp_span *items, bool *escaped, size_t *n,
 		      size_t max)
@@ -94,24 +114,26 @@ static int split_list(struct run *r, struct lp_span list, struct lp_span *items,
 	*n = 0;
 	if (list.len == 0)
 		return 0;
-	for (;; p++) {
-		if (p == end || *p == ';') {
-			if (*n == max)
-				return 0;
-			if (max == SIZE_MAX && (ret = reserve(r, *n + 1)) < 0)
-				return ret;
-			/* reserve may move the arrays */
-			items = max == SIZE_MAX ? r->raw_frames : items;
-			escaped = max == SIZE_MAX ? r->frame_escaped : escaped;
-			items[*n] = (struct lp_span){ start, (size_t)(p - start) };
-			escaped[(*n)++] = esc;
-			if (p == end)
-				return 0;
-			start = p + 1;
-			esc = false;
-		} else if (*p == '%') {
+	for (;;) {
+		p = next_special(p, end);
+		if (p < end && *p == '%') {
 			esc = true;
+			p++;
+			continue;
 		}
+		if (*n == max)
+			return 0;
+		if (max == SIZE_MAX && (ret = reserve(r, *n + 1)) < 0)
+			return ret;
+		/* reserve may move the arrays */
+		items = max == SIZE_MAX ? r->raw_frames : items;
+		escaped = max == SIZE_MAX ? r->frame_escaped : escaped;
+		items[*n] = (struct lp_span){ start, (size_t)(p - start) };
+		escaped[(*n)++] = esc;
+		if (p == end)
+			return 0;
+		start = ++p;
+		esc = false;
 	}
 }
 
