@@ -184,35 +184,3 @@ cleanup:
 	free(frame);
 	return ret;
 }
-
-int cfi__return_address(struct cfi *c, uint64_t pc, const struct user_regs *regs,
-			const uint8_t *stack, size_t size, uint64_t *ra)
-{
-	Dwarf_Frame *frame = NULL;
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	uint64_t cfa, where;
-	int is_value, ret;
-
-	if (dwarf_cfi_addrframe(c->cfi, pc, &frame) != 0)
-		return -ENOENT;
-	ret = -ENOTSUP;
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0 ||
-	    eval(ops, nops, 0, regs, &cfa, &is_value) < 0)
-		goto cleanup;
-	if (dwarf_frame_register(frame, DWARF_RA, mem, &ops, &nops) != 0 || nops == 0 ||
-	    eval(ops, nops, cfa, regs, &where, &is_value) < 0)
-		goto cleanup;
-	if (is_value) {
-		*ra = where;
-		ret = 0;
-	} else if (where >= regs->sp && where - regs->sp + 8 <= size) {
-		memcpy(ra, stack + (where - regs->sp), 8);
-		ret = 0;
-	} else {
-		ret = -ERANGE;
-	}
-cleanup:
-	free(frame);
-	return ret;
-}

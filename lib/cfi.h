@@ -1,7 +1,6 @@
 /*
- * One step of unwinding by a file's call frame information (.eh_frame): the
- * return address of the function executing at pc, from the user registers and
- * a snapshot of the stack taken with the sample. This recovers the caller that
+ * Unwinding by a file's call frame information (.eh_frame), from the user
+ * registers and a snapshot of the stack taken with the sample. This recovers the caller that
  * frame-pointer walking loses when the sampled function has no frame of its
  * own (leaf functions, Debian's libc).
  */
@@ -24,17 +23,11 @@ struct user_regs {
 };
 
 /*
- * The return address of the frame at pc (an address of the file, as symbols
- * use), with regs the registers of that frame and stack the bytes at regs->sp.
- * 0 and *ra set, or -ENOENT (no rule covers pc), -ERANGE (the return address
- * is outside the snapshot), -ENOTSUP (a rule this does not evaluate).
- */
-int cfi__return_address(struct cfi *c, uint64_t pc, const struct user_regs *regs,
-			const uint8_t *stack, size_t size, uint64_t *ra);
-
-/*
- * One whole step: the caller's registers (ip = the return address, sp = the
- * CFA, bp restored if the frame saved it). Same returns as above, and
+ * One step of unwinding the frame at pc (an address of the file, as symbols
+ * use), with regs its registers and stack the bytes from stack_base: the
+ * caller's registers (ip = the return address, sp = the CFA, bp restored if
+ * the frame saved it). 0, or -ENOENT (no rule covers pc), -ERANGE (a saved
+ * value is outside the snapshot), -ENOTSUP (a rule this does not evaluate),
  * -ENODATA at the outermost frame (its return address is undefined).
  */
 int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint8_t *stack,

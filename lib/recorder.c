@@ -843,7 +843,6 @@ static void check_frame_pointers(struct writer *w, size_t i)
 static int match_fork_stacks(struct writer *w)
 {
 	struct recorder *r = w->r;
-	size_t last = 0;
 
 	w->fork_stacks = calloc(r->n ? r->n : 1, sizeof(*w->fork_stacks));
 	if (!w->fork_stacks)
@@ -867,9 +866,7 @@ static int match_fork_stacks(struct writer *w)
 				break;
 			}
 		}
-		last = i;
 	}
-	(void)last;
 	return 0;
 }
 

@@ -518,30 +518,6 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 	return n;
 }
 
-int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
-		       const uint8_t *stack, size_t size, uint64_t *ra)
-{
-	struct process *p = process(s, pid, false);
-
-	for (size_t i = 0; p && i < p->n; i++) {
-		struct mapping *m = &p->maps[i];
-		struct file *f;
-		struct elfsym *e;
-		struct cfi *c;
-		uint64_t addr;
-
-		if (regs->ip < m->start || regs->ip >= m->end)
-			continue;
-		f = &s->files[m->file];
-		e = file_symbols(f);
-		c = file_cfi(f);
-		if (!e || !c || !elfsym__offset_to_addr(e, regs->ip - m->start + m->pgoff, &addr))
-			return -ENOENT;
-		return cfi__return_address(c, addr, regs, stack, size, ra);
-	}
-	return -ENOENT;
-}
-
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
 {
 	uint32_t id;

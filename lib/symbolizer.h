@@ -39,13 +39,6 @@ int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path);
 struct user_regs;
 
 /*
- * The caller of the function executing at regs->ip in pid, from its call
- * frame information and the stack snapshot: 0 and *ra, or -errno.
- */
-int symbolizer__caller(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
-		       const uint8_t *stack, size_t size, uint64_t *ra);
-
-/*
  * Unwinds by CFI from regs while the stack snapshot lasts: the return
  * addresses found (callers of regs->ip, nearest first), at most max. The count;
  * *outermost when the last one has no caller (the whole stack was unwound).
