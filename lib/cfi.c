@@ -1,6 +1,7 @@
 #include "cfi.h"
 
 #include <dwarf.h>
+#include <stdbool.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -183,4 +184,91 @@ int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const ui
 cleanup:
 	free(frame);
 	return ret;
+}
+
+/* An offset rule: DW_OP_call_frame_cfa, DW_OP_consts N (or lit/constu), DW_OP_plus, as libdw gives it. */
+static bool offset_rule(const Dwarf_Op *ops, size_t n, int32_t *off)
+{
+	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	if (n == 3 && ops[0].atom == DW_OP_call_frame_cfa && ops[2].atom == DW_OP_plus &&
+	    (ops[1].atom == DW_OP_consts || ops[1].atom == DW_OP_constu)) {
+		*off = (int32_t)(int64_t)ops[1].number;
+		return true;
+	}
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int32_t)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	int ret = 0;
+
+	memset(rule, 0, sizeof(*rule));
+	if (dwarf_cfi_addrframe(c->cfi, pc, &frame) != 0)
+		return -ENOENT;
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1)
+		goto cleanup;
+	if (ops[0].atom == DW_OP_breg7 || ops[0].atom == DW_OP_breg6) {
+		rule->cfa_reg = ops[0].atom == DW_OP_breg7 ? DWARF_RSP : DWARF_RBP;
+		rule->cfa_off = (int32_t)(int64_t)ops[0].number;
+	} else if (ops[0].atom == DW_OP_bregx && (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP)) {
+		rule->cfa_reg = (uint8_t)ops[0].number;
+		rule->cfa_off = (int32_t)(int64_t)ops[0].number2;
+	} else {
+		goto cleanup;
+	}
+	if (dwarf_frame_register(frame, DWARF_RA, mem, &ops, &nops) != 0)
+		goto cleanup;
+	if (nops == 0) {
+		if (ops != NULL)
+			rule->outermost = 1;	/* undefined */
+		else
+			goto cleanup;
+	} else if (!offset_rule(ops, nops, &rule->ra_off)) {
+		goto cleanup;
+	}
+	if (dwarf_frame_register(frame, DWARF_RBP, mem, &ops, &nops) != 0)
+		goto cleanup;
+	if (nops == 0 && ops == NULL)
+		rule->bp_saved = 0;
+	else if (nops && offset_rule(ops, nops, &rule->bp_off))
+		rule->bp_saved = 1;
+	else
+		goto cleanup;
+	rule->simple = 1;
+cleanup:
+	free(frame);
+	return ret;
+}
+
+int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, const uint8_t *stack,
+		   size_t size, uint64_t stack_base, struct user_regs *caller)
+{
+	uint64_t cfa = (rule->cfa_reg == DWARF_RSP ? regs->sp : regs->bp) + (uint64_t)(int64_t)rule->cfa_off;
+	uint64_t at;
+
+	if (rule->outermost)
+		return -ENODATA;
+	at = cfa + (uint64_t)(int64_t)rule->ra_off;
+	if (at < stack_base || at - stack_base + 8 > size)
+		return -ERANGE;
+	memcpy(&caller->ip, stack + (at - stack_base), 8);
+	caller->bp = regs->bp;
+	if (rule->bp_saved) {
+		at = cfa + (uint64_t)(int64_t)rule->bp_off;
+		if (at < stack_base || at - stack_base + 8 > size)
+			return -ERANGE;
+		memcpy(&caller->bp, stack + (at - stack_base), 8);
+	}
+	caller->sp = cfa;
+	return 0;
 }

@@ -33,4 +33,24 @@ struct user_regs {
 int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint8_t *stack,
 	      size_t size, uint64_t stack_base, struct user_regs *caller);
 
+/*
+ * The common shapes of a frame's rules, compiled once per address: CFA =
+ * register + offset, the return address saved at CFA + offset, rbp the same
+ * or saved at CFA + offset.
+ */
+struct cfi_rule {
+	uint8_t simple;		/* 0: evaluate with cfi__step */
+	uint8_t cfa_reg;	/* 6 rbp, 7 rsp */
+	uint8_t bp_saved;	/* else the same value */
+	uint8_t outermost;	/* the return address is undefined */
+	int32_t cfa_off, ra_off, bp_off;
+};
+
+/* Compiles the rule at pc: 0, or the errors of cfi__step. */
+int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule);
+
+/* cfi__step with a compiled simple rule. */
+int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, const uint8_t *stack,
+		   size_t size, uint64_t stack_base, struct user_regs *caller);
+
 #endif

@@ -583,6 +583,19 @@ static int put_line(struct writer *w)
 	return 0;
 }
 
+/* Appends v in decimal, then sep unless 0. */
+static int put_u64(struct strbuf *b, uint64_t v, char sep)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	if (sep)
+		*--p = sep;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return strbuf__add(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
 static int putf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int putf(struct strbuf *b, const char *fmt, ...)
 {
@@ -713,10 +726,14 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if ((ret = callchain(w, &sm, sm.pid)) < 0)
 		return ret;
 	w->stats->samples++;
-	if ((ret = putf(&w->line, "S\t%" PRIu64 "\t%d\t%d", sm.time, sm.pid, sm.tid)) < 0 ||
+	/* the hot path: numbers by hand, not through printf */
+	if ((ret = strbuf__add(&w->line, "S\t", 2)) < 0 || (ret = put_u64(&w->line, sm.time, '\t')) < 0 ||
+	    (ret = put_u64(&w->line, (uint64_t)sm.pid, '\t')) < 0 ||
+	    (ret = put_u64(&w->line, (uint64_t)sm.tid, 0)) < 0 ||
 	    (ret = put_field(&w->line, comm_of(w->r, sm.tid))) < 0 ||
-	    (ret = putf(&w->line, "\tcpu\t%" PRIu64, sm.period)) < 0 || (ret = put_stack(w)) < 0 ||
-	    (ret = putf(&w->line, "\tcpu=%" PRIu32, sm.cpu)) < 0)
+	    (ret = strbuf__add(&w->line, "\tcpu\t", 5)) < 0 || (ret = put_u64(&w->line, sm.period, 0)) < 0 ||
+	    (ret = put_stack(w)) < 0 || (ret = strbuf__add(&w->line, "\tcpu=", 5)) < 0 ||
+	    (ret = put_u64(&w->line, sm.cpu, 0)) < 0)
 		return ret;
 	return put_line(w);
 }

@@ -48,7 +48,18 @@ struct cached_frame {
 	bool used;
 };
 
+/* A compiled CFI rule of one address of one file. */
+struct cached_rule {
+	uint64_t addr;
+	uint32_t file;
+	int status;		/* of cfi__rule */
+	bool used;
+	struct cfi_rule rule;
+};
+
 struct symbolizer {
+	struct cached_rule *rules;
+	size_t rules_mask, rules_n;
 	struct cached_frame *cache;
 	size_t cache_mask, cache_n;
 	struct strbuf cache_text;
@@ -100,6 +111,7 @@ void symbolizer__free(struct symbolizer *s)
 	strbuf__release(&s->name);
 	strbuf__release(&s->cache_text);
 	free(s->cache);
+	free(s->rules);
 	free(s);
 }
 
@@ -308,6 +320,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 	struct process *p = process(s, pid, false);
 	uint64_t look = precise ? ip : ip - 1;
 	char loc[4200], name[64];
+	bool in_anonymous = false;
 
 	for (size_t i = 0; p && i < p->n; i++) {
 		struct mapping *m = &p->maps[i];
@@ -319,8 +332,10 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 		if (look < m->start || look >= m->end)
 			continue;
 		f = &s->files[m->file];
-		if (anonymous(f->path))
+		if (anonymous(f->path)) {
+			in_anonymous = true;
 			break;	/* JIT code, maybe: see the perf map */
+		}
 		e = file_symbols(f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
@@ -336,7 +351,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 		return emit(s, sym, loc, stack, locs);
 	}
 	/* JIT symbols: /tmp/perf-PID.map */
-	if (p && !p->perfmap_tried) {
+	if (p && !p->perfmap_tried && in_anonymous) {
 		char path[64];
 		long bad = 0;
 
@@ -466,8 +481,8 @@ static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bo
 	return emit(s, name ? name : "[kernel.kallsyms]", loc, stack, locs);
 }
 
-/* The CFI and the file address of ip in pid, or NULL. */
-static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t *addr)
+/* The CFI, the file and the file address of ip in pid, or NULL. */
+static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t *addr, uint32_t *file)
 {
 	struct process *p = process(s, pid, false);
 
@@ -484,9 +499,61 @@ static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t
 		c = file_cfi(f);
 		if (!e || !c || !elfsym__offset_to_addr(e, ip - m->start + m->pgoff, addr))
 			return NULL;
+		*file = m->file;
 		return c;
 	}
 	return NULL;
+}
+
+static int grow_rules(struct symbolizer *s)
+{
+	size_t mask = s->rules_mask ? s->rules_mask * 2 + 1 : 1023;
+	struct cached_rule *v = calloc(mask + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; s->rules && i <= s->rules_mask; i++) {
+		size_t j;
+
+		if (!s->rules[i].used)
+			continue;
+		for (j = hash_mix(s->rules[i].addr ^ ((uint64_t)s->rules[i].file << 48)) & mask; v[j].used;
+		     j = (j + 1) & mask)
+			;
+		v[j] = s->rules[i];
+	}
+	free(s->rules);
+	s->rules = v;
+	s->rules_mask = mask;
+	return 0;
+}
+
+/* One unwinding step at addr of file, with its rule compiled once. */
+static int step(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t addr, const struct user_regs *r,
+		const uint8_t *stack, size_t size, uint64_t base, struct user_regs *caller)
+{
+	struct cached_rule *e;
+	size_t i;
+
+	if ((!s->rules || s->rules_n * 2 > s->rules_mask) && grow_rules(s) < 0)
+		return cfi__step(c, addr, r, stack, size, base, caller);
+	for (i = hash_mix(addr ^ ((uint64_t)file << 48)) & s->rules_mask; s->rules[i].used;
+	     i = (i + 1) & s->rules_mask)
+		if (s->rules[i].addr == addr && s->rules[i].file == file)
+			break;
+	e = &s->rules[i];
+	if (!e->used) {
+		e->used = true;
+		e->addr = addr;
+		e->file = file;
+		e->status = cfi__rule(c, addr, &e->rule);
+		s->rules_n++;
+	}
+	if (e->status < 0)
+		return e->status;
+	if (e->rule.simple)
+		return cfi_rule__step(&e->rule, r, stack, size, base, caller);
+	return cfi__step(c, addr, r, stack, size, base, caller);
 }
 
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
@@ -499,10 +566,11 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 	*outermost = false;
 	while (n < max) {
 		uint64_t addr;
+		uint32_t file;
 		/* return addresses point after the call: look up the call itself */
-		struct cfi *c = cfi_at(s, pid, n == 0 ? r.ip : r.ip - 1, &addr);
+		struct cfi *c = cfi_at(s, pid, n == 0 ? r.ip : r.ip - 1, &addr, &file);
 
-		int ret = c ? cfi__step(c, addr, &r, stack, size, regs->sp, &caller) : -ENOENT;
+		int ret = c ? step(s, c, file, addr, &r, stack, size, regs->sp, &caller) : -ENOENT;
 
 		if (ret == -ENODATA)
 			*outermost = true;
