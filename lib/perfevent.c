@@ -62,10 +62,26 @@ static void add_snapshot(const struct perf_opts *o, struct perf_event_attr *a)
 	a->sample_stack_user = o->stack_snapshot;
 }
 
-static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
+/* What both events share: inherited, started at exec, CLOCK_MONOTONIC times, the chosen stacks. */
+static void common_attr(const struct perf_opts *o, struct perf_event_attr *a, uint64_t sample_type)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
+	a->sample_type = sample_type;
+	a->disabled = 1;
+	a->enable_on_exec = o->enable_on_exec;
+	a->inherit = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->exclude_callchain_kernel = !(o->capture & CAPTURE_KERNEL);
+	a->exclude_callchain_user = !(o->capture & CAPTURE_USER);
+	add_snapshot(o, a);
+}
+
+static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
+{
+	common_attr(o, a, LP_SAMPLE_TYPE);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
 	if (o->freq) {
@@ -74,21 +90,11 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	} else {
 		a->sample_period = o->period;
 	}
-	a->sample_type = LP_SAMPLE_TYPE;
-	a->disabled = 1;
-	a->enable_on_exec = o->enable_on_exec;
-	a->inherit = 1;
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
-	a->sample_id_all = 1;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->exclude_callchain_kernel = !(o->capture & CAPTURE_KERNEL);
-	a->exclude_callchain_user = !(o->capture & CAPTURE_USER);
-	add_snapshot(o, a);
 	if (o->wakeup_events) {
 		a->wakeup_events = o->wakeup_events;
 	} else {
@@ -99,21 +105,10 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 
 static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
+	common_attr(o, a, LP_SAMPLE_TYPE | PERF_SAMPLE_RAW);
 	a->type = PERF_TYPE_TRACEPOINT;
 	a->config = (uint64_t)o->fork_tracepoint;
 	a->sample_period = 1;
-	a->sample_type = LP_SAMPLE_TYPE | PERF_SAMPLE_RAW;
-	a->disabled = 1;
-	a->enable_on_exec = o->enable_on_exec;
-	a->inherit = 1;
-	a->sample_id_all = 1;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->exclude_callchain_kernel = !(o->capture & CAPTURE_KERNEL);
-	a->exclude_callchain_user = !(o->capture & CAPTURE_USER);
-	add_snapshot(o, a);
 }
 
 static int keep_fd(struct perf_session *s, int fd)
