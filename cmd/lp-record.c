@@ -127,7 +127,7 @@ static int check_system(const struct record_opts *o)
 int main(int argc, char **argv)
 {
 	struct record_opts o = {
-		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 2048 },
+		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 2048, .read_values = true },
 		.spawn_stacks = true,
 		.workload_stdout = -1,
 		.warn = print_warning,

@@ -81,7 +81,7 @@ static void common_attr(const struct perf_opts *o, struct perf_event_attr *a, ui
 
 static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
-	common_attr(o, a, LP_SAMPLE_TYPE);
+	common_attr(o, a, LP_SAMPLE_TYPE | (o->read_values ? PERF_SAMPLE_READ : 0));
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
 	if (o->freq) {
@@ -137,6 +137,12 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, const char *
 
 		clock_attr(&s->o, &attr);
 		fd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL && s->o.read_values && first && cpu == 0) {
+			/* older kernels refuse PERF_SAMPLE_READ with inherit */
+			s->o.read_values = false;
+			clock_attr(&s->o, &attr);
+			fd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0) {
 			if (errno == ENODEV || errno == ENXIO)
 				continue;	/* an offline CPU */
@@ -254,6 +260,11 @@ int perf_session__enable(struct perf_session *s)
 int perf_session__disable(struct perf_session *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+bool perf_session__reads_values(const struct perf_session *s)
+{
+	return s->o.read_values;
 }
 
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id)

@@ -31,6 +31,7 @@ struct perf_opts {
 	bool enable_on_exec;	/* start counting when the task execs */
 	int fork_tracepoint;	/* id of sched:sched_process_fork, or -1 */
 	unsigned stack_snapshot;	/* bytes of user stack (and user registers) with each sample, or 0 */
+	bool read_values;	/* ask for the counter's value with each sample (dropped if refused) */
 };
 
 /* User registers sampled with a stack snapshot: bp, sp, ip, in this order. */
@@ -59,6 +60,13 @@ int perf_session__disable(struct perf_session *s);
 typedef int (*perf_record_fn)(void *ctx, const struct perf_event_header *h);
 int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn, void *ctx,
 		       bool *hangup);
+
+/*
+ * Whether the sampling event's samples carry its value (PERF_SAMPLE_READ,
+ * right after PERIOD): the task-clock time really counted, where the period
+ * is only the kernel's aim (hrtimer-driven, it runs on wall time).
+ */
+bool perf_session__reads_values(const struct perf_session *s);
 
 /* Event ids of the sampling event and of the fork tracepoint, per CPU. */
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id);

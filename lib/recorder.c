@@ -14,6 +14,7 @@
 
 #include "cfi.h"
 #include "escape.h"
+#include "hash.h"
 #include "lpstream.h"
 #include "strbuf.h"
 #include "symbolizer.h"
@@ -483,7 +484,8 @@ static void set_comm(struct recorder *r, pid_t tid, const char *comm)
 
 /* A sample record taken apart (see LP_SAMPLE_TYPE). */
 struct sample {
-	uint64_t id, time, period, nr;
+	uint64_t id, time, period, value, nr;
+	bool has_value;
 	pid_t pid, tid;
 	uint32_t cpu;
 	const uint64_t *ips;
@@ -501,7 +503,7 @@ static bool parse_sample(const struct recorder *r, const struct perf_event_heade
 	size_t off = 64, size = h->size;
 
 	memset(s, 0, sizeof(*s));
-	if (size < 64)
+	if (size < 72)
 		return false;
 	s->id = u64_at(h, 8);
 	s->pid = (pid_t)u32_at(h, 24);
@@ -509,7 +511,12 @@ static bool parse_sample(const struct recorder *r, const struct perf_event_heade
 	s->time = u64_at(h, 32);
 	s->cpu = u32_at(h, 40);
 	s->period = u64_at(h, 48);
-	s->nr = u64_at(h, 56);
+	if (!raw && perf_session__reads_values(r->session)) {
+		s->has_value = true;
+		s->value = u64_at(h, 56);
+		off += 8;
+	}
+	s->nr = u64_at(h, off - 8);
 	if (s->nr > (size - off) / 8)
 		return false;
 	s->ips = (const uint64_t *)((const char *)h + off);
@@ -553,7 +560,15 @@ static bool parse_sample(const struct recorder *r, const struct perf_event_heade
 	return true;
 }
 
+/* The last counter value seen per (thread, CPU): each inherited event counts for one of them. */
+struct last_value {
+	uint64_t key, value;
+	bool used;
+};
+
 struct writer {
+	struct last_value *values;
+	size_t values_mask, values_n;
 	struct recorder *r;
 	struct symbolizer *sym;
 	FILE *out;
@@ -716,13 +731,53 @@ static int put_stack(struct writer *w)
 	return w->locs.len ? strbuf__add(&w->line, w->locs.s, w->locs.len) : strbuf__addc(&w->line, '-');
 }
 
+/* The task-clock time a sample stands for: its counter's advance, or the period. */
+static uint64_t sample_weight(struct writer *w, const struct sample *sm)
+{
+	uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->cpu, before;
+	size_t i;
+
+	if (!sm->has_value)
+		return sm->period;
+	if (w->values_n * 2 >= w->values_mask) {
+		size_t mask = w->values_mask ? w->values_mask * 2 + 1 : 255;
+		struct last_value *v = calloc(mask + 1, sizeof(*v));
+
+		if (!v)
+			return sm->period;
+		for (size_t j = 0; w->values && j <= w->values_mask; j++) {
+			if (!w->values[j].used)
+				continue;
+			for (i = hash_mix(w->values[j].key) & mask; v[i].used; i = (i + 1) & mask)
+				;
+			v[i] = w->values[j];
+		}
+		free(w->values);
+		w->values = v;
+		w->values_mask = mask;
+	}
+	for (i = hash_mix(key) & w->values_mask; w->values[i].used && w->values[i].key != key;
+	     i = (i + 1) & w->values_mask)
+		;
+	if (!w->values[i].used) {
+		w->values[i].used = true;
+		w->values[i].key = key;
+		w->values_n++;
+	}
+	before = w->values[i].value;
+	w->values[i].value = sm->value;
+	return sm->value >= before ? sm->value - before : sm->period;
+}
+
 static int write_sample(struct writer *w, const struct perf_event_header *h)
 {
 	struct sample sm;
+	uint64_t weight;
 	int ret;
 
 	if (!parse_sample(w->r, h, false, &sm))
 		return 0;
+	weight = sample_weight(w, &sm);
 	if ((ret = callchain(w, &sm, sm.pid)) < 0)
 		return ret;
 	w->stats->samples++;
@@ -731,7 +786,7 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	    (ret = put_u64(&w->line, (uint64_t)sm.pid, '\t')) < 0 ||
 	    (ret = put_u64(&w->line, (uint64_t)sm.tid, 0)) < 0 ||
 	    (ret = put_field(&w->line, comm_of(w->r, sm.tid))) < 0 ||
-	    (ret = strbuf__add(&w->line, "\tcpu\t", 5)) < 0 || (ret = put_u64(&w->line, sm.period, 0)) < 0 ||
+	    (ret = strbuf__add(&w->line, "\tcpu\t", 5)) < 0 || (ret = put_u64(&w->line, weight, 0)) < 0 ||
 	    (ret = put_stack(w)) < 0 || (ret = strbuf__add(&w->line, "\tcpu=", 5)) < 0 ||
 	    (ret = put_u64(&w->line, sm.cpu, 0)) < 0)
 		return ret;
@@ -1001,6 +1056,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 cleanup:
 	symbolizer__free(w.sym);
 	free(w.fork_stacks);
+	free(w.values);
 	strbuf__release(&w.stack);
 	strbuf__release(&w.locs);
 	strbuf__release(&w.line);

@@ -54,7 +54,10 @@ within() {
 	grep -qP "^P\t\d+\t$root\t$root\texit\tsplit\$" split.lp
 }
 
-@test "each thread's sampled time is within 5% of its real CPU time, and no more than its lifetime" {
+@test "each thread's sampled time is at least its CPU time, and no more than its lifetime" {
+	# Weights are the task-clock's own advance. On a virtual machine that clock
+	# also runs while the host steals the CPU, which the thread's CPU clock
+	# leaves out: sampled time can exceed CPU time there, never the lifetime.
 	lp-record -q -o split.lp "$W/split"
 	for name in sixty:0.6 thirty:0.3; do
 		tid=$(awk -F'\t' -v n="${name%:*}" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' split.lp)
@@ -63,9 +66,12 @@ within() {
 			$1 == "P" && $4 == t && $5 == "spawn" { b = $2 }
 			$1 == "P" && $4 == t && $5 == "exit" { e = $2 }
 			END { print s / 1e9, (e - b) / 1e9 }' split.lp)
-		within "$(awk -v s="$sampled" -v c="${name#*:}" 'BEGIN { print 100 * s / c }')" 95 105 "${name%:*} sampled vs CPU time"
+		awk -v s="$sampled" -v c="${name#*:}" 'BEGIN { exit !(s >= 0.95 * c) }' ||
+			fail "${name%:*}: sampled $sampled s < 95% of its ${name#*:} s of CPU time"
 		awk -v s="$sampled" -v l="$life" 'BEGIN { exit !(s <= l * 1.02) }' || fail "sampled $sampled s > lifetime $life s"
 	done
+	# the weights are the counter's advance, not the period asked for
+	[ "$(awk -F'\t' '$1 == "S" { print $7 }' split.lp | sort -u | wc -l)" -gt 10 ]
 }
 
 @test "a child that exits at once is still recorded" {
