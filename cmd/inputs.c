@@ -31,7 +31,7 @@ void add_events(char *arg, const char ***events, size_t *n)
 		usage_error("--event needs at least one event name");
 }
 
-int read_input(struct collapser *c, const char *path, int col)
+static int read_input(struct collapser *c, const char *path, int col)
 {
 	struct collapse_error err;
 	bool is_stdin = strcmp(path, "-") == 0;
@@ -49,5 +49,15 @@ int read_input(struct collapser *c, const char *path, int col)
 		error_at(err.file, err.line, "%s", err.msg);
 		return -1;
 	}
+	return 0;
+}
+
+int read_inputs(struct collapser *c, char *const *paths, int n, bool two_columns)
+{
+	if (n == 0)
+		return read_input(c, "-", 0);
+	for (int i = 0; i < n; i++)
+		if (read_input(c, paths[i], two_columns ? i : 0) < 0)
+			return -1;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #ifndef LP_INPUTS_H
 #define LP_INPUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "collapse.h"
@@ -12,7 +13,10 @@ void print_collapse_warning(void *ctx, const char *file, long line, const char *
 /* Appends the events of "a,b,c" (the strings stay in arg); a usage error if none. */
 void add_events(char *arg, const char ***events, size_t *n);
 
-/* Reads path ("-" for stdin) into column col; prints what went wrong and returns -1. */
-int read_input(struct collapser *c, const char *path, int col);
+/*
+ * Reads the n paths (stdin when n is 0) into column 0, or into columns 0 and 1
+ * in turn with two_columns; prints what went wrong and returns -1.
+ */
+int read_inputs(struct collapser *c, char *const *paths, int n, bool two_columns);
 
 #endif

@@ -144,11 +144,8 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (ninputs == 0 && read_input(c, "-", 0) < 0)
+	if (read_inputs(c, argv + optind, ninputs, out.diff) < 0)
 		goto cleanup;
-	for (int i = 0; i < ninputs; i++)
-		if (read_input(c, argv[optind + i], out.diff ? i : 0) < 0)
-			goto cleanup;
 
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opt = collapser__write(c, stdout, &out);

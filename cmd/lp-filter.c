@@ -63,6 +63,29 @@ static int python_decide(void *ctx, const struct filter_frame *frames, size_t n,
 	return pyfilter__decide(ctx, frames, n, keep, detail);
 }
 
+/* Filters one input ("-" for stdin) to stdout; prints what went wrong and returns -1. */
+static int filter_input(const struct lpfilter_opts *o, const char *path)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	struct lpfilter_error err;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = lpfilter__run(o, fd, stdout, &err);
+	if (!is_stdin)
+		close(fd);
+	if (ret < 0) {
+		fflush(stdout);
+		error_at(is_stdin ? "stdin" : path, err.line, "%s", err.detail ? err.detail : "out of memory");
+		free(err.detail);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct lpfilter_opts o = { 0 };
@@ -131,29 +154,11 @@ int main(int argc, char **argv)
 	}
 
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	for (int i = optind; i <= argc; i++) {
-		const char *path = i < argc ? argv[i] : "-";
-		bool is_stdin = strcmp(path, "-") == 0;
-		struct lpfilter_error err;
-		int fd;
-
-		if (i == argc && optind < argc)
-			break;
-		fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			error("cannot open '%s': %s", path, strerror(errno));
+	if (optind == argc && filter_input(&o, "-") < 0)
+		goto cleanup;
+	for (int i = optind; i < argc; i++)
+		if (filter_input(&o, argv[i]) < 0)
 			goto cleanup;
-		}
-		opt = lpfilter__run(&o, fd, stdout, &err);
-		if (!is_stdin)
-			close(fd);
-		if (opt < 0) {
-			fflush(stdout);
-			error_at(is_stdin ? "stdin" : path, err.line, "%s", err.detail ? err.detail : "out of memory");
-			free(err.detail);
-			goto cleanup;
-		}
-	}
 	ret = close_stdout() ? EXIT_RUNTIME : 0;
 cleanup:
 	stackfilter__free(rf.f);

@@ -255,21 +255,18 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (ninputs == 0 && read_input(c, "-", 0) < 0)
+	if (read_inputs(c, argv + optind, ninputs, true) < 0)
 		goto cleanup;
-	for (int i = 0; i < ninputs; i++)
-		if (read_input(c, argv[optind + i], i) < 0)
-			goto cleanup;
 
 	lp_input = collapser__formats(c) & (1u << FORMAT_LP);
 	so.unit = lp_input ? collapser__unit(c) : NULL;
 	if (so.flamechart) {
-		if ((ret = collapser__each_timed(c, add_to_tree, tree)) < 0) {
-			error("cannot build the flame chart: %s", strerror(-ret));
-			ret = EXIT_RUNTIME;
+		int built = collapser__each_timed(c, add_to_tree, tree);
+
+		if (built < 0) {
+			error("cannot build the flame chart: %s", strerror(-built));
 			goto cleanup;
 		}
-		ret = EXIT_RUNTIME;
 	} else if (flametree__sort(tree) < 0) {
 		goto nomem;
 	}
