@@ -52,11 +52,6 @@ static const char *const format_names[] = {
 	[FORMAT_FOLDED] = "folded",
 };
 
-const char *input_format__name(enum input_format f)
-{
-	return format_names[f];
-}
-
 int input_format__parse(const char *name, enum input_format *f)
 {
 	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {

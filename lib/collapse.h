@@ -54,8 +54,7 @@ struct collapser;
 struct collapser *collapser__new(const struct collapse_opts *opts);
 void collapser__free(struct collapser *c);
 
-/* Name of a format, and the format of a name ("lp", "perf", "folded"); -EINVAL. */
-const char *input_format__name(enum input_format f);
+/* The format of a name ("auto", "lp", "perf", "folded"); -EINVAL. */
 int input_format__parse(const char *name, enum input_format *f);
 
 /*

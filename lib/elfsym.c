@@ -26,7 +26,6 @@ struct elfsym {
 	size_t names_len, names_cap;
 	struct segment *segs;
 	size_t nsegs;
-	bool debug_file;
 	int fp_share;		/* per cent of the biggest functions that set up a frame pointer, -1: unknown */
 	uint8_t build_id[64];
 	size_t build_id_len;
@@ -341,7 +340,6 @@ struct elfsym *elfsym__load(const char *path, const char *debug_root)
 			e->names = d.names;
 			e->names_len = d.names_len;
 			e->names_cap = d.names_cap;
-			e->debug_file = true;
 		} else {
 			free(d.syms);
 			free(d.names);
@@ -420,16 +418,6 @@ const char *elfsym__lookup(const struct elfsym *e, uint64_t addr)
 			return addr < e->syms[i].end ? e->syms[i].name : NULL;
 		}
 	}
-}
-
-size_t elfsym__count(const struct elfsym *e)
-{
-	return e->n;
-}
-
-bool elfsym__from_debug_file(const struct elfsym *e)
-{
-	return e->debug_file;
 }
 
 int elfsym__frame_pointer_share(const struct elfsym *e)

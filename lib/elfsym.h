@@ -24,11 +24,6 @@ bool elfsym__offset_to_addr(const struct elfsym *e, uint64_t offset, uint64_t *a
 /* The function at addr, or NULL. */
 const char *elfsym__lookup(const struct elfsym *e, uint64_t addr);
 
-size_t elfsym__count(const struct elfsym *e);
-/* Whether symbols came from a separate debug file. */
-bool elfsym__from_debug_file(const struct elfsym *e);
-
-
 /*
  * The per cent of the file's 50 biggest functions that call others whose code
  * starts by setting up a frame pointer (leaves may do without one), or -1 if

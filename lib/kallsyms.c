@@ -184,11 +184,6 @@ const char *symtab__lookup(const struct symtab *t, uint64_t addr, const char **m
 	return t->names + t->v[lo - 1].name;
 }
 
-size_t symtab__count(const struct symtab *t)
-{
-	return t->n;
-}
-
 /* From libstdc++ (the C++ ABI): Itanium C++ names, and Rust's legacy names. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 

@@ -16,7 +16,6 @@ void symtab__free(struct symtab *t);
 
 /* The symbol at addr (and its module, "" for the kernel itself), or NULL. */
 const char *symtab__lookup(const struct symtab *t, uint64_t addr, const char **module);
-size_t symtab__count(const struct symtab *t);
 
 /* C++ and Rust names demangled into a malloc'ed string, or NULL if s is not mangled. */
 char *demangle(const char *s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "folded.h"
 #include "lines.h"
 #include "lpstream.h"
 #include "strbuf.h"
@@ -285,31 +286,22 @@ static int lp_line(struct run *r, FILE *out, char *line, size_t len)
 
 static int folded_line(struct run *r, FILE *out, char *line, size_t len)
 {
-	size_t stacklen = len;
+	struct folded_line f;
+	char msg[256];
 	int ret;
 
 	if (len == 0 || line[0] == '#')
 		return put_raw(out, line, len);
 	if (r->o->needs_exec)
 		return failf(r, -EINVAL, "%s", "EXEC statements need an lp stream: folded stacks have no executables");
-	/* the counts: one or two numbers after the last blanks */
-	for (int k = 0; k < 2; k++) {
-		size_t i = stacklen;
-
-		while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9')
-			i--;
-		if (i == stacklen || i == 0 || (line[i - 1] != ' ' && line[i - 1] != '\t')) {
-			if (k == 0)
-				return failf(r, -EINVAL, "%s", "expected 'STACK COUNT', found no count");
-			break;
-		}
-		stacklen = i - 1;
-	}
-	if ((ret = cut(r, (struct lp_span){ line, stacklen }, (struct lp_span){ "-", 1 }, true)) < 0)
+	if ((ret = folded_parse(line, len, &f, msg, sizeof(msg))) < 0)
+		return failf(r, ret, "%s", msg);
+	if ((ret = cut(r, (struct lp_span){ line, f.stacklen }, (struct lp_span){ "-", 1 }, true)) < 0)
 		return ret;
 	if (fwrite_unlocked(r->stack.s, 1, r->stack.len, out) != r->stack.len)
 		return -EIO;
-	return put_raw(out, line + stacklen, len - stacklen);
+	/* the counts as they were */
+	return put_raw(out, line + f.stacklen, len - f.stacklen);
 }
 
 int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfilter_error *err)
