@@ -16,6 +16,7 @@
 #include "escape.h"
 #include "hash.h"
 #include "lpstream.h"
+#include "stackmap.h"
 #include "strbuf.h"
 #include "symbolizer.h"
 
@@ -567,6 +568,7 @@ struct last_value {
 };
 
 struct writer {
+	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct last_value *values;
 	size_t values_mask, values_n;
 	struct recorder *r;
@@ -805,6 +807,26 @@ static const char *exec_path(struct recorder *r, size_t from, pid_t pid)
 	return NULL;
 }
 
+/* Warns, once per program, about one the workload ran that seems built without frame pointers. */
+static int check_frame_pointers(struct writer *w, const char *path)
+{
+	struct stack_entry *seen = stackmap__add(w->programs, path, strlen(path), 0, 1);
+	char msg[4400];
+	int share;
+
+	if (!seen)
+		return -ENOMEM;
+	if (seen->count[0] > 1 || (share = symbolizer__frame_pointer_share(w->sym, path)) < 0 || share >= 50)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "'%s' seems built without frame pointers (%d%% of its biggest functions set one "
+		 "up): callers beyond the stack snapshot may be missing; rebuild it with "
+		 "-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer", path, share);
+	if (w->r->o.warn)
+		w->r->o.warn(w->r->o.ctx, msg);
+	return 0;
+}
+
 static int write_record(struct writer *w, size_t i)
 {
 	struct recorder *r = w->r;
@@ -831,6 +853,8 @@ static int write_record(struct writer *w, size_t i)
 
 		set_comm(r, tid, comm);
 		if (exec && (ret = symbolizer__exec(w->sym, pid)) < 0)
+			return ret;
+		if (path && (ret = check_frame_pointers(w, path)) < 0)
 			return ret;
 		if ((ret = putf(&w->line, "P\t%" PRIu64 "\t%d\t%d\t%s", time, pid, tid, exec ? "exec" : "comm")) < 0 ||
 		    (ret = put_field(&w->line, comm)) < 0 || (path && (ret = put_field(&w->line, path)) < 0))
@@ -879,36 +903,6 @@ static int write_record(struct writer *w, size_t i)
 	default:
 		return 0;
 	}
-}
-
-/* Warns about a program the workload ran that seems built without frame pointers. */
-static void check_frame_pointers(struct writer *w, size_t i)
-{
-	const struct perf_event_header *h = w->r->index[i].h;
-	const char *path;
-	char msg[4400];
-	int share;
-
-	if (h->type != PERF_RECORD_COMM || !(h->misc & PERF_RECORD_MISC_COMM_EXEC))
-		return;
-	path = exec_path(w->r, i, (pid_t)u32_at(h, 8));
-	if (!path || (share = symbolizer__frame_pointer_share(w->sym, path)) < 0 || share >= 50)
-		return;
-	/* once per program */
-	for (size_t j = 0; j < i; j++) {
-		const struct perf_event_header *o = w->r->index[j].h;
-		const char *other;
-
-		if (o->type == PERF_RECORD_COMM && (o->misc & PERF_RECORD_MISC_COMM_EXEC) &&
-		    (other = exec_path(w->r, j, (pid_t)u32_at(o, 8))) && strcmp(other, path) == 0)
-			return;
-	}
-	snprintf(msg, sizeof(msg),
-		 "'%s' seems built without frame pointers (%d%% of its biggest functions set one "
-		 "up): callers beyond the stack snapshot may be missing; rebuild it with "
-		 "-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer", path, share);
-	if (w->r->o.warn)
-		w->r->o.warn(w->r->o.ctx, msg);
 }
 
 /* Matches each FORK record with the tracepoint sample of the same child, taken in the parent. */
@@ -1042,7 +1036,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		stats->achieved_hz = ns ? count / (ns / 1e9) : 0;
 	}
 	w.sym = symbolizer__new(sym_warn, r);
-	if (!w.sym || match_fork_stacks(&w) < 0) {
+	w.programs = stackmap__new();
+	if (!w.sym || !w.programs || match_fork_stacks(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -1051,10 +1046,9 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	stats->lost = 0;
 	for (size_t i = 0; i < r->n && ret == 0; i++)
 		ret = write_record(&w, i);
-	for (size_t i = 0; i < r->n && ret == 0; i++)
-		check_frame_pointers(&w, i);
 cleanup:
 	symbolizer__free(w.sym);
+	stackmap__free(w.programs);
 	free(w.fork_stacks);
 	free(w.values);
 	strbuf__release(&w.stack);
