@@ -296,8 +296,8 @@ struct stackmap *palette_map__load(const char *path, long *bad_line)
 
 bool palette_map__get(struct stackmap *m, const char *name, size_t len, uint32_t *color)
 {
-	/* the count is the colour plus one, so that 0 means absent; adding 0 changes nothing */
-	struct stack_entry *e = stackmap__add(m, name, len, 1, 0);
+	/* the count is the colour plus one */
+	struct stack_entry *e = stackmap__find(m, name, len);
 
 	if (!e || e->count[0] == 0)
 		return false;

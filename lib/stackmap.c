@@ -137,10 +137,9 @@ static struct stack_entry *insert(struct stackmap *m, size_t slot, uint64_t hash
 	return e;
 }
 
-struct stack_entry *stackmap__add(struct stackmap *m, const char *key, size_t len,
-				  int col, uint64_t count)
+/* The slot holding key, or the empty slot where it would go. */
+static size_t slot_of(const struct stackmap *m, uint64_t hash, const char *key, size_t len)
 {
-	uint64_t hash = hash_bytes(key, len);
 	size_t i = hash & m->mask;
 	struct stack_entry *e;
 
@@ -149,6 +148,21 @@ struct stack_entry *stackmap__add(struct stackmap *m, const char *key, size_t le
 			break;
 		i = (i + 1) & m->mask;
 	}
+	return i;
+}
+
+struct stack_entry *stackmap__find(const struct stackmap *m, const char *key, size_t len)
+{
+	return m->slots[slot_of(m, hash_bytes(key, len), key, len)];
+}
+
+struct stack_entry *stackmap__add(struct stackmap *m, const char *key, size_t len,
+				  int col, uint64_t count)
+{
+	uint64_t hash = hash_bytes(key, len);
+	size_t i = slot_of(m, hash, key, len);
+	struct stack_entry *e = m->slots[i];
+
 	if (!e && !(e = insert(m, i, hash, key, len)))
 		return NULL;
 	if (e->count[col] > UINT64_MAX - count) {

@@ -30,6 +30,9 @@ void stackmap__free(struct stackmap *m);
 struct stack_entry *stackmap__add(struct stackmap *m, const char *key, size_t len,
 				  int col, uint64_t count);
 
+/* The entry of key, or NULL. */
+struct stack_entry *stackmap__find(const struct stackmap *m, const char *key, size_t len);
+
 size_t stackmap__size(const struct stackmap *m);
 struct stack_entry *stackmap__entry(const struct stackmap *m, uint32_t id);
 

@@ -22,6 +22,8 @@ int main(void)
 	e = stackmap__add(m, "main;f77", 8, 1, 5);
 	ok(e && e->count[0] == 3 * 77 && e->count[1] == 5 && e->id == 77,
 	   "counts summed per column, ids in insertion order");
+	ok(stackmap__find(m, "main;f77", 8) == e, "find gives the entry of a key");
+	ok(!stackmap__find(m, "main;f", 6) && stackmap__size(m) == 100000, "find of a missing key adds nothing");
 	stackmap__add(m, "main", 4, 0, 1);
 	stackmap__add(m, "main;", 5, 0, 1);
 	stackmap__add(m, "main\xff", 5, 0, 1);
