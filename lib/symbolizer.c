@@ -72,7 +72,6 @@ struct symbolizer {
 	bool kernel_tried;
 	symbolizer_warn_fn warn;
 	void *ctx;
-	struct strbuf name;
 };
 
 struct symbolizer *symbolizer__new(symbolizer_warn_fn warn, void *ctx)
@@ -108,7 +107,6 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->files);
 	stackmap__free(s->file_ids);
 	symtab__free(s->kernel);
-	strbuf__release(&s->name);
 	strbuf__release(&s->cache_text);
 	free(s->cache);
 	free(s->rules);
@@ -249,14 +247,12 @@ static const char *basename_of(const char *path)
 }
 
 /* Adds name (demangled if mangled) and loc to the lists. */
-static int emit(struct symbolizer *s, const char *name, const char *loc, struct strbuf *stack,
-		struct strbuf *locs)
+static int emit(const char *name, const char *loc, struct strbuf *stack, struct strbuf *locs)
 {
 	char *plain = demangle(name);
 	int ret = lp_list__append(stack, plain ? plain : name, strlen(plain ? plain : name));
 
 	free(plain);
-	(void)s;
 	if (ret == 0)
 		ret = lp_list__append(locs, loc, strlen(loc));
 	return ret;
@@ -340,7 +336,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
 			snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, ip - m->start + m->pgoff);
-			return emit(s, name, loc, stack, locs);
+			return emit(name, loc, stack, locs);
 		}
 		sym = elfsym__lookup(e, addr);
 		snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, addr + (ip - look));
@@ -348,7 +344,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
 			sym = name;
 		}
-		return emit(s, sym, loc, stack, locs);
+		return emit(sym, loc, stack, locs);
 	}
 	/* JIT symbols: /tmp/perf-PID.map */
 	if (p && !p->perfmap_tried && in_anonymous) {
@@ -373,11 +369,11 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 
 		if (sym) {
 			snprintf(loc, sizeof(loc), "/tmp/perf-%d.map+0x%" PRIx64, (int)pid, ip);
-			return emit(s, sym, loc, stack, locs);
+			return emit(sym, loc, stack, locs);
 		}
 	}
 	snprintf(name, sizeof(name), "[0x%" PRIx64 "]", ip);
-	return emit(s, name, "-", stack, locs);
+	return emit(name, "-", stack, locs);
 }
 
 static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
@@ -478,7 +474,7 @@ static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bo
 	}
 	name = s->kernel ? symtab__lookup(s->kernel, precise ? ip : ip - 1, &module) : NULL;
 	snprintf(loc, sizeof(loc), "[%s]+0x%" PRIx64, *module ? module : "kernel.kallsyms", ip);
-	return emit(s, name ? name : "[kernel.kallsyms]", loc, stack, locs);
+	return emit(name ? name : "[kernel.kallsyms]", loc, stack, locs);
 }
 
 /* The CFI, the file and the file address of ip in pid, or NULL. */
