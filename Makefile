@@ -26,7 +26,8 @@ PKG_zlib = zlib1g-dev
 PKG_libelf = libelf-dev
 PKG_libdw = libdw-dev
 PKG_python3-embed = libpython3-dev
-PKGS = libpcre2-8 zlib libelf libdw
+PKG_libbpf = libbpf-dev
+PKGS = libpcre2-8 zlib libelf libdw libbpf
 CHECK_PKGS = $(PKGS) python3-embed
 
 NO_DEPS_GOALS = deps clean help
@@ -37,10 +38,10 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))
 endif
 
-ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse lp-svg lp-record lp-filter
+PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter
 LIB_SRCS = $(wildcard lib/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o $(O)/cmd/inputs.o
@@ -64,7 +65,7 @@ $(O)/liblp.a: $(LIB_OBJS)
 $(O)/bin/%: $(O)/cmd/%.o $(CMD_UTIL_OBJS) $(O)/liblp.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(PKG_LIBS)
 
 $(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
 	@mkdir -p $(dir $@)
@@ -82,8 +83,32 @@ $(O)/gen/assets.o: $(O)/gen/assets.c
 
 $(O)/bin/lp-svg: $(O)/gen/assets.o
 
-# demangling comes from the C++ runtime
-$(O)/bin/lp-record: PKG_LIBS += -lstdc++
+# The off-CPU BPF program: CO-RE against this kernel's BTF, built with clang
+# (never with the sanitizers of CFLAGS), and its skeleton for lib/offcpu.c.
+BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) bpftool)
+BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+$(O)/gen/vmlinux.h:
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)test -r $(VMLINUX_BTF) || { echo "$(VMLINUX_BTF) is missing: the kernel has no BTF" >&2; exit 1; }
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h $(O)/gen/vmlinux.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BPF     $@")
+	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror -I$(O)/gen -Ibpf -c -o $@ $<
+
+$(O)/gen/%.skel.h: $(O)/bpf/%.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(O)/lib/offcpu.o: $(O)/gen/offcpu.skel.h
+
+# lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
+$(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
+$(O)/bin/lp-record $(O)/bin/lp-offcpu: PKG_LIBS += -lstdc++
 
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell pkg-config --cflags python3-embed 2>/dev/null)

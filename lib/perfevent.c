@@ -29,6 +29,7 @@ struct perf_session {
 	size_t page;
 	char *tmp;		/* a record that wraps around the end of a ring */
 	size_t tmp_cap;
+	int extra_fd;		/* polled too, or -1 */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -84,7 +85,10 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	common_attr(o, a, LP_SAMPLE_TYPE | (o->read_values ? PERF_SAMPLE_READ : 0));
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
-	if (o->freq) {
+	if (!o->freq && !o->period) {
+		/* no sampling: only the records that follow tasks and mappings */
+		a->config = PERF_COUNT_SW_DUMMY;
+	} else if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
 	} else {
@@ -204,6 +208,9 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, co
 	if (!s)
 		return NULL;
 	s->o = *o;
+	if (!o->freq && !o->period)
+		s->o.read_values = false;
+	s->extra_fd = -1;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
 	s->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	s->rings = calloc((size_t)s->ncpus, sizeof(*s->rings));
@@ -260,6 +267,11 @@ int perf_session__enable(struct perf_session *s)
 int perf_session__disable(struct perf_session *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+void perf_session__poll_also(struct perf_session *s, int fd)
+{
+	s->extra_fd = fd;
 }
 
 bool perf_session__reads_values(const struct perf_session *s)
@@ -325,7 +337,7 @@ int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn
 	struct pollfd pfd[256];
 	int n = 0, total = 0, hung = 0;
 
-	for (int i = 0; i < s->nrings && n < 256; i++) {
+	for (int i = 0; i < s->nrings && n < 255; i++) {
 		if (!s->rings[i].base)
 			continue;
 		pfd[n].fd = s->rings[i].fd;
@@ -333,7 +345,12 @@ int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn
 		pfd[n].revents = 0;
 		n++;
 	}
-	if (timeout_ms != 0 && poll(pfd, (nfds_t)n, timeout_ms) < 0 && errno != EINTR)
+	if (s->extra_fd >= 0) {
+		pfd[n].fd = s->extra_fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+	}
+	if (timeout_ms != 0 && poll(pfd, (nfds_t)n + (s->extra_fd >= 0), timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; i < n; i++)
 		if (pfd[i].revents & (POLLHUP | POLLERR))

@@ -24,7 +24,7 @@ enum capture {
 
 struct perf_opts {
 	uint64_t freq;		/* samples a second, or 0 to use period */
-	uint64_t period;	/* ns of task-clock between samples */
+	uint64_t period;	/* ns of task-clock between samples; with freq 0 too: no sampling */
 	enum capture capture;
 	unsigned mmap_pages;	/* data pages per ring buffer (a power of two) */
 	unsigned wakeup_events;	/* 0: wake up by data size */
@@ -60,6 +60,9 @@ int perf_session__disable(struct perf_session *s);
 typedef int (*perf_record_fn)(void *ctx, const struct perf_event_header *h);
 int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn, void *ctx,
 		       bool *hangup);
+
+/* Another descriptor perf_session__read's wait returns for when it is readable. */
+void perf_session__poll_also(struct perf_session *s, int fd);
 
 /*
  * Whether the sampling event's samples carry its value (PERF_SAMPLE_READ,

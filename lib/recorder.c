@@ -22,6 +22,9 @@
 
 enum { ARENA_CHUNK = 8 << 20, TRAILER = 32, MAX_UNWIND = 32 };
 
+/* Our own record type in the arena: an off-CPU interval from the BPF ring buffer. */
+enum { LP_RECORD_OFFCPU = 0x4c50 };
+
 struct index_entry {
 	uint64_t time, seq;
 	const struct perf_event_header *h;
@@ -41,6 +44,8 @@ struct thread_name {
 struct recorder {
 	struct record_opts o;
 	struct perf_session *session;
+	struct offcpu *offcpu;
+	uint64_t offcpu_drops;
 	pid_t child;
 	int wait_status;
 	bool exited;
@@ -74,6 +79,7 @@ void recorder__free(struct recorder *r)
 	if (!r)
 		return;
 	perf_session__free(r->session);
+	offcpu__free(r->offcpu);
 	for (c = r->chunks; c; c = next) {
 		next = c->next;
 		free(c);
@@ -113,6 +119,8 @@ static uint64_t record_time(const struct perf_event_header *h)
 {
 	if (h->type == PERF_RECORD_SAMPLE)
 		return u64_at(h, 32);
+	if (h->type == LP_RECORD_OFFCPU)
+		return u64_at(h, 8);
 	return h->size >= sizeof(*h) + TRAILER ? u64_at(h, h->size - 24) : 0;
 }
 
@@ -147,6 +155,34 @@ static int keep(void *ctx, const struct perf_event_header *h)
 	r->index[r->n].h = copy;
 	r->n++;
 	return 0;
+}
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Keeps an off-CPU interval, without the unused parts of its buffers. */
+static int keep_offcpu(void *ctx, const struct offcpu_event *ev, size_t size)
+{
+	_Alignas(8) char buf[8 + sizeof(*ev) + OFFCPU_SNAPSHOT + 2 * OFFCPU_MAX_STACK * 8];
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	size_t snap = round8(ev->snapshot_size), nips = (size_t)ev->nuser + ev->nkernel;
+	char *p = buf + 8;
+
+	if (ev->snapshot_size > OFFCPU_SNAPSHOT || ev->nuser > OFFCPU_MAX_STACK ||
+	    ev->nkernel > OFFCPU_MAX_STACK || size < sizeof(*ev) + OFFCPU_SNAPSHOT + nips * 8)
+		return -EPROTO;
+	memcpy(p, ev, sizeof(*ev));
+	p += sizeof(*ev);
+	memcpy(p, ev + 1, ev->snapshot_size);
+	p += snap;
+	memcpy(p, (const char *)(ev + 1) + OFFCPU_SNAPSHOT, nips * 8);
+	p += nips * 8;
+	h->type = LP_RECORD_OFFCPU;
+	h->misc = 0;
+	h->size = (uint16_t)(p - buf);
+	return keep(ctx, h);
 }
 
 /* ---- starting ---- */
@@ -230,7 +266,17 @@ static int start_command(struct recorder *r, const char **what)
 		r->child = -1;
 		return ret;
 	}
+	if (r->offcpu && (ret = offcpu__follow(r->offcpu, r->child, false)) < 0) {
+		*what = "following the command off the CPU";
+		close(go[1]);
+		close(err[0]);
+		waitpid(r->child, NULL, 0);
+		r->child = -1;
+		return ret;
+	}
 	r->start_ns = now_ns();
+	if (r->offcpu)
+		offcpu__start(r->offcpu, r->start_ns);
 	ret = write(go[1], "x", 1) == 1 ? 0 : -errno;
 	close(go[1]);
 	n = read(err[0], &e, sizeof(e));
@@ -362,8 +408,16 @@ static int attach(struct recorder *r, const char **what)
 		closedir(tasks);
 	}
 	r->start_ns = now_ns();
+	if (r->offcpu)
+		offcpu__start(r->offcpu, r->start_ns);
 	for (size_t i = 0; i < r->o.npids; i++) {
-		int ret = synthesize_process(r, r->o.pids[i]);
+		int ret = r->offcpu ? offcpu__follow(r->offcpu, r->o.pids[i], true) : 0;
+
+		if (ret < 0) {
+			*what = "following the process off the CPU";
+			return ret;
+		}
+		ret = synthesize_process(r, r->o.pids[i]);
 
 		if (ret < 0) {
 			*what = "reading the process's mappings";
@@ -373,14 +427,42 @@ static int attach(struct recorder *r, const char **what)
 	return r->session ? perf_session__enable(r->session) : -ESRCH;
 }
 
+/* Loads the off-CPU program; without it, a warning saying why, or failure if it was required. */
+static int start_offcpu(struct recorder *r, const char **what)
+{
+	const char *why = "";
+	char msg[1024];
+
+	r->offcpu = offcpu__open(&r->o.offcpu_opts, &why);
+	if (r->offcpu)
+		return 0;
+	if (r->o.offcpu_required) {
+		*what = why;
+		return errno ? -errno : -ENOTSUP;
+	}
+	snprintf(msg, sizeof(msg), "off-CPU sampling is off: %s: %s%s", why, strerror(errno),
+		 errno == EPERM || errno == EACCES ? " (it needs root or CAP_BPF and CAP_PERFMON)" : "");
+	if (r->o.warn)
+		r->o.warn(r->o.ctx, msg);
+	return 0;
+}
+
 int recorder__start(struct recorder *r, const char **what)
 {
+	int ret;
+
 	r->o.perf.fork_tracepoint = r->o.spawn_stacks ? fork_tracepoint(r) : -1;
+	if (r->o.offcpu && (ret = start_offcpu(r, what)) < 0)
+		return ret;
 	if (r->o.argv) {
 		r->o.perf.enable_on_exec = true;
-		return start_command(r, what);
+		ret = start_command(r, what);
+	} else {
+		ret = attach(r, what);
 	}
-	return attach(r, what);
+	if (ret == 0 && r->offcpu)
+		perf_session__poll_also(r->session, offcpu__fd(r->offcpu));
+	return ret;
 }
 
 void recorder__signal(struct recorder *r, int sig)
@@ -409,6 +491,8 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 
 	for (;;) {
 		ret = perf_session__read(r->session, 100, keep, r, &hangup);
+		if (ret >= 0 && r->offcpu)
+			ret = offcpu__read(r->offcpu, keep_offcpu, r);
 		if (ret < 0)
 			return ret;
 		if (r->child > 0 && !r->exited) {
@@ -423,6 +507,10 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 	/* what the kernel still holds */
 	perf_session__disable(r->session);
 	ret = perf_session__read(r->session, 0, keep, r, &hangup);
+	if (ret >= 0 && r->offcpu) {
+		ret = offcpu__read(r->offcpu, keep_offcpu, r);
+		r->offcpu_drops = offcpu__drops(r->offcpu);
+	}
 	return ret < 0 ? ret : 0;
 }
 
@@ -577,6 +665,7 @@ struct writer {
 	struct strbuf stack, locs, line;
 	struct record_stats *stats;
 	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
+	uint64_t chain[2 * OFFCPU_MAX_STACK + 2];	/* an off-CPU record's, as perf orders one */
 };
 
 static int put_field(struct strbuf *line, const char *s)
@@ -795,6 +884,62 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	return put_line(w);
 }
 
+/* The stacks of a kept off-CPU record, the snapshot, and the addresses (see keep_offcpu). */
+static const struct offcpu_event *offcpu_parts(const struct perf_event_header *h, const uint8_t **stack,
+					       const uint64_t **ips)
+{
+	const struct offcpu_event *ev = (const struct offcpu_event *)(h + 1);
+
+	*stack = (const uint8_t *)(ev + 1);
+	*ips = (const uint64_t *)(*stack + round8(ev->snapshot_size));
+	return ev;
+}
+
+static int write_offcpu(struct writer *w, const struct perf_event_header *h)
+{
+	const uint8_t *stack;
+	const uint64_t *ips;
+	const struct offcpu_event *ev = offcpu_parts(h, &stack, &ips);
+	struct sample sm = {
+		.time = ev->start,
+		.pid = (pid_t)ev->pid,
+		.tid = (pid_t)ev->tid,
+		.ips = w->chain,
+		.has_regs = ev->snapshot_size && ev->ip,
+		.regs = { .ip = ev->ip, .sp = ev->sp, .bp = ev->bp },
+		.stack = stack,
+		.stack_size = ev->snapshot_size,
+	};
+	size_t n = 0;
+	int ret;
+
+	/* as perf orders a callchain: kernel frames, then user frames, leaf first */
+	if (ev->nkernel) {
+		w->chain[n++] = PERF_CONTEXT_KERNEL;
+		memcpy(&w->chain[n], ips + ev->nuser, ev->nkernel * 8);
+		n += ev->nkernel;
+	}
+	if (ev->nuser) {
+		w->chain[n++] = PERF_CONTEXT_USER;
+		memcpy(&w->chain[n], ips, ev->nuser * 8);
+		n += ev->nuser;
+	}
+	sm.nr = n;
+	if ((ret = callchain(w, &sm, sm.pid)) < 0)
+		return ret;
+	w->stats->offcpu_samples++;
+	w->stats->offcpu_ns += ev->weight;
+	if ((ret = strbuf__add(&w->line, "S\t", 2)) < 0 || (ret = put_u64(&w->line, ev->start, '\t')) < 0 ||
+	    (ret = put_u64(&w->line, ev->pid, '\t')) < 0 || (ret = put_u64(&w->line, ev->tid, 0)) < 0 ||
+	    (ret = put_field(&w->line, comm_of(w->r, sm.tid))) < 0 ||
+	    (ret = strbuf__add(&w->line, "\toffcpu\t", 8)) < 0 || (ret = put_u64(&w->line, ev->weight, 0)) < 0 ||
+	    (ret = put_stack(w)) < 0 || (ret = strbuf__add(&w->line, "\tdur=", 5)) < 0 ||
+	    (ret = put_u64(&w->line, ev->end - ev->start, 0)) < 0 ||
+	    (ret = putf(&w->line, "\tstate=%c", ev->state >= 'A' && ev->state <= 'z' ? ev->state : '?')) < 0)
+		return ret;
+	return put_line(w);
+}
+
 /* The path of the program pid execs: its first file mapping after the exec. */
 static const char *exec_path(struct recorder *r, size_t from, pid_t pid)
 {
@@ -839,6 +984,8 @@ static int write_record(struct writer *w, size_t i)
 		if (perf_session__is_fork_id(r->session, u64_at(h, 8)))
 			return 0;
 		return write_sample(w, h);
+	case LP_RECORD_OFFCPU:
+		return write_offcpu(w, h);
 	case PERF_RECORD_MMAP2: {
 		pid_t pid = (pid_t)u32_at(h, 8);
 
@@ -936,6 +1083,11 @@ static int match_fork_stacks(struct writer *w)
 	return 0;
 }
 
+static bool oncpu(const struct recorder *r)
+{
+	return r->o.perf.freq || r->o.perf.period;
+}
+
 static int write_header(struct recorder *r, FILE *out, const struct record_stats *st)
 {
 	struct utsname u;
@@ -964,7 +1116,7 @@ static int write_header(struct recorder *r, FILE *out, const struct record_stats
 	v[0] = buf;
 	if (ret == 0)
 		ret = lp_write_meta(out, "start", v, 1);
-	if (ret == 0) {
+	if (ret == 0 && oncpu(r)) {
 		char mode[64];
 
 		v[0] = "cpu";
@@ -976,13 +1128,29 @@ static int write_header(struct recorder *r, FILE *out, const struct record_stats
 		v[2] = mode;
 		ret = lp_write_meta(out, "sampling", v, 3);
 	}
-	if (ret == 0) {
+	if (ret == 0 && oncpu(r)) {
 		snprintf(buf, sizeof(buf), "%" PRIu64, st->lost);
 		v[0] = "cpu";
 		v[1] = buf;
 		ret = lp_write_meta(out, "lost", v, 2);
 	}
-	if (ret == 0) {
+	if (ret == 0 && r->offcpu) {
+		char mode[64];
+
+		if (r->o.offcpu_opts.freq > 0)
+			snprintf(mode, sizeof(mode), "freq=%" PRId64, r->o.offcpu_opts.freq);
+		else
+			snprintf(mode, sizeof(mode), "every-interval");
+		v[0] = "offcpu";
+		v[1] = "sched_switch";
+		v[2] = mode;
+		ret = lp_write_meta(out, "sampling", v, 3);
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->offcpu_drops);
+		v[1] = buf;
+		if (ret == 0)
+			ret = lp_write_meta(out, "lost", v, 2);
+	}
+	if (ret == 0 && oncpu(r)) {
 		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
 		v[0] = "cpu";
 		v[1] = buf;
@@ -1011,6 +1179,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	int ret = 0;
 
 	memset(stats, 0, sizeof(*stats));
+	stats->offcpu_drops = r->offcpu_drops;
+	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
 	if (r->n)
 		qsort(r->index, r->n, sizeof(*r->index), cmp_index);
 	/* counted first, for the header */
@@ -1024,6 +1194,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 
 			if (h->type == PERF_RECORD_LOST)
 				stats->lost += u64_at(h, 16);
+			if (h->type == LP_RECORD_OFFCPU)
+				stats->truncated += ((const struct offcpu_event *)(h + 1))->truncated;
 			if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, u64_at(h, 8)) ||
 			    !parse_sample(r, h, false, &sm))
 				continue;

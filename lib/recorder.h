@@ -12,10 +12,14 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "offcpu.h"
 #include "perfevent.h"
 
 struct record_opts {
-	struct perf_opts perf;
+	struct perf_opts perf;		/* freq and period 0: no on-CPU sampling */
+	bool offcpu;			/* off-CPU sampling with eBPF */
+	bool offcpu_required;		/* fail without it rather than warn and go on */
+	struct offcpu_opts offcpu_opts;
 	bool spawn_stacks;		/* sample sched_process_fork for spawning stacks */
 	char *const *argv;		/* the command, or NULL with pids */
 	const pid_t *pids;
@@ -31,6 +35,8 @@ struct record_stats {
 	uint64_t truncated;	/* stacks cut at kernel.perf_event_max_stack */
 	double achieved_hz;	/* samples per second of sampled CPU time */
 	uint64_t processes, threads;
+	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;
+	const char *offcpu_attachment;	/* NULL when off-CPU sampling was off */
 };
 
 struct recorder;

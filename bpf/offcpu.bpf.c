@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Off-CPU sampling of one process tree on sched_switch.
+ *
+ * At switch-out a traced thread's time, state, user registers, user stack
+ * (frame pointers) and a snapshot of the stack top go into its per-thread
+ * slot; at switch-in the interval [out, in) is weighed by the tick grid
+ * (every interval when period_ns is 0) and, if it counts, sent with the
+ * kernel stack. The kernel stack is taken at switch-in (bpf_get_task_stack
+ * of the incoming task, still parked in schedule()), so it costs nothing for
+ * intervals that are not reported.
+ *
+ * Two attachments: tp_btf, with the slot in task storage; raw_tp where
+ * tp_btf is missing, with slots in a hash by thread id and the kernel stack
+ * taken at switch-out (a raw pointer to the incoming task cannot be walked).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "offcpu.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u64 period_ns = 0;	/* tick spacing; 0 reports every interval */
+const volatile __u32 capture = OFFCPU_USER;
+const volatile __u32 wakeup_every = 0;	/* records per reader wake-up; 0: when half full */
+
+__u64 grid_start;	/* set by user space when the workload starts */
+__u64 drops;		/* records the ring buffer had no room for */
+__u64 pending;		/* records since the last wake-up */
+
+/* A thread's slot: its next record, filled in at switch-out and at switch-in. */
+struct slot {
+	struct offcpu_event ev;
+	__u8 snapshot[OFFCPU_SNAPSHOT];
+	__u64 ips[2 * OFFCPU_MAX_STACK];	/* user frames, then kernel frames */
+};
+
+/* Thread groups followed: 0 until the root execs (lp's own code before exec is not the workload), then 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_MAX_PROCESSES);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct slot);
+} task_slots SEC(".maps");
+
+/* raw_tp only (user space sizes it for the thread count, or 1 when unused) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct slot);
+} tid_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct slot);
+} zero_slot SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+static __always_inline bool is_traced(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid);
+	__u8 *active = bpf_map_lookup_elem(&traced, &tgid);
+
+	return active && *active;
+}
+
+static __always_inline char state_letter(bool preempt, unsigned int state)
+{
+	/* the bits of include/linux/sched.h */
+	if (preempt || (state & 0xff) == 0)
+		return 'R';
+	if (state & 0x1)
+		return 'S';
+	if (state & 0x2)
+		return (state & 0x400) ? 'I' : 'D';
+	if (state & 0x4)
+		return 'T';
+	if (state & 0x8)
+		return 't';
+	if (state & 0x40)
+		return 'P';
+	return '?';
+}
+
+/* Fills the slot of prev (current) as it leaves the CPU. */
+static __always_inline void switch_out(void *ctx, struct slot *s, struct task_struct *prev,
+				       struct pt_regs *regs, bool preempt, unsigned int state,
+				       bool kernel_now)
+{
+	long n;
+	__u32 nu = 0;
+
+	s->ev.start = bpf_ktime_get_ns();
+	s->ev.pid = BPF_CORE_READ(prev, tgid);
+	s->ev.tid = BPF_CORE_READ(prev, pid);
+	s->ev.state = state_letter(preempt, state);
+	s->ev.truncated = 0;
+	s->ev.nkernel = 0;
+	s->ev.snapshot_size = 0;
+	s->ev.ip = s->ev.sp = s->ev.bp = 0;
+	if (capture & OFFCPU_USER) {
+		if (regs) {
+			s->ev.ip = BPF_CORE_READ(regs, ip);
+			s->ev.sp = BPF_CORE_READ(regs, sp);
+			s->ev.bp = BPF_CORE_READ(regs, bp);
+			if (s->ev.sp && bpf_probe_read_user(s->snapshot, sizeof(s->snapshot), (void *)s->ev.sp) == 0)
+				s->ev.snapshot_size = sizeof(s->snapshot);
+		}
+		n = bpf_get_stack(ctx, s->ips, OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
+		nu = n > 0 ? (__u32)((__u64)n / 8) : 0;
+		if (nu >= OFFCPU_MAX_STACK) {
+			nu = OFFCPU_MAX_STACK;
+			s->ev.truncated = 1;
+		}
+	}
+	s->ev.nuser = nu;
+	if (kernel_now && (capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK) {
+		n = bpf_get_stack(ctx, &s->ips[nu], OFFCPU_MAX_STACK * 8, 0);
+		s->ev.nkernel = n > 0 ? (__u16)((__u64)n / 8) : 0;
+	}
+}
+
+/* The ns the interval [start, end) stands for: ticks of the grid inside it, or all of it. */
+static __always_inline __u64 weigh(__u64 start, __u64 end)
+{
+	__u64 g = grid_start, p = period_ns;
+
+	if (end <= start)
+		return 0;
+	if (!p)
+		return end - start;
+	if (start < g)
+		start = g;
+	if (end <= start)
+		return 0;
+	return ((end - g + p - 1) / p - (start - g + p - 1) / p) * p;
+}
+
+static __always_inline void send(struct slot *s)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+	__u32 nu = s->ev.nuser, nk = s->ev.nkernel;
+	__u64 size;
+
+	if (nu > OFFCPU_MAX_STACK || nk > OFFCPU_MAX_STACK)
+		return;
+	size = sizeof(s->ev) + sizeof(s->snapshot) + (nu + nk) * 8;
+	if (size > sizeof(*s))
+		return;
+	if (wakeup_every) {
+		if (__sync_fetch_and_add(&pending, 1) + 1 >= wakeup_every) {
+			pending = 0;
+			flags = BPF_RB_FORCE_WAKEUP;
+		}
+	} else if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2) {
+		flags = BPF_RB_FORCE_WAKEUP;
+	}
+	if (bpf_ringbuf_output(&events, s, size, flags) < 0)
+		__sync_fetch_and_add(&drops, 1);
+}
+
+/* Reports the interval that ends as next comes back on the CPU, if it counts. */
+static __always_inline void switch_in(struct slot *s, struct task_struct *next, bool kernel_now)
+{
+	__u64 now = bpf_ktime_get_ns(), weight;
+	__u32 nu = s->ev.nuser;
+	long n;
+
+	if (!s->ev.start)
+		return;
+	weight = weigh(s->ev.start, now);
+	if (weight) {
+		s->ev.end = now;
+		s->ev.weight = weight;
+		if (kernel_now && (capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK) {
+			n = bpf_get_task_stack(next, &s->ips[nu], OFFCPU_MAX_STACK * 8, 0);
+			s->ev.nkernel = n > 0 ? (__u16)((__u64)n / 8) : 0;
+		}
+		send(s);
+	}
+	s->ev.start = 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct slot *s;
+
+	if (is_traced(prev)) {
+		s = bpf_task_storage_get(&task_slots, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (s)
+			switch_out(ctx, s, prev, (struct pt_regs *)bpf_task_pt_regs(prev), preempt, prev_state,
+				   false);
+		else
+			__sync_fetch_and_add(&drops, 1);
+	}
+	s = bpf_task_storage_get(&task_slots, next, 0, 0);
+	if (s)
+		switch_in(s, next, true);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct slot *s;
+	__u32 tid, zero = 0;
+
+	if (is_traced(prev)) {
+		tid = BPF_CORE_READ(prev, pid);
+		s = bpf_map_lookup_elem(&tid_slots, &tid);
+		if (!s) {
+			struct slot *z = bpf_map_lookup_elem(&zero_slot, &zero);
+
+			if (z) {
+				z->ev.start = 0;
+				bpf_map_update_elem(&tid_slots, &tid, z, BPF_NOEXIST);
+			}
+			s = bpf_map_lookup_elem(&tid_slots, &tid);
+		}
+		if (s)
+			switch_out(ctx, s, prev, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()),
+				   preempt, prev_state, true);
+		else
+			__sync_fetch_and_add(&drops, 1);
+	}
+	tid = BPF_CORE_READ(next, pid);
+	s = bpf_map_lookup_elem(&tid_slots, &tid);
+	if (s)
+		switch_in(s, next, false);
+	return 0;
+}
+
+/* Children join their parent's tree in the kernel, before they first run. */
+static __always_inline void on_fork(struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 *active = bpf_map_lookup_elem(&traced, &ptgid);
+
+	if (active && ctgid != ptgid)
+		bpf_map_update_elem(&traced, &ctgid, active, BPF_ANY);
+}
+
+static __always_inline void on_exec(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u8 *active = bpf_map_lookup_elem(&traced, &tgid);
+
+	if (active)
+		*active = 1;
+}
+
+static __always_inline void on_exit(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+
+	bpf_map_delete_elem(&tid_slots, &tid);
+	/* the last thread of the group: its pid may be reused by a stranger */
+	if (BPF_CORE_READ(p, signal, live.counter) == 0)
+		bpf_map_delete_elem(&traced, &tgid);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	on_fork(parent, child);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
+{
+	on_fork(parent, child);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(exec_btf, struct task_struct *p)
+{
+	on_exec(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(exec_raw, struct task_struct *p)
+{
+	on_exec(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(exit_btf, struct task_struct *p)
+{
+	on_exit(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(exit_raw, struct task_struct *p)
+{
+	on_exit(p);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * What the off-CPU BPF program (offcpu.bpf.c) and user space share: the
+ * limits and the records that leave the ring buffer. Types and limits only.
+ */
+#ifndef LP_BPF_OFFCPU_H
+#define LP_BPF_OFFCPU_H
+
+/* Frames per stack, user or kernel: the kernel's default perf_event_max_stack. */
+#define OFFCPU_MAX_STACK 127
+/* Bytes of user stack copied at switch-out, for CFI recovery of libc's frameless callers. */
+#define OFFCPU_SNAPSHOT 512
+/* Processes (thread groups) followed at once. */
+#define OFFCPU_MAX_PROCESSES 16384
+
+#define OFFCPU_USER 1
+#define OFFCPU_KERNEL 2
+
+/*
+ * One reported off-CPU interval [start, end) of a thread. In the ring buffer
+ * it is followed by OFFCPU_SNAPSHOT bytes of user stack (snapshot_size of
+ * them valid, copied from sp), then nuser user and nkernel kernel return
+ * addresses, leaf first.
+ */
+struct offcpu_event {
+	__u64 start;		/* switch-out, CLOCK_MONOTONIC ns */
+	__u64 end;		/* switch-in */
+	__u64 weight;		/* ns of off-CPU time the interval stands for */
+	__u64 ip, sp, bp;	/* user registers at switch-out */
+	__u32 pid, tid;
+	__u16 nuser, nkernel, snapshot_size;
+	char state;		/* at switch-out, as ps shows it: S, D, R (preempted)... */
+	__u8 truncated;		/* a stack filled OFFCPU_MAX_STACK */
+};
+
+#endif

@@ -1,0 +1,357 @@
+/* The main of lp-record and lp-offcpu: one recorder, two sets of defaults and options. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+#include "numparse.h"
+#include "recordcmd.h"
+#include "recorder.h"
+
+enum { EXIT_OWN = 125 };
+
+static const char record_usage[] =
+	"Usage: lp-record [OPTION]... [--] COMMAND [ARG]...\n"
+	"       lp-record [OPTION]... -p PID[,PID]...\n"
+	"Sample COMMAND and every thread and process it spawns on the CPU and off it\n"
+	"(blocked or waiting), and write the samples, symbolised, with thread and\n"
+	"process lifecycle, as an lp stream (lp-stream(5)) on stdout or to FILE.\n"
+	"COMMAND's stdout goes to stderr when the stream goes to stdout; its stderr is\n"
+	"left alone.\n"
+	"\n"
+	"  -o, --output=FILE     write the stream to FILE\n"
+	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C\n"
+	"  -F, --freq=HZ         samples a second of CPU time per thread (999)\n"
+	"      --period=NS       sample every NS of CPU time instead\n"
+	"      --offcpu-freq=HZ  off-CPU ticks a second (1000); -1: every off-CPU\n"
+	"                        interval; 0: no off-CPU sampling\n"
+	"      --offcpu-buffer=N wake up every N off-CPU records (default: when half full)\n"
+	"      --capture=WHAT    stacks to take: user, kernel or both (user)\n"
+	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256)\n"
+	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
+	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
+	"  -q, --quiet           no summary on stderr\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n"
+	"\n"
+	"Exit status: COMMAND's (128+N if killed by signal N), 125 for lp-record's own\n"
+	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
+
+static const char offcpu_usage[] =
+	"Usage: lp-offcpu [OPTION]... [--] COMMAND [ARG]...\n"
+	"       lp-offcpu [OPTION]... -p PID[,PID]...\n"
+	"Sample the time COMMAND and every thread and process it spawns spend off the\n"
+	"CPU (blocked, sleeping, waiting to run) with eBPF on sched_switch, and write\n"
+	"the samples, symbolised, with thread and process lifecycle, as an lp stream\n"
+	"(lp-stream(5)) on stdout or to FILE.\n"
+	"\n"
+	"  -o, --output=FILE     write the stream to FILE\n"
+	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C\n"
+	"  -F, --freq=HZ         ticks a second (1000): intervals holding a tick are\n"
+	"                        reported, weighted by their ticks; -1: every interval\n"
+	"      --offcpu-buffer=N wake up every N records (default: when half full)\n"
+	"      --capture=WHAT    stacks to take: user, kernel or both (user)\n"
+	"  -m, --mmap-pages=N    ring buffer pages per CPU for lifecycle records (64)\n"
+	"      --raw-tp          attach to the raw tracepoint even where tp_btf works\n"
+	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
+	"  -q, --quiet           no summary on stderr\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n"
+	"\n"
+	"Exit status: COMMAND's (128+N if killed by signal N), 125 for lp-offcpu's own\n"
+	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
+
+enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP };
+
+static const struct option long_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "offcpu-freq", required_argument, NULL, OPT_OFFCPU_FREQ },
+	{ "offcpu-buffer", required_argument, NULL, OPT_OFFCPU_BUFFER },
+	{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
+	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "buffer", required_argument, NULL, OPT_BUFFER },
+	{ "no-spawn-stacks", no_argument, NULL, OPT_NO_SPAWN },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static struct recorder *active;
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+	if (active)
+		recorder__signal(active, sig);
+}
+
+static void print_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	error("warning: %s", msg);
+}
+
+static uint64_t count(const char *opt, const char *arg, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, strlen(arg), &v) < 0 || v < min || v > max)
+		usage_error("%s needs a whole number from %llu to %llu, got '%s'", opt,
+			    (unsigned long long)min, (unsigned long long)max, arg);
+	return v;
+}
+
+static size_t parse_pids(char *arg, pid_t **pids)
+{
+	size_t n = 0;
+
+	for (char *save = NULL, *p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		pid_t *v = realloc(*pids, (n + 1) * sizeof(*v));
+
+		if (!v) {
+			error("out of memory");
+			exit(EXIT_OWN);
+		}
+		*pids = v;
+		v[n++] = (pid_t)count("--pid", p, 1, 4194304);
+	}
+	if (n == 0)
+		usage_error("--pid needs a process id");
+	return n;
+}
+
+/* Refuses what cannot work, warns about what will work badly; the remedy in each message. */
+static int check_system(const struct record_opts *o)
+{
+	long paranoid = perf_sysctl("perf_event_paranoid");
+	long max_rate = perf_sysctl("perf_event_max_sample_rate");
+
+	if (geteuid() != 0 && paranoid > 1) {
+		error("perf_event_paranoid is %ld: unprivileged users cannot sample other "
+		      "processes' kernel or CPU events; run as root, give %s CAP_PERFMON "
+		      "(setcap cap_perfmon+ep %s), or: sysctl kernel.perf_event_paranoid=1", paranoid,
+		      progname, progname);
+		return -1;
+	}
+	if (o->perf.freq && max_rate > 0 && (long)o->perf.freq > max_rate)
+		error("warning: -F %llu is above kernel.perf_event_max_sample_rate (%ld): the kernel "
+		      "will sample at most %ld Hz; raise it with sysctl kernel.perf_event_max_sample_rate=%llu",
+		      (unsigned long long)o->perf.freq, max_rate, max_rate, (unsigned long long)o->perf.freq);
+	if (perf_sysctl("numa_balancing") > 0 && access("/sys/devices/system/node/node1", F_OK) == 0)
+		error("warning: NUMA balancing is on: its page faults show up in the profile; "
+		      "turn it off with sysctl kernel.numa_balancing=0");
+	return 0;
+}
+
+/* An off-CPU rate: ticks a second, or -1 (every interval); 0 only where allow_zero. */
+static int64_t offcpu_freq(const char *opt, const char *arg, bool allow_zero)
+{
+	if (strcmp(arg, "-1") == 0)
+		return -1;
+	return (int64_t)count(opt, arg, allow_zero ? 0 : 1, 1000000);
+}
+
+int record_main(int argc, char **argv, bool offcpu_only)
+{
+	struct record_opts o = {
+		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 2048, .read_values = true },
+		.offcpu = true,
+		.offcpu_required = offcpu_only,
+		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER },
+		.spawn_stacks = true,
+		.workload_stdout = -1,
+		.warn = print_warning,
+	};
+	struct record_stats st;
+	const char *output = NULL, *what = "";
+	pid_t *pids = NULL;
+	FILE *out = stdout;
+	bool quiet = false;
+	int opt, ret, status = EXIT_OWN;
+	struct timespec t0, t1;
+	struct sigaction sa = { .sa_handler = on_signal };
+	static char outbuf[1 << 20];
+
+	progname = offcpu_only ? "lp-offcpu" : "lp-record";
+	if (offcpu_only) {
+		/* no on-CPU sampling: the perf events only follow tasks and mappings */
+		o.perf.freq = o.perf.period = 0;
+		o.perf.mmap_pages = 64;
+	}
+	while ((opt = getopt_long(argc, argv, "+o:p:F:m:qhV", long_options, NULL)) != -1) {
+		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER))
+			opt = '?';
+		if (!offcpu_only && opt == OPT_RAW_TP)
+			opt = '?';
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case 'p': o.npids = parse_pids(optarg, &pids); break;
+		case 'F':
+			if (offcpu_only) {
+				o.offcpu_opts.freq = offcpu_freq("-F", optarg, false);
+				break;
+			}
+			o.perf.freq = count("-F", optarg, 1, 1000000);
+			o.perf.period = 0;
+			break;
+		case OPT_OFFCPU_FREQ:
+			o.offcpu_opts.freq = offcpu_freq("--offcpu-freq", optarg, true);
+			o.offcpu = o.offcpu_opts.freq != 0;
+			break;
+		case OPT_OFFCPU_BUFFER:
+			o.offcpu_opts.wakeup_every = (unsigned)count("--offcpu-buffer", optarg, 0, 1 << 20);
+			break;
+		case OPT_RAW_TP: o.offcpu_opts.raw_tp = true; break;
+		case OPT_PERIOD:
+			o.perf.period = count("--period", optarg, 1000, UINT64_MAX / 2);
+			o.perf.freq = 0;
+			break;
+		case OPT_CAPTURE:
+			if (strcmp(optarg, "user") == 0)
+				o.perf.capture = CAPTURE_USER;
+			else if (strcmp(optarg, "kernel") == 0)
+				o.perf.capture = CAPTURE_KERNEL;
+			else if (strcmp(optarg, "both") == 0)
+				o.perf.capture = CAPTURE_BOTH;
+			else
+				usage_error("--capture is user, kernel or both, not '%s'", optarg);
+			o.offcpu_opts.capture = o.perf.capture;
+			break;
+		case 'm':
+			o.perf.mmap_pages = (unsigned)count("-m", optarg, 1, 1 << 20);
+			if (o.perf.mmap_pages & (o.perf.mmap_pages - 1))
+				usage_error("-m needs a power of two, got %u", o.perf.mmap_pages);
+			break;
+		case OPT_BUFFER: o.perf.wakeup_events = (unsigned)count("--buffer", optarg, 0, 1 << 30); break;
+		case OPT_NO_SPAWN: o.spawn_stacks = false; break;
+		case 'q': quiet = true; break;
+		case 'h':
+			fputs(offcpu_only ? offcpu_usage : record_usage, stdout);
+			return close_stdout() ? EXIT_OWN : 0;
+		case 'V':
+			printf("%s %s\n", progname, LP_VERSION);
+			return close_stdout() ? EXIT_OWN : 0;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc && o.npids)
+		usage_error("give a command or -p, not both");
+	if (optind == argc && !o.npids)
+		usage_error("no command to record");
+	o.argv = optind < argc ? argv + optind : NULL;
+	o.pids = pids;
+	if (check_system(&o) < 0)
+		goto cleanup;
+
+	if (output) {
+		out = fopen(output, "w");
+		if (!out) {
+			error("cannot open '%s': %s", output, strerror(errno));
+			goto cleanup;
+		}
+	} else if (o.argv) {
+		/* the stream owns stdout: the command's output must not mix into it */
+		o.workload_stdout = STDERR_FILENO;
+	}
+	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
+
+	active = recorder__new(&o);
+	if (!active) {
+		error("out of memory");
+		goto cleanup;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = recorder__start(active, &what);
+	if (ret < 0) {
+		if (o.argv && strcmp(what, "exec") == 0) {
+			error("cannot run '%s': %s", o.argv[0], strerror(-ret));
+			status = ret == -ENOENT ? 127 : 126;
+		} else if ((ret == -EACCES || ret == -EPERM) && offcpu_only) {
+			error("%s: %s: run as root, or give %s CAP_BPF and CAP_PERFMON", what, strerror(-ret),
+			      progname);
+		} else if (ret == -EACCES || ret == -EPERM) {
+			error("%s: %s: run as root, or give %s CAP_PERFMON, or lower "
+			      "kernel.perf_event_paranoid", what, strerror(-ret), progname);
+		} else {
+			error("%s: %s", what, strerror(-ret));
+		}
+		goto cleanup;
+	}
+	ret = recorder__run(active, &stop);
+	if (ret < 0) {
+		error("reading samples: %s", strerror(-ret));
+		goto cleanup;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = recorder__write(active, out, &st);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret < 0 && ret != -EIO) {
+		error("writing the stream: %s", strerror(-ret));
+		goto cleanup;
+	}
+	if (out == stdout ? close_stdout() != 0 : (fflush(out) != 0 || ferror(out) || fclose(out) != 0)) {
+		if (out != stdout)
+			error("cannot write '%s': %s", output, strerror(errno));
+		out = NULL;
+		goto cleanup;
+	}
+	out = NULL;
+	if (st.lost)
+		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m or --buffer",
+		      (unsigned long long)st.lost);
+	if (st.truncated)
+		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
+		      "raise it with sysctl kernel.perf_event_max_stack=N",
+		      (unsigned long long)st.truncated, perf_sysctl("perf_event_max_stack"));
+	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq)
+		error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
+		      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,
+		      (unsigned long long)o.perf.freq, perf_sysctl("perf_event_max_sample_rate"));
+	if (st.offcpu_drops)
+		error("warning: %llu off-CPU records lost: the BPF ring buffer filled up or a thread's slot "
+		      "could not be made; use a smaller --offcpu-buffer or a lower off-CPU rate",
+		      (unsigned long long)st.offcpu_drops);
+	if (st.throttled)
+		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
+		      (unsigned long long)st.throttled);
+	if (!quiet && st.offcpu_attachment)
+		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
+		      (double)st.offcpu_ns / 1e9, st.offcpu_attachment);
+	if (!quiet)
+		error("%llu %ssamples (%llu callers recovered from CFI), %llu processes and %llu threads "
+		      "spawned; symbolised and written in %.3f s",
+		      (unsigned long long)(offcpu_only ? st.offcpu_samples : st.samples),
+		      offcpu_only ? "off-CPU " : "on-CPU ", (unsigned long long)st.recovered,
+		      (unsigned long long)st.processes, (unsigned long long)st.threads,
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (o.argv) {
+		int ws = recorder__wait_status(active);
+
+		status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : EXIT_OWN;
+	} else {
+		status = 0;
+	}
+cleanup:
+	if (out && out != stdout)
+		fclose(out);
+	recorder__free(active);
+	free(pids);
+	return status;
+}

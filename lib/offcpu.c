@@ -1,0 +1,191 @@
+#include "offcpu.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "offcpu.skel.h"
+
+/* Threads the raw_tp fallback keeps slots for (each holds a record, ~3.6 KB). */
+enum { RAW_TP_THREADS = 8192 };
+
+struct offcpu {
+	struct offcpu_bpf *skel;
+	struct ring_buffer *rb;
+	const char *attachment;
+	offcpu_event_fn fn;
+	void *ctx;
+	int err;
+};
+
+/* libbpf's last complaint, to say why loading failed: lib/ never prints. */
+static char libbpf_said[512];
+
+static int remember_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strcspn(line, "\n");
+	line[n] = 0;
+	if (n)
+		snprintf(libbpf_said, sizeof(libbpf_said), "%s", line);
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct offcpu *oc = ctx;
+	int ret;
+
+	if (size < sizeof(struct offcpu_event))
+		return 0;
+	ret = oc->fn(oc->ctx, data, size);
+	if (ret < 0) {
+		oc->err = ret;
+		return ret;
+	}
+	return 0;
+}
+
+/* Opens, configures, loads and attaches one variant; 0 or -errno with *why set. */
+static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, const char **why)
+{
+	struct offcpu_bpf *skel;
+	struct bpf_program *p;
+	int ret;
+
+	libbpf_said[0] = 0;
+	skel = offcpu_bpf__open();
+	if (!skel) {
+		*why = "opening the BPF object";
+		return -errno;
+	}
+	skel->rodata->period_ns = o->freq > 0 ? (uint64_t)(1000000000 / o->freq) : 0;
+	skel->rodata->capture = (o->capture & CAPTURE_USER ? OFFCPU_USER : 0) |
+				(o->capture & CAPTURE_KERNEL ? OFFCPU_KERNEL : 0);
+	skel->rodata->wakeup_every = o->wakeup_every;
+	bpf_object__for_each_program(p, skel->obj) {
+		const char *kind = raw_tp ? "raw_tp/" : "tp_btf/";
+
+		bpf_program__set_autoload(p, strncmp(bpf_program__section_name(p), kind, strlen(kind)) == 0);
+	}
+	if (raw_tp)
+		bpf_map__set_max_entries(skel->maps.tid_slots, RAW_TP_THREADS);
+	ret = offcpu_bpf__load(skel);
+	if (ret) {
+		*why = "loading the BPF program";
+		goto fail;
+	}
+	ret = offcpu_bpf__attach(skel);
+	if (ret) {
+		*why = "attaching to sched_switch";
+		goto fail;
+	}
+	oc->skel = skel;
+	oc->attachment = raw_tp ? "raw_tp" : "tp_btf";
+	return 0;
+fail:
+	ret = ret < 0 ? ret : -EINVAL;
+	offcpu_bpf__destroy(skel);
+	return ret;
+}
+
+struct offcpu *offcpu__open(const struct offcpu_opts *o, const char **why)
+{
+	static char reason[700];
+	struct offcpu *oc;
+	int ret;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		*why = "the kernel has no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF)";
+		errno = ENOTSUP;
+		return NULL;
+	}
+	oc = calloc(1, sizeof(*oc));
+	if (!oc)
+		return NULL;
+	libbpf_set_print(remember_libbpf);
+	ret = o->raw_tp ? -ENOTSUP : load(oc, o, false, why);
+	if (ret < 0 && ret != -EPERM && ret != -EACCES)
+		ret = load(oc, o, true, why);
+	if (ret < 0) {
+		if (libbpf_said[0]) {
+			snprintf(reason, sizeof(reason), "%s (%s)", *why, libbpf_said);
+			*why = reason;
+		}
+		free(oc);
+		errno = -ret;
+		return NULL;
+	}
+	oc->rb = ring_buffer__new(bpf_map__fd(oc->skel->maps.events), on_record, oc, NULL);
+	if (!oc->rb) {
+		ret = -errno;
+		*why = "opening the BPF ring buffer";
+		offcpu__free(oc);
+		errno = -ret;
+		return NULL;
+	}
+	return oc;
+}
+
+void offcpu__free(struct offcpu *oc)
+{
+	if (!oc)
+		return;
+	ring_buffer__free(oc->rb);
+	offcpu_bpf__destroy(oc->skel);
+	free(oc);
+}
+
+int offcpu__follow(struct offcpu *oc, pid_t pid, bool started)
+{
+	__u32 key = (__u32)pid;
+	__u8 active = started;
+
+	if (bpf_map__update_elem(oc->skel->maps.traced, &key, sizeof(key), &active, sizeof(active), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void offcpu__start(struct offcpu *oc, uint64_t grid_start)
+{
+	__atomic_store_n(&oc->skel->bss->grid_start, grid_start, __ATOMIC_RELEASE);
+}
+
+int offcpu__fd(const struct offcpu *oc)
+{
+	return ring_buffer__epoll_fd(oc->rb);
+}
+
+int offcpu__read(struct offcpu *oc, offcpu_event_fn fn, void *ctx)
+{
+	int n;
+
+	oc->fn = fn;
+	oc->ctx = ctx;
+	oc->err = 0;
+	n = ring_buffer__consume(oc->rb);
+	if (oc->err)
+		return oc->err;
+	return n;
+}
+
+uint64_t offcpu__drops(const struct offcpu *oc)
+{
+	return __atomic_load_n(&oc->skel->bss->drops, __ATOMIC_RELAXED);
+}
+
+const char *offcpu__attachment(const struct offcpu *oc)
+{
+	return oc->attachment;
+}
