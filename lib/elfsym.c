@@ -192,7 +192,13 @@ static bool fp_prologue(const unsigned char *c, size_t n)
 {
 	if (n >= 4 && c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
 		c += 4, n -= 4;
-	return n >= 4 && c[0] == 0x55 && c[1] == 0x48 && (c[2] == 0x89 && c[3] == 0xe5);
+	if (n < 4 || c[0] != 0x55)
+		return false;
+	/* push %rbp, then mov %rsp,%rbp, which GCC may schedule a few instructions later */
+	for (size_t i = 1; i + 3 <= n && i < 24; i++)
+		if (c[i] == 0x48 && c[i + 1] == 0x89 && c[i + 2] == 0xe5)
+			return true;
+	return false;
 }
 
 static int cmp_size_desc(const void *a, const void *b)

@@ -24,7 +24,7 @@ struct offcpu {
 	int err;
 };
 
-/* libbpf's last complaint, to say why loading failed: lib/ never prints. */
+/* libbpf's first complaint (the cause; later ones are consequences), to say why loading failed: lib/ never prints. */
 static char libbpf_said[512];
 
 static int remember_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -37,7 +37,8 @@ static int remember_libbpf(enum libbpf_print_level level, const char *fmt, va_li
 	vsnprintf(line, sizeof(line), fmt, ap);
 	n = strcspn(line, "\n");
 	line[n] = 0;
-	if (n)
+	/* the kernels this runs on (5.15+) charge BPF memory to cgroups: RLIMIT_MEMLOCK is not the cause */
+	if (n && !libbpf_said[0] && !strstr(line, "RLIMIT_MEMLOCK"))
 		snprintf(libbpf_said, sizeof(libbpf_said), "%s", line);
 	return 0;
 }

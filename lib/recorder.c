@@ -895,6 +895,16 @@ static const struct offcpu_event *offcpu_parts(const struct perf_event_header *h
 	return ev;
 }
 
+/* Whether a user stack was cut at the depth limit, rather than a frame-pointer loop that filled it. */
+static bool offcpu_truncated(const struct perf_event_header *h)
+{
+	const uint8_t *stack;
+	const uint64_t *ips;
+	const struct offcpu_event *ev = offcpu_parts(h, &stack, &ips);
+
+	return ev->truncated && !(ev->nuser >= 2 && ips[ev->nuser - 1] == ips[ev->nuser - 2]);
+}
+
 static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 {
 	const uint8_t *stack;
@@ -1195,7 +1205,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 			if (h->type == PERF_RECORD_LOST)
 				stats->lost += u64_at(h, 16);
 			if (h->type == LP_RECORD_OFFCPU)
-				stats->truncated += ((const struct offcpu_event *)(h + 1))->truncated;
+				stats->truncated += offcpu_truncated(h);
 			if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, u64_at(h, 8)) ||
 			    !parse_sample(r, h, false, &sm))
 				continue;

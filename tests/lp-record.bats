@@ -40,7 +40,7 @@ within() {
 	if awk -v p="$stolen" 'BEGIN { exit !(p > 3) }'; then
 		skip "the host stole ${stolen}% of the CPU during the recording (steal time in /proc/stat)"
 	fi
-	lp-collapse split.lp > split.folded
+	lp-collapse -e cpu split.lp > split.folded
 	within "$(share '^sixty;' split.folded)" 55 65 "thread sixty"
 	within "$(share '^thirty;' split.folded)" 25 35 "thread thirty"
 	within "$(share '^tenner;' split.folded)" 5 15 "process tenner"
@@ -98,10 +98,10 @@ within() {
 
 @test "the caller of a frameless leaf and of libc functions is there (CFI recovery)" {
 	lp-record -q -o demo.lp "$W/demo" 0.3
-	lp-collapse demo.lp > demo.folded
+	lp-collapse -e cpu demo.lp > demo.folded
 	within "$(share ';worker;crunch_numbers ' demo.folded)" 50 70 "worker;crunch_numbers"
 	lp-record -q -o memcpy.lp "$W/split" --memcpy
-	lp-collapse memcpy.lp > memcpy.folded
+	lp-collapse -e cpu memcpy.lp > memcpy.folded
 	within "$(share ';main;copy_loop(;| )' memcpy.folded)" 90 100 "copy_loop under main"
 }
 
@@ -109,7 +109,7 @@ within() {
 	run --separate-stderr lp-record -o nofp.lp "$W/demo-nofp" 0.3
 	assert_success
 	[[ "$stderr" == *"lp-record: warning: '$W/demo-nofp' seems built without frame pointers ("*"rebuild it with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"* ]]
-	lp-collapse nofp.lp > nofp.folded
+	lp-collapse -e cpu nofp.lp > nofp.folded
 	within "$(share ';worker;crunch_numbers ' nofp.folded)" 50 70 "worker;crunch_numbers"
 	lp-record -o fp.lp "$W/demo" 0.1 2> fp.err
 	! grep -q 'without frame pointers' fp.err
@@ -142,7 +142,7 @@ within() {
 	run --separate-stderr lp-record -q --capture both -o sys.lp "$W/split" --syscalls
 	assert_success
 	grep -qP '(\t|;)\[kernel\.kallsyms\]\+0x[0-9a-f]+' sys.lp
-	lp-collapse sys.lp > sys.folded
+	lp-collapse -e cpu sys.lp > sys.folded
 	within "$(share ';make_syscalls;.*;(entry_SYSCALL_64|do_syscall_64)' sys.folded)" 20 100 "syscalls under make_syscalls"
 	lp-record -q -o user.lp "$W/split" --syscalls
 	! grep -q 'kernel.kallsyms' user.lp
@@ -184,7 +184,7 @@ within() {
 	sleep 0.2
 	run --separate-stderr lp-record -q -o attached.lp -p "$pid"
 	assert_success
-	lp-collapse attached.lp > attached.folded
+	lp-collapse -e cpu attached.lp > attached.folded
 	within "$(share ';copy_loop(;| )' attached.folded)" 80 100 "copy_loop"
 }
 

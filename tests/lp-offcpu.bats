@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# Off-CPU sampling with eBPF: lp-offcpu, and lp-record sampling on and off the
+# CPU together, on real recordings of tests/workloads/blocking.c, whose own
+# measurements of how long it blocked ("truth FUNCTION SECONDS" on stderr) are
+# what the samples are checked against.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	W=$LP_BUILD/workloads
+	[ -x "$W/blocking" ] || fail "workloads not built (make check builds them)"
+	if ! lp-offcpu -q -o probe.lp -- true 2> probe.err; then
+		skip "eBPF off-CPU sampling is not possible here: $(cat probe.err)"
+	fi
+}
+
+# Off-CPU seconds in samples whose stack has FRAMES (an awk regex) ending the stack or before ';'.
+offcpu_seconds() {
+	awk -F'\t' -v re="(^|;)$1(;|$)" '$1 == "S" && $6 == "offcpu" && $8 ~ re { s += $7 } END { printf "%.6f\n", s / 1e9 }' "$2"
+}
+
+# The workload's own measurement of a function's blocked time.
+truth() {
+	awk -v f="$1" '$1 == "truth" && $2 == f { print $3 }' "$2"
+}
+
+# Fails unless measured is within pct per cent of truth.
+close_to() {
+	awk -v m="$1" -v t="$2" -v p="$3" 'BEGIN { exit !(t > 0 && m >= t * (1 - p / 100) && m <= t * (1 + p / 100)) }' ||
+		fail "$4: sampled $1 s, truly $2 s: not within $3%"
+}
+
+@test "lp-offcpu at 1000 Hz: off-CPU time per stack within 5% of what the workload measured" {
+	run --separate-stderr lp-offcpu -o b.lp -- "$W/blocking"
+	assert_success
+	printf '%s\n' "$stderr" > truth.txt
+	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 5 "reader;do_read;read"
+	close_to "$(offcpu_seconds 'waiter;wait_lock;pthread_mutex_lock' b.lp)" "$(truth wait_lock truth.txt)" 5 "wait_lock"
+	close_to "$(offcpu_seconds 'locker;hold_lock' b.lp)" "$(truth hold_lock truth.txt)" 5 "hold_lock"
+	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 5 "nap"
+	close_to "$(offcpu_seconds 'main;reap' b.lp)" "$(truth reap truth.txt)" 5 "reap"
+	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 5 "child_nap (a child process)"
+	# weights are whole ticks of 1 ms, the real interval in dur=
+	awk -F'\t' '$1 == "S" && ($7 % 1000000 != 0 || $10 !~ /^dur=[0-9]+$/ || $11 !~ /^state=[A-Za-z?]$/) { bad++ } END { exit bad }' b.lp ||
+		fail "a sample's weight is not whole ticks, or dur=/state= is missing"
+	assert_equal "$(grep -P '^#lp.sampling\toffcpu' b.lp)" "$(printf '#lp.sampling\toffcpu\tsched_switch\tfreq=1000')"
+	assert_equal "$(grep -P '^#lp.lost\toffcpu' b.lp)" "$(printf '#lp.lost\toffcpu\t0')"
+	# no on-CPU samples: lp-offcpu only follows tasks with perf
+	! grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
+	[[ "$stderr" == *"lp-offcpu: "*" off-CPU samples ("*" s off the CPU; eBPF on tp_btf)"* ]]
+}
+
+@test "the caller of libc's read, futex and nanosleep is there (CFI recovery at switch-out)" {
+	lp-offcpu -q -o b.lp -- "$W/blocking" 2> /dev/null
+	lp-collapse b.lp > b.folded
+	grep -qE '^blocking;[^ ]*main;nap;__nanosleep;clock_nanosleep [0-9]+$' b.folded
+	grep -qE '^reader;[^ ]*reader;do_read;read [0-9]+$' b.folded
+	grep -qE '^waiter;[^ ]*waiter;wait_lock;pthread_mutex_lock;__GI___lll_lock_wait [0-9]+$' b.folded
+	# every user frame has its file and offset in LOCS
+	awk -F'\t' '$1 == "S" { n = split($8, s, ";"); m = split($9, l, ";"); if (n != m) bad++; for (i = 1; i <= m; i++) if (l[i] !~ /^\/.*\+0x[0-9a-f]+$/) bad++ } END { exit bad }' b.lp
+}
+
+@test "lp-offcpu -F -1 reports every interval exactly: within 1% of the truth" {
+	run --separate-stderr lp-offcpu -F -1 -o b.lp -- "$W/blocking"
+	assert_success
+	printf '%s\n' "$stderr" > truth.txt
+	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 1 "do_read"
+	close_to "$(offcpu_seconds 'waiter;wait_lock;pthread_mutex_lock' b.lp)" "$(truth wait_lock truth.txt)" 1 "wait_lock"
+	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 1 "nap"
+	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 1 "child_nap"
+	[ "$(grep -c $'^S\t.*main;nap;' b.lp)" -ge 20 ] || fail "fewer than the 20 naps"
+	# the weight is the interval itself
+	awk -F'\t' '$1 == "S" && "dur=" $7 != $10 { bad++ } END { exit bad }' b.lp
+	grep -qP '^#lp.sampling\toffcpu\tsched_switch\tevery-interval$' b.lp
+}
+
+@test "lp-record samples on and off the CPU: each thread's sampled time within 5% of its lifetime" {
+	run --separate-stderr lp-record -o b.lp -- "$W/blocking"
+	assert_success
+	[[ "$stderr" == *"lp-record: "*" off-CPU samples ("* ]]
+	grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
+	grep -qP '^S\t([^\t]*\t){4}offcpu\t' b.lp
+	# in time order
+	awk -F'\t' '$1 == "S" || $1 == "P" { if ($2 < last) exit 1; last = $2 }' b.lp || fail "records out of time order"
+	# every thread, the early ones too: spawn (or exec) to exit, against on + off-CPU samples
+	awk -F'\t' '
+		$1 == "P" && ($5 == "spawn" || $5 == "exec") && !($4 in b) { b[$4] = $2 }
+		$1 == "P" && $5 == "exit" { e[$4] = $2 }
+		$1 == "S" { s[$4] += $7 }
+		END {
+			for (t in b) {
+				n++
+				if (!(t in e)) { print "thread " t " has no exit"; bad++; continue }
+				life = e[t] - b[t]; r = s[t] / life
+				printf "thread %s: sampled %.3f s of %.3f s\n", t, s[t] / 1e9, life / 1e9
+				if (r < 0.95 || r > 1.05) bad++
+			}
+			if (n < 5) { print "only " n " threads"; bad++ }
+			exit bad
+		}' b.lp > threads.txt || fail "$(cat threads.txt)"
+	# the child process is followed, and its exec'd parent's threads
+	child=$(awk -F'\t' '$1 == "P" && $5 == "spawn" && $3 == $4 && $3 != $7 { print $3 }' b.lp)
+	[ -n "$child" ]
+	grep -qP "^S\t\d+\t$child\t$child\tblocking\toffcpu\t\d+\t[^\t]*main;child_nap;" b.lp
+}
+
+@test "only the command's process tree is sampled" {
+	sleep 3 &
+	stranger=$!
+	lp-offcpu -q -F -1 -o b.lp -- "$W/blocking" 2> /dev/null
+	kill "$stranger"
+	pids=$(awk -F'\t' '$1 == "P" { print $3 }' b.lp | sort -u)
+	awk -F'\t' '$1 == "S" { print $3 }' b.lp | sort -u > sampled
+	[ -s sampled ]
+	while read -r p; do
+		grep -qx "$p" <<< "$pids" || fail "process $p was sampled, yet is not in the recorded tree"
+	done < sampled
+	! grep -q "^$stranger\$" sampled
+	# lp-offcpu's own code between fork and exec is not the workload's
+	! grep -qP '^S\t.*\tlp-offcpu\t' b.lp
+}
+
+@test "waiting to run is kept and marked state=R" {
+	lp-offcpu -q -F -1 -o c.lp -- "$W/blocking" contend
+	awk -F'\t' '$1 == "S" && $11 == "state=R" && $8 ~ /spinner;spin/ { n++ } END { exit !(n > 0) }' c.lp ||
+		fail "no preempted spinner"
+	# a user can separate them
+	awk -F'\t' '$1 == "S" && $11 != "state=R"' c.lp > blocked
+	awk -F'\t' '$1 == "S" && $11 == "state=R"' c.lp > waiting
+	[ -s waiting ]
+}
+
+@test "--capture both adds kernel frames, taken when the thread comes back" {
+	lp-offcpu -q --capture both -o b.lp -- "$W/blocking" 2> /dev/null
+	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*do_read;read;[^\t]*(entry_SYSCALL_64|do_syscall_64)[^\t]*;[^\t]*\t[^\t]*\[kernel.kallsyms\]\+0x' b.lp
+	lp-offcpu -q --capture kernel -o k.lp -- "$W/blocking" 2> /dev/null
+	! grep -qP '^S\t([^\t]*\t){7}[^\t]*/' k.lp || fail "user frames with --capture kernel"
+	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*ksys_read' k.lp
+}
+
+@test "the raw_tp fallback gives the same picture" {
+	run --separate-stderr lp-offcpu --raw-tp -o b.lp -- "$W/blocking"
+	assert_success
+	printf '%s\n' "$stderr" > truth.txt
+	[[ "$stderr" == *"eBPF on raw_tp)"* ]]
+	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 5 "do_read (raw_tp)"
+	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 5 "nap (raw_tp)"
+}
+
+@test "--offcpu-buffer wakes the reader per N records, and nothing is lost" {
+	lp-offcpu -q -F -1 --offcpu-buffer 1 -o b.lp -- "$W/blocking" 2> /dev/null
+	[ "$(grep -c $'^S\t.*main;nap;' b.lp)" -ge 20 ]
+	grep -qP '^#lp.lost\toffcpu\t0$' b.lp
+}
+
+@test "lp-offcpu -p follows a running process" {
+	"$W/blocking" 2> /dev/null &
+	pid=$!
+	sleep 0.1
+	lp-offcpu -q -o p.lp -p "$pid"
+	wait "$pid" || true
+	grep -qP "^S\t\d+\t$pid\t\d+\t[^\t]+\toffcpu\t\d+\t[^\t]*main;nap;" p.lp
+}
+
+@test "lp-record --offcpu-freq 0 samples on the CPU only" {
+	lp-record -q --offcpu-freq 0 -o b.lp -- "$W/blocking" 2> /dev/null
+	! grep -qP '^S\t([^\t]*\t){4}offcpu\t' b.lp
+	! grep -q 'offcpu' b.lp
+	grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
+}
+
+@test "without BPF lp-record says why and samples on the CPU only; lp-offcpu fails" {
+	command -v capsh > /dev/null || skip "capsh (libcap2-bin) is not installed"
+	run --separate-stderr capsh --drop=cap_bpf,cap_sys_admin -- -c "lp-record -o b.lp -- '$W/blocking'"
+	assert_success
+	[[ "$stderr" == *"lp-record: warning: off-CPU sampling is off: loading the BPF program"*"Operation not permitted (it needs root or CAP_BPF and CAP_PERFMON)"* ]]
+	grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
+	! grep -qP '^S\t([^\t]*\t){4}offcpu\t' b.lp
+	run --separate-stderr capsh --drop=cap_bpf,cap_sys_admin -- -c "lp-offcpu -o c.lp -- true"
+	assert_failure 125
+	[[ "$stderr" == "lp-offcpu: loading the BPF program"*"Operation not permitted: run as root, or give lp-offcpu CAP_BPF and CAP_PERFMON" ]]
+}
+
+@test "lp-offcpu: bad options are usage errors" {
+	run --separate-stderr lp-offcpu -F 0 -- true
+	assert_failure 2
+	[[ "$stderr" == "lp-offcpu: -F needs a whole number from 1 to 1000000, got '0'"* ]]
+	run --separate-stderr lp-offcpu
+	assert_failure 2
+	[[ "$stderr" == "lp-offcpu: no command to record"* ]]
+	run --separate-stderr lp-offcpu --period 1000 -- true
+	assert_failure 2
+	run --separate-stderr lp-offcpu --capture nothing -- true
+	assert_failure 2
+	run -127 --separate-stderr lp-offcpu -- /nonexistent/program
+	assert_failure 127
+	[[ "$stderr" == "lp-offcpu: cannot run '/nonexistent/program': No such file or directory"* ]]
+	run lp-offcpu --help
+	assert_success
+	assert_output --partial "Usage: lp-offcpu"
+}
+
+@test "a recording on and off the CPU draws as one flame graph" {
+	lp-record -q -o b.lp -- "$W/blocking" 2> /dev/null
+	run --separate-stderr lp-svg b.lp
+	assert_success
+	printf '%s\n' "$output" > b.svg
+	xmllint --noout b.svg
+	grep -q 'do_read' b.svg
+}
