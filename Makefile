@@ -173,6 +173,7 @@ bench: all
 	bench/collapse.sh
 	bench/svg.sh
 	bench/record.sh
+	bench/offcpu.sh
 	bench/filter.sh
 
 deps:

@@ -33,14 +33,14 @@ echo "== workload slowdown (bench/workload.c n$iters, 2 threads, best of $runs)"
 plain=$(best "$work/workload" "n$iters" 2)
 echo "plain: ${plain}s"
 for hz in 99 999 4999; do
-	t_lp=$(best "$bin/lp-record" -q -F "$hz" -o "$work/lp.lp" "$work/workload" "n$iters" 2)
+	t_lp=$(best "$bin/lp-record" -q --offcpu-freq 0 -F "$hz" -o "$work/lp.lp" "$work/workload" "n$iters" 2)
 	t_perf=$(best perf record -q -g -F "$hz" -o "$work/perf.data" "$work/workload" "n$iters" 2)
 	echo "-F $hz: lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x), perf record -g ${t_perf}s ($(ratio "$t_perf" "$plain")x)"
 done
-echo "lp-record on /bin/true: $(best "$bin/lp-record" -q -o "$work/true.lp" /bin/true)s, perf record: $(best perf record -q -o "$work/true.data" /bin/true)s"
+echo "lp-record on /bin/true: $(best "$bin/lp-record" -q -o "$work/true.lp" /bin/true)s (on and off the CPU), perf record: $(best perf record -q -o "$work/true.data" /bin/true)s"
 
 echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s)"
-"$bin/lp-record" -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2> "$work/lp.err"
+"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2> "$work/lp.err"
 n_lp=$(grep -c '^S' "$work/lp.lp")
 t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
 perf record -q -g -F 4999 -o "$work/perf.data" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2>/dev/null
