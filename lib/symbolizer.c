@@ -573,8 +573,13 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
 			break;
 		ras[n++] = caller.ip;
-		/* two callers in a row where that chain has them: it is right from there */
-		for (size_t i = 1; n >= 2 && i < nknown; i++)
+		/*
+		 * Two callers in a row where that chain has them: it is right from
+		 * there, if it goes on. Where it ends there (a caller without a frame
+		 * pointer, as libc's __libc_start_call_main), CFI goes on alone, so
+		 * every thread's stacks have the same root.
+		 */
+		for (size_t i = 1; n >= 2 && i + 1 < nknown; i++)
 			if (known[i] == caller.ip && known[i - 1] == ras[n - 2])
 				return n;
 		r = caller;

@@ -210,3 +210,9 @@ close_to() {
 	xmllint --noout b.svg
 	grep -q 'do_read' b.svg
 }
+
+@test "browser: a recording on and off the CPU shows blocking blue and spinning warm" {
+	lp-record -q -o b.lp -- "$W/blocking" 2> /dev/null
+	lp-svg --title "blocking, on and off the CPU" b.lp > b.svg
+	browser recorded b.svg
+}

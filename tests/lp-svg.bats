@@ -9,15 +9,6 @@ setup() {
 	printf 'a;b;c 30\na;b;d 20\na;x;c 10\ne;c 40\n' > basic.folded
 }
 
-# Runs a browser scenario of tests/browser on an SVG.
-browser() {
-	command -v node > /dev/null || skip "no node"
-	[ -x /usr/bin/chromium ] || skip "no /usr/bin/chromium (make deps installs it)"
-	[ -d "$TOP/tests/browser/node_modules/playwright-core" ] || skip "no playwright-core (make deps installs it)"
-	run --separate-stderr env LP_SHOTS="$LP_BUILD/screenshots" node "$TOP/tests/browser/$1.mjs" "${@:2}"
-	[ "$status" -eq 0 ] || fail "$1: $stderr $output"
-}
-
 @test "the SVG is well-formed XML and the same bytes every time" {
 	run --separate-stderr lp-svg basic.folded
 	assert_success

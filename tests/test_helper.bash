@@ -5,3 +5,12 @@ bats_load_library bats-assert
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 DATA=$TOP/tests/data
 CORPUS=${LP_CORPUS:-$TOP/../shared/corpus}
+
+# Runs a browser scenario of tests/browser on an SVG.
+browser() {
+	command -v node > /dev/null || skip "no node"
+	[ -x /usr/bin/chromium ] || skip "no /usr/bin/chromium (make deps installs it)"
+	[ -d "$TOP/tests/browser/node_modules/playwright-core" ] || skip "no playwright-core (make deps installs it)"
+	run --separate-stderr env LP_SHOTS="$LP_BUILD/screenshots" node "$TOP/tests/browser/$1.mjs" "${@:2}"
+	[ "$status" -eq 0 ] || fail "$1: $stderr $output"
+}
