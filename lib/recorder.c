@@ -400,6 +400,9 @@ static int attach(struct recorder *r, const char **what)
 			} else {
 				ret = perf_session__add_task(r->session, tid, what);
 			}
+			/* a thread that exited since it was listed: nothing to follow */
+			if (ret == -ESRCH && tid != r->o.pids[i])
+				continue;
 			if (ret < 0) {
 				closedir(tasks);
 				return ret;
