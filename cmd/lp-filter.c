@@ -136,6 +136,7 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 		o.decide = regex_decide;
+		o.pure = true;
 		o.ctx = &rf;
 		o.needs_exec = stackfilter__uses_exec(rf.f);
 	} else if (strncmp(mode, "python:", 7) == 0) {

@@ -7,12 +7,31 @@
 
 #include "escape.h"
 #include "folded.h"
+#include "hash.h"
 #include "lines.h"
 #include "lpstream.h"
 #include "strbuf.h"
 
+/*
+ * A stack already cut (pure filters): recordings repeat the same stacks, and
+ * looking the whole STACK and LOCS up costs less than splitting, matching and
+ * joining them again.
+ */
+struct cut_memo {
+	uint64_t hash;
+	size_t at;			/* in memo_text: stack, locs, cut stack, cut locs */
+	uint32_t stacklen, locslen, cutlen, cutlocslen;
+	bool used;
+};
+
+/* Memory the memo may take before it stops learning new stacks. */
+enum { CUT_MEMO_MAX_TEXT = 128 << 20 };
+
 struct run {
 	const struct lpfilter_opts *o;
+	struct cut_memo *memo;
+	size_t memo_mask, memo_n;
+	struct strbuf memo_text;
 	struct lp_fields fields;
 	struct filter_frame *frames;
 	struct lp_span *raw_frames, *raw_locs;
@@ -143,7 +162,7 @@ static int split_list(struct run *r, struct lp_span list, struct lp_span *items,
  * none) into r->stack and r->locs. keep_first: folded input, whose first frame
  * is the thread or process, which stays.
  */
-static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool keep_first)
+static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, bool keep_first)
 {
 	bool have_locs = !(locs.len == 1 && locs.s[0] == '-');
 	size_t n = 0, at;
@@ -228,6 +247,68 @@ static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool ke
 		strbuf__reset(&r->locs);
 		return strbuf__addc(&r->locs, '-');
 	}
+	return 0;
+}
+
+static int grow_memo(struct run *r)
+{
+	size_t mask = r->memo_mask ? r->memo_mask * 2 + 1 : 4095, i;
+	struct cut_memo *v = calloc(mask + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t j = 0; r->memo && j <= r->memo_mask; j++) {
+		if (!r->memo[j].used)
+			continue;
+		for (i = r->memo[j].hash & mask; v[i].used; i = (i + 1) & mask)
+			;
+		v[i] = r->memo[j];
+	}
+	free(r->memo);
+	r->memo = v;
+	r->memo_mask = mask;
+	return 0;
+}
+
+/* cut_frames, looked up first when the filter is pure. */
+static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool keep_first)
+{
+	uint64_t h;
+	struct cut_memo *m;
+	size_t i;
+	int ret;
+
+	if (!r->o->pure || stack.len > UINT32_MAX || locs.len > UINT32_MAX)
+		return cut_frames(r, stack, locs, keep_first);
+	h = hash_bytes(stack.s, stack.len) ^ (hash_bytes(locs.s, locs.len) * 0x9e3779b97f4a7c15ULL) ^ keep_first;
+	if ((!r->memo || r->memo_n * 2 > r->memo_mask) && (ret = grow_memo(r)) < 0)
+		return ret;
+	for (i = h & r->memo_mask; (m = &r->memo[i])->used; i = (i + 1) & r->memo_mask) {
+		const char *t = r->memo_text.s + m->at;
+
+		if (m->hash == h && m->stacklen == stack.len && m->locslen == locs.len &&
+		    memcmp(t, stack.s, stack.len) == 0 && memcmp(t + stack.len, locs.s, locs.len) == 0) {
+			t += stack.len + locs.len;
+			strbuf__reset(&r->stack);
+			strbuf__reset(&r->locs);
+			if (strbuf__add(&r->stack, t, m->cutlen) < 0 ||
+			    strbuf__add(&r->locs, t + m->cutlen, m->cutlocslen) < 0)
+				return -ENOMEM;
+			return 0;
+		}
+	}
+	if ((ret = cut_frames(r, stack, locs, keep_first)) < 0)
+		return ret;
+	if (r->memo_text.len > CUT_MEMO_MAX_TEXT)
+		return 0;
+	*m = (struct cut_memo){ .hash = h, .at = r->memo_text.len, .stacklen = (uint32_t)stack.len,
+				.locslen = (uint32_t)locs.len, .cutlen = (uint32_t)r->stack.len,
+				.cutlocslen = (uint32_t)r->locs.len, .used = true };
+	if (strbuf__add(&r->memo_text, stack.s, stack.len) < 0 || strbuf__add(&r->memo_text, locs.s, locs.len) < 0 ||
+	    strbuf__add(&r->memo_text, r->stack.s, r->stack.len) < 0 ||
+	    strbuf__add(&r->memo_text, r->locs.s, r->locs.len) < 0)
+		return -ENOMEM;
+	r->memo_n++;
 	return 0;
 }
 
@@ -343,6 +424,8 @@ int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfil
 		failf(&r, ret, "read error: %s", strerror(-ret));
 	lines__free(in);
 	lp_fields__release(&r.fields);
+	free(r.memo);
+	strbuf__release(&r.memo_text);
 	free(r.frames);
 	free(r.raw_frames);
 	free(r.raw_locs);

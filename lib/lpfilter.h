@@ -21,6 +21,7 @@ struct lpfilter_opts {
 	void *ctx;
 	bool needs_exec;	/* the filter looks at executables: folded input cannot do */
 	bool mark;		/* a run of cut frames becomes one (cut) frame */
+	bool pure;		/* decide depends on the frames alone: the same stack is cut the same way */
 };
 
 struct lpfilter_error {

@@ -92,6 +92,24 @@ filter() {
 	[ "$stderr" = "lp-filter: in.folded:1: EXEC statements need an lp stream: folded stacks have no executables" ]
 }
 
+@test "a stack seen again is cut the same way (the per-stack memo), in lp streams and folded input" {
+	grep '^S' in.lp > once.lp
+	for _ in 1 2 3; do cat once.lp; done > thrice.lp
+	filter 'SYM ^(memcpy|B)$'
+	lp-filter --mark deny:f.txt once.lp > once.out
+	run --separate-stderr lp-filter --mark deny:f.txt thrice.lp
+	assert_success
+	assert_output - < <(cat once.out once.out once.out)
+	assert_line --index 1 "S${T}20${T}10${T}10${T}app${T}cpu${T}100${T}_start;main;(cut);C;(cut);D${T}-${T}cpu=1"
+	# the same text as a folded stack keeps its first frame, as an lp stack does not
+	printf '_start;main;B 1\n' > f.folded
+	printf 'S\t1\t1\t1\ta\tcpu\t1\t_start;main;B\t-\n' > f.lp
+	filter 'SYM ^(_start|B)$'
+	run --separate-stderr lp-filter deny:f.txt f.folded f.lp
+	assert_success
+	assert_output $'_start;main 1\nS\t1\t1\t1\ta\tcpu\t1\tmain\t-'
+}
+
 @test "bad filter files: unknown keyword, bad regex, missing regex, empty groups, unreadable" {
 	filter 'SYM ok' 'FUNC main'
 	run --separate-stderr lp-filter deny:f.txt in.lp
