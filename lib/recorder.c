@@ -46,6 +46,10 @@ struct recorder {
 	struct perf_session *session;
 	struct offcpu *offcpu;
 	uint64_t offcpu_drops;
+	long max_stack;		/* kernel.perf_event_max_stack */
+	struct {
+		uint64_t samples, sample_ns, lost, truncated;
+	} counts;
 	pid_t child;
 	int wait_status;
 	bool exited;
@@ -68,6 +72,7 @@ struct recorder *recorder__new(const struct record_opts *o)
 		return NULL;
 	r->o = *o;
 	r->child = -1;
+	r->max_stack = perf_sysctl("perf_event_max_stack");
 	r->fork_child_offset = 20;
 	return r;
 }
@@ -124,6 +129,29 @@ static uint64_t record_time(const struct perf_event_header *h)
 	return h->size >= sizeof(*h) + TRAILER ? u64_at(h, h->size - 24) : 0;
 }
 
+static bool offcpu_truncated(const struct perf_event_header *h);
+
+/* What the header says of the records: samples, their time, losses, cut stacks. */
+static void count(struct recorder *r, const struct perf_event_header *h)
+{
+	if (h->type == PERF_RECORD_LOST) {
+		r->counts.lost += u64_at(h, 16);
+	} else if (h->type == LP_RECORD_OFFCPU) {
+		r->counts.truncated += offcpu_truncated(h);
+	} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 72 &&
+		   !perf_session__is_fork_id(r->session, u64_at(h, 8))) {
+		/* after the period: the counter's value if read, then the chain's length */
+		size_t nr_at = perf_session__reads_values(r->session) ? 64 : 56;
+		uint64_t nr = h->size >= nr_at + 8 ? u64_at(h, nr_at) : 0;
+
+		r->counts.samples++;
+		r->counts.sample_ns += u64_at(h, 48);
+		/* the chain holds a context marker besides the frames */
+		if (r->max_stack > 0 && nr >= (uint64_t)r->max_stack + 1)
+			r->counts.truncated++;
+	}
+}
+
 static int keep(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *r = ctx;
@@ -150,6 +178,7 @@ static int keep(void *ctx, const struct perf_event_header *h)
 		r->index = v;
 		r->cap = cap;
 	}
+	count(r, copy);
 	r->index[r->n].time = record_time(copy);
 	r->index[r->n].seq = r->n;
 	r->index[r->n].h = copy;
@@ -1196,30 +1225,10 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
 	if (r->n)
 		qsort(r->index, r->n, sizeof(*r->index), cmp_index);
-	/* counted first, for the header */
-	{
-		long max_stack = perf_sysctl("perf_event_max_stack");
-		uint64_t count = 0, ns = 0;
-		struct sample sm;
-
-		for (size_t i = 0; i < r->n; i++) {
-			const struct perf_event_header *h = r->index[i].h;
-
-			if (h->type == PERF_RECORD_LOST)
-				stats->lost += u64_at(h, 16);
-			if (h->type == LP_RECORD_OFFCPU)
-				stats->truncated += offcpu_truncated(h);
-			if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, u64_at(h, 8)) ||
-			    !parse_sample(r, h, false, &sm))
-				continue;
-			count++;
-			ns += sm.period;
-			/* the chain holds a context marker besides the frames */
-			if (max_stack > 0 && sm.nr >= (uint64_t)max_stack + 1)
-				stats->truncated++;
-		}
-		stats->achieved_hz = ns ? count / (ns / 1e9) : 0;
-	}
+	/* counted as the records came, for the header */
+	stats->lost = r->counts.lost;
+	stats->truncated = r->counts.truncated;
+	stats->achieved_hz = r->counts.sample_ns ? r->counts.samples / (r->counts.sample_ns / 1e9) : 0;
 	w.sym = symbolizer__new(sym_warn, r);
 	w.programs = stackmap__new();
 	if (!w.sym || !w.programs || match_fork_stacks(&w) < 0) {
