@@ -892,6 +892,21 @@ static uint64_t sample_weight(struct writer *w, const struct sample *sm)
 	return sm->value >= before ? sm->value - before : sm->period;
 }
 
+/* An S record up to its attributes: TIME PID TID COMM EVENT WEIGHT STACK LOCS (w->stack, w->locs). */
+static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, const char *event, uint64_t weight)
+{
+	int ret;
+
+	/* the hot path: numbers by hand, not through printf */
+	if ((ret = strbuf__add(&w->line, "S\t", 2)) < 0 || (ret = put_u64(&w->line, time, '\t')) < 0 ||
+	    (ret = put_u64(&w->line, (uint64_t)pid, '\t')) < 0 || (ret = put_u64(&w->line, (uint64_t)tid, 0)) < 0 ||
+	    (ret = put_field(&w->line, comm_of(w->r, tid))) < 0 || (ret = strbuf__addc(&w->line, '\t')) < 0 ||
+	    (ret = strbuf__add(&w->line, event, strlen(event))) < 0 || (ret = strbuf__addc(&w->line, '\t')) < 0 ||
+	    (ret = put_u64(&w->line, weight, 0)) < 0)
+		return ret;
+	return put_stack(w);
+}
+
 static int write_sample(struct writer *w, const struct perf_event_header *h)
 {
 	struct sample sm;
@@ -904,14 +919,8 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if ((ret = callchain(w, &sm, sm.pid)) < 0)
 		return ret;
 	w->stats->samples++;
-	/* the hot path: numbers by hand, not through printf */
-	if ((ret = strbuf__add(&w->line, "S\t", 2)) < 0 || (ret = put_u64(&w->line, sm.time, '\t')) < 0 ||
-	    (ret = put_u64(&w->line, (uint64_t)sm.pid, '\t')) < 0 ||
-	    (ret = put_u64(&w->line, (uint64_t)sm.tid, 0)) < 0 ||
-	    (ret = put_field(&w->line, comm_of(w->r, sm.tid))) < 0 ||
-	    (ret = strbuf__add(&w->line, "\tcpu\t", 5)) < 0 || (ret = put_u64(&w->line, weight, 0)) < 0 ||
-	    (ret = put_stack(w)) < 0 || (ret = strbuf__add(&w->line, "\tcpu=", 5)) < 0 ||
-	    (ret = put_u64(&w->line, sm.cpu, 0)) < 0)
+	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
+	    (ret = strbuf__add(&w->line, "\tcpu=", 5)) < 0 || (ret = put_u64(&w->line, sm.cpu, 0)) < 0)
 		return ret;
 	return put_line(w);
 }
@@ -971,11 +980,8 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		return ret;
 	w->stats->offcpu_samples++;
 	w->stats->offcpu_ns += ev->weight;
-	if ((ret = strbuf__add(&w->line, "S\t", 2)) < 0 || (ret = put_u64(&w->line, ev->start, '\t')) < 0 ||
-	    (ret = put_u64(&w->line, ev->pid, '\t')) < 0 || (ret = put_u64(&w->line, ev->tid, 0)) < 0 ||
-	    (ret = put_field(&w->line, comm_of(w->r, sm.tid))) < 0 ||
-	    (ret = strbuf__add(&w->line, "\toffcpu\t", 8)) < 0 || (ret = put_u64(&w->line, ev->weight, 0)) < 0 ||
-	    (ret = put_stack(w)) < 0 || (ret = strbuf__add(&w->line, "\tdur=", 5)) < 0 ||
+	if ((ret = put_sample(w, ev->start, sm.pid, sm.tid, "offcpu", ev->weight)) < 0 ||
+	    (ret = strbuf__add(&w->line, "\tdur=", 5)) < 0 ||
 	    (ret = put_u64(&w->line, ev->end - ev->start, 0)) < 0 ||
 	    (ret = putf(&w->line, "\tstate=%c", ev->state >= 'A' && ev->state <= 'z' ? ev->state : '?')) < 0)
 		return ret;
@@ -1083,9 +1089,6 @@ static int write_record(struct writer *w, size_t i)
 			return ret;
 		return put_line(w);
 	}
-	case PERF_RECORD_LOST:
-		w->stats->lost += u64_at(h, 16);
-		return 0;
 	case PERF_RECORD_THROTTLE:
 		w->stats->throttled++;
 		return 0;
@@ -1237,7 +1240,6 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	}
 	if ((ret = write_header(r, out, stats)) < 0)
 		goto cleanup;
-	stats->lost = 0;
 	for (size_t i = 0; i < r->n && ret == 0; i++)
 		ret = write_record(&w, i);
 cleanup:
