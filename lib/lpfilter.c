@@ -8,6 +8,7 @@
 #include "escape.h"
 #include "folded.h"
 #include "hash.h"
+#include "htab.h"
 #include "lines.h"
 #include "lpstream.h"
 #include "strbuf.h"
@@ -18,10 +19,10 @@
  * joining them again.
  */
 struct cut_memo {
-	uint64_t hash;
+	struct htab_entry head;
 	size_t at;			/* in memo_text: stack, locs, cut stack, cut locs */
 	uint32_t stacklen, locslen, cutlen, cutlocslen;
-	bool used;
+	bool keep_first;
 };
 
 /* Memory the memo may take before it stops learning new stacks. */
@@ -29,8 +30,7 @@ enum { CUT_MEMO_MAX_TEXT = 128 << 20 };
 
 struct run {
 	const struct lpfilter_opts *o;
-	struct cut_memo *memo;
-	size_t memo_mask, memo_n;
+	struct htab memo;	/* of struct cut_memo */
 	struct strbuf memo_text;
 	struct lp_fields fields;
 	struct filter_frame *frames;
@@ -250,43 +250,23 @@ static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, 
 	return 0;
 }
 
-static int grow_memo(struct run *r)
-{
-	size_t mask = r->memo_mask ? r->memo_mask * 2 + 1 : 4095, i;
-	struct cut_memo *v = calloc(mask + 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t j = 0; r->memo && j <= r->memo_mask; j++) {
-		if (!r->memo[j].used)
-			continue;
-		for (i = r->memo[j].hash & mask; v[i].used; i = (i + 1) & mask)
-			;
-		v[i] = r->memo[j];
-	}
-	free(r->memo);
-	r->memo = v;
-	r->memo_mask = mask;
-	return 0;
-}
-
 /* cut_frames, looked up first when the filter is pure. */
 static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool keep_first)
 {
 	uint64_t h;
 	struct cut_memo *m;
-	size_t i;
 	int ret;
 
 	if (!r->o->pure || stack.len > UINT32_MAX || locs.len > UINT32_MAX)
 		return cut_frames(r, stack, locs, keep_first);
 	h = hash_bytes(stack.s, stack.len) ^ (hash_bytes(locs.s, locs.len) * 0x9e3779b97f4a7c15ULL) ^ keep_first;
-	if ((!r->memo || r->memo_n * 2 > r->memo_mask) && (ret = grow_memo(r)) < 0)
+	if ((ret = htab__reserve(&r->memo)) < 0)
 		return ret;
-	for (i = h & r->memo_mask; (m = &r->memo[i])->used; i = (i + 1) & r->memo_mask) {
+	for (size_t i = h; (m = htab__at(&r->memo, i))->head.used; i++) {
 		const char *t = r->memo_text.s + m->at;
 
-		if (m->hash == h && m->stacklen == stack.len && m->locslen == locs.len &&
+		if (m->head.hash == h && m->keep_first == keep_first && m->stacklen == stack.len &&
+		    m->locslen == locs.len &&
 		    memcmp(t, stack.s, stack.len) == 0 && memcmp(t + stack.len, locs.s, locs.len) == 0) {
 			t += stack.len + locs.len;
 			strbuf__reset(&r->stack);
@@ -301,14 +281,14 @@ static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool ke
 		return ret;
 	if (r->memo_text.len > CUT_MEMO_MAX_TEXT)
 		return 0;
-	*m = (struct cut_memo){ .hash = h, .at = r->memo_text.len, .stacklen = (uint32_t)stack.len,
+	*m = (struct cut_memo){ .at = r->memo_text.len, .stacklen = (uint32_t)stack.len,
 				.locslen = (uint32_t)locs.len, .cutlen = (uint32_t)r->stack.len,
-				.cutlocslen = (uint32_t)r->locs.len, .used = true };
+				.cutlocslen = (uint32_t)r->locs.len, .keep_first = keep_first };
 	if (strbuf__add(&r->memo_text, stack.s, stack.len) < 0 || strbuf__add(&r->memo_text, locs.s, locs.len) < 0 ||
 	    strbuf__add(&r->memo_text, r->stack.s, r->stack.len) < 0 ||
 	    strbuf__add(&r->memo_text, r->locs.s, r->locs.len) < 0)
 		return -ENOMEM;
-	r->memo_n++;
+	htab__insert(&r->memo, m, h);
 	return 0;
 }
 
@@ -387,7 +367,7 @@ static int folded_line(struct run *r, FILE *out, char *line, size_t len)
 
 int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfilter_error *err)
 {
-	struct run r = { .o = o, .err = err };
+	struct run r = { .o = o, .err = err, .memo = HTAB_INIT(struct cut_memo) };
 	struct lines *in = lines__new(fd);
 	const char *first;
 	size_t firstlen;
@@ -424,7 +404,7 @@ int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfil
 		failf(&r, ret, "read error: %s", strerror(-ret));
 	lines__free(in);
 	lp_fields__release(&r.fields);
-	free(r.memo);
+	htab__release(&r.memo);
 	strbuf__release(&r.memo_text);
 	free(r.frames);
 	free(r.raw_frames);

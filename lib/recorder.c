@@ -15,6 +15,7 @@
 #include "cfi.h"
 #include "escape.h"
 #include "hash.h"
+#include "htab.h"
 #include "lpstream.h"
 #include "stackmap.h"
 #include "strbuf.h"
@@ -37,7 +38,8 @@ struct chunk {
 };
 
 struct thread_name {
-	pid_t tid;	/* 0: empty slot */
+	struct htab_entry head;
+	pid_t tid;
 	char comm[17];
 };
 
@@ -59,8 +61,7 @@ struct recorder {
 	struct index_entry *index;
 	size_t n, cap;
 
-	struct thread_name *names;	/* open addressing by tid */
-	size_t names_mask, nnames;
+	struct htab names;	/* of struct thread_name */
 	size_t fork_child_offset;	/* of child_pid in the tracepoint's raw data */
 };
 
@@ -74,6 +75,7 @@ struct recorder *recorder__new(const struct record_opts *o)
 	r->child = -1;
 	r->max_stack = perf_sysctl("perf_event_max_stack");
 	r->fork_child_offset = 20;
+	r->names = HTAB_INIT(struct thread_name);
 	return r;
 }
 
@@ -90,7 +92,7 @@ void recorder__free(struct recorder *r)
 		free(c);
 	}
 	free(r->index);
-	free(r->names);
+	htab__release(&r->names);
 	free(r);
 }
 
@@ -559,33 +561,17 @@ static int cmp_index(const void *a, const void *b)
 
 static struct thread_name *name_slot(struct recorder *r, pid_t tid)
 {
-	size_t i;
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	struct thread_name *t;
 
-	if (r->nnames * 2 >= r->names_mask) {
-		size_t mask = r->names_mask ? r->names_mask * 2 + 1 : 1023;
-		struct thread_name *v = calloc(mask + 1, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t j = 0; r->names && j <= r->names_mask; j++) {
-			if (!r->names[j].tid)
-				continue;
-			for (i = (size_t)r->names[j].tid & mask; v[i].tid; i = (i + 1) & mask)
-				;
-			v[i] = r->names[j];
-		}
-		free(r->names);
-		r->names = v;
-		r->names_mask = mask;
-	}
-	for (i = (size_t)tid & r->names_mask; r->names[i].tid && r->names[i].tid != tid;
-	     i = (i + 1) & r->names_mask)
-		;
-	if (!r->names[i].tid) {
-		r->names[i].tid = tid;
-		r->nnames++;
-	}
-	return &r->names[i];
+	if (htab__reserve(&r->names) < 0)
+		return NULL;
+	for (size_t i = h; (t = htab__at(&r->names, i))->head.used; i++)
+		if (t->tid == tid)
+			return t;
+	htab__insert(&r->names, t, h);
+	t->tid = tid;
+	return t;
 }
 
 static const char *comm_of(struct recorder *r, pid_t tid)
@@ -683,14 +669,13 @@ static bool parse_sample(const struct recorder *r, const struct perf_event_heade
 
 /* The last counter value seen per (thread, CPU): each inherited event counts for one of them. */
 struct last_value {
+	struct htab_entry head;
 	uint64_t key, value;
-	bool used;
 };
 
 struct writer {
 	struct stackmap *programs;	/* executables already checked for frame pointers */
-	struct last_value *values;
-	size_t values_mask, values_n;
+	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct recorder *r;
 	struct symbolizer *sym;
 	FILE *out;
@@ -756,10 +741,7 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 	bool kernel = false, first = true, changed = false;
 	int ret = 0;
 	size_t n = 0, user = SIZE_MAX, cap = sm->nr + 2;
-	struct frame {
-		uint64_t ip;
-		bool kernel, precise;
-	} *frames = malloc(sizeof(*frames) * (sm->nr + 2));
+	struct sym_frame *frames = malloc(sizeof(*frames) * (sm->nr + 2));
 
 	if (!frames)
 		return -ENOMEM;
@@ -808,7 +790,7 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 			size_t total = user + 1 + k + (n - rest);
 
 			if (total > cap) {
-				struct frame *v = realloc(frames, sizeof(*frames) * total);
+				struct sym_frame *v = realloc(frames, sizeof(*frames) * total);
 
 				if (!v) {
 					free(frames);
@@ -823,7 +805,7 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 				changed = frames[user + 1 + i].ip != ras[i];
 			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
 			for (size_t i = 0; i < k; i++)
-				frames[user + 1 + i] = (struct frame){ ras[i], false, false };
+				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, false };
 			n = total;
 			w->stats->recovered += changed;
 		}
@@ -837,11 +819,7 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 		if (run >= 8)
 			n -= run - 1;
 	}
-	strbuf__reset(&w->stack);
-	strbuf__reset(&w->locs);
-	while (ret == 0 && n-- > 0)
-		ret = symbolizer__frame(w->sym, pid, frames[n].ip, frames[n].kernel, frames[n].precise,
-					&w->stack, &w->locs);
+	ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
 	free(frames);
 	return ret;
 }
@@ -857,38 +835,22 @@ static int put_stack(struct writer *w)
 /* The task-clock time a sample stands for: its counter's advance, or the period. */
 static uint64_t sample_weight(struct writer *w, const struct sample *sm)
 {
-	uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->cpu, before;
-	size_t i;
+	uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->cpu, h = hash_mix(key), before;
+	struct last_value *v;
 
 	if (!sm->has_value)
 		return sm->period;
-	if (w->values_n * 2 >= w->values_mask) {
-		size_t mask = w->values_mask ? w->values_mask * 2 + 1 : 255;
-		struct last_value *v = calloc(mask + 1, sizeof(*v));
-
-		if (!v)
-			return sm->period;
-		for (size_t j = 0; w->values && j <= w->values_mask; j++) {
-			if (!w->values[j].used)
-				continue;
-			for (i = hash_mix(w->values[j].key) & mask; v[i].used; i = (i + 1) & mask)
-				;
-			v[i] = w->values[j];
-		}
-		free(w->values);
-		w->values = v;
-		w->values_mask = mask;
+	if (htab__reserve(&w->values) < 0)
+		return sm->period;
+	for (size_t i = h; (v = htab__at(&w->values, i))->head.used; i++)
+		if (v->key == key)
+			break;
+	if (!v->head.used) {
+		htab__insert(&w->values, v, h);
+		v->key = key;
 	}
-	for (i = hash_mix(key) & w->values_mask; w->values[i].used && w->values[i].key != key;
-	     i = (i + 1) & w->values_mask)
-		;
-	if (!w->values[i].used) {
-		w->values[i].used = true;
-		w->values[i].key = key;
-		w->values_n++;
-	}
-	before = w->values[i].value;
-	w->values[i].value = sm->value;
+	before = v->value;
+	v->value = sm->value;
 	return sm->value >= before ? sm->value - before : sm->period;
 }
 
@@ -1220,7 +1182,7 @@ static void sym_warn(void *ctx, const char *msg)
 
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
-	struct writer w = { .r = r, .out = out, .stats = stats };
+	struct writer w = { .r = r, .out = out, .stats = stats, .values = HTAB_INIT(struct last_value) };
 	int ret = 0;
 
 	memset(stats, 0, sizeof(*stats));
@@ -1246,7 +1208,7 @@ cleanup:
 	symbolizer__free(w.sym);
 	stackmap__free(w.programs);
 	free(w.fork_stacks);
-	free(w.values);
+	htab__release(&w.values);
 	strbuf__release(&w.stack);
 	strbuf__release(&w.locs);
 	strbuf__release(&w.line);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "htab.h"
 #include "strbuf.h"
 
 enum target { TARGET_SYM, TARGET_EXEC, TARGET_ANY };
@@ -20,19 +21,19 @@ struct statement {
 	size_t group;
 };
 
+struct memo {
+	struct htab_entry head;
+	size_t off;		/* in memo_text: symbol, then executable */
+	uint32_t symlen, execlen;
+	bool verdict;
+};
+
 struct stackfilter {
 	struct statement *st;
 	size_t n, ngroups;
 	bool uses_exec;
 	pcre2_match_data *md;
-	/* verdicts by (symbol, executable): open addressing, texts in memo_text */
-	struct memo {
-		uint64_t hash;
-		size_t off;
-		uint32_t symlen, execlen;
-		int8_t verdict;	/* -1: empty slot */
-	} *memo;
-	size_t memo_mask, memo_n;
+	struct htab memo;	/* of struct memo: verdicts by (symbol, executable) */
 	struct strbuf memo_text;
 };
 
@@ -131,6 +132,7 @@ struct stackfilter *stackfilter__load(const char *path, struct stackfilter_error
 	memset(err, 0, sizeof(*err));
 	if (!f)
 		return NULL;
+	f->memo = HTAB_INIT(struct memo);
 	in = fopen(path, "r");
 	if (!in) {
 		int e = errno;
@@ -176,7 +178,7 @@ void stackfilter__free(struct stackfilter *f)
 		pcre2_code_free(f->st[i].re);
 	free(f->st);
 	pcre2_match_data_free(f->md);
-	free(f->memo);
+	htab__release(&f->memo);
 	strbuf__release(&f->memo_text);
 	free(f);
 }
@@ -216,53 +218,28 @@ static bool evaluate(struct stackfilter *f, const char *sym, size_t symlen, cons
 	return false;
 }
 
-static int grow_memo(struct stackfilter *f)
-{
-	size_t mask = f->memo_mask ? f->memo_mask * 2 + 1 : 1023;
-	struct memo *v = malloc((mask + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i <= mask; i++)
-		v[i].verdict = -1;
-	for (size_t i = 0; f->memo && i <= f->memo_mask; i++) {
-		size_t j;
-
-		if (f->memo[i].verdict < 0)
-			continue;
-		for (j = f->memo[i].hash & mask; v[j].verdict >= 0; j = (j + 1) & mask)
-			;
-		v[j] = f->memo[i];
-	}
-	free(f->memo);
-	f->memo = v;
-	f->memo_mask = mask;
-	return 0;
-}
-
 int stackfilter__match(struct stackfilter *f, const char *sym, size_t symlen, const char *exec,
 		       size_t execlen)
 {
 	uint64_t h = hash_bytes(sym, symlen) ^ (hash_bytes(exec, execlen) * 0x9e3779b97f4a7c15ULL);
 	struct memo *m;
-	size_t i;
+	size_t off = f->memo_text.len;
 
-	if ((!f->memo || f->memo_n * 2 > f->memo_mask) && grow_memo(f) < 0)
+	if (htab__reserve(&f->memo) < 0)
 		return -ENOMEM;
-	for (i = h & f->memo_mask; (m = &f->memo[i])->verdict >= 0; i = (i + 1) & f->memo_mask) {
+	for (size_t i = h; (m = htab__at(&f->memo, i))->head.used; i++) {
 		const char *t = f->memo_text.s + m->off;
 
-		if (m->hash == h && m->symlen == symlen && m->execlen == execlen &&
+		if (m->head.hash == h && m->symlen == symlen && m->execlen == execlen &&
 		    memcmp(t, sym, symlen) == 0 && memcmp(t + symlen, exec, execlen) == 0)
 			return m->verdict;
 	}
-	m->hash = h;
-	m->off = f->memo_text.len;
-	m->symlen = (uint32_t)symlen;
-	m->execlen = (uint32_t)execlen;
 	if (strbuf__add(&f->memo_text, sym, symlen) < 0 || strbuf__add(&f->memo_text, exec, execlen) < 0)
 		return -ENOMEM;
+	htab__insert(&f->memo, m, h);
+	m->off = off;
+	m->symlen = (uint32_t)symlen;
+	m->execlen = (uint32_t)execlen;
 	m->verdict = evaluate(f, sym, symlen, exec, execlen);
-	f->memo_n++;
 	return m->verdict;
 }

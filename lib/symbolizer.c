@@ -11,6 +11,7 @@
 #include "cfi.h"
 #include "elfsym.h"
 #include "hash.h"
+#include "htab.h"
 #include "kallsyms.h"
 #include "lpstream.h"
 #include "stackmap.h"
@@ -39,29 +40,27 @@ struct file {
 
 /* A frame already resolved: its escaped name and location in the arena. */
 struct cached_frame {
-	uint64_t ip;		/* with bit 0 of flags: precise, bit 1: kernel */
+	struct htab_entry head;
+	uint64_t ip;
 	pid_t pid;
 	uint32_t generation;
-	uint32_t flags;
+	uint32_t flags;		/* bit 0: precise, bit 1: kernel */
 	uint32_t name_len, loc_len;
 	size_t off;		/* in cache_text; name then loc */
-	bool used;
 };
 
 /* A compiled CFI rule of one address of one file. */
 struct cached_rule {
+	struct htab_entry head;
 	uint64_t addr;
 	uint32_t file;
 	int status;		/* of cfi__rule */
-	bool used;
 	struct cfi_rule rule;
 };
 
 struct symbolizer {
-	struct cached_rule *rules;
-	size_t rules_mask, rules_n;
-	struct cached_frame *cache;
-	size_t cache_mask, cache_n;
+	struct htab rules;
+	struct htab frames;
 	struct strbuf cache_text;
 	struct process *procs;
 	size_t nprocs, procs_cap;
@@ -85,6 +84,8 @@ struct symbolizer *symbolizer__new(symbolizer_warn_fn warn, void *ctx)
 		free(s);
 		return NULL;
 	}
+	s->rules = HTAB_INIT(struct cached_rule);
+	s->frames = HTAB_INIT(struct cached_frame);
 	s->warn = warn;
 	s->ctx = ctx;
 	return s;
@@ -108,8 +109,8 @@ void symbolizer__free(struct symbolizer *s)
 	stackmap__free(s->file_ids);
 	symtab__free(s->kernel);
 	strbuf__release(&s->cache_text);
-	free(s->cache);
-	free(s->rules);
+	htab__release(&s->frames);
+	htab__release(&s->rules);
 	free(s);
 }
 
@@ -384,56 +385,46 @@ static uint64_t frame_hash(uint64_t ip, pid_t pid, uint32_t generation, uint32_t
 	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ ((uint64_t)generation << 48) ^ flags);
 }
 
-static int grow_cache(struct symbolizer *s)
+/* Appends an escaped item to a list (the hot path: one capacity check, one copy). */
+static inline int append_item(struct strbuf *list, const char *escaped, size_t len)
 {
-	size_t mask = s->cache_mask ? s->cache_mask * 2 + 1 : 4095;
-	struct cached_frame *v = calloc(mask + 1, sizeof(*v));
+	size_t sep = list->len > 0;
+	int ret;
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; s->cache && i <= s->cache_mask; i++) {
-		struct cached_frame *e = &s->cache[i];
-		size_t j;
-
-		if (!e->used)
-			continue;
-		for (j = frame_hash(e->ip, e->pid, e->generation, e->flags) & mask; v[j].used; j = (j + 1) & mask)
-			;
-		v[j] = *e;
-	}
-	free(s->cache);
-	s->cache = v;
-	s->cache_mask = mask;
+	if (list->cap - list->len <= len + sep && (ret = strbuf__grow(list, len + sep)) < 0)
+		return ret;
+	list->s[list->len] = ';';
+	list->len += sep;
+	memcpy(list->s + list->len, escaped, len);
+	list->len += len;
 	return 0;
 }
 
-static int append_item(struct strbuf *list, const char *escaped, size_t len)
-{
-	if (list->len && strbuf__addc(list, ';') < 0)
-		return -ENOMEM;
-	return strbuf__add(list, escaped, len);
-}
-
 /* Frames repeat: each distinct one is resolved once (per state of its process's mappings). */
-int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
-		      struct strbuf *stack, struct strbuf *locs)
+static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t ip, bool kernel, bool precise,
+		 struct strbuf *stack, struct strbuf *locs)
 {
-	struct process *p = kernel ? NULL : process(s, pid, false);
-	uint32_t generation = p ? p->generation : 0, flags = (uint32_t)precise | (uint32_t)kernel << 1;
+	uint32_t flags = (uint32_t)precise | (uint32_t)kernel << 1;
 	struct cached_frame *e;
-	size_t i, stack_at = stack->len, locs_at = locs->len;
+	size_t stack_at = stack->len, locs_at = locs->len;
+	uint64_t h;
 	int ret;
 
-	if (kernel)
+	if (kernel) {
 		pid = 0;
-	if ((!s->cache || s->cache_n * 2 > s->cache_mask) && (ret = grow_cache(s)) < 0)
+		generation = 0;
+	}
+	if ((ret = htab__reserve(&s->frames)) < 0)
 		return ret;
-	for (i = frame_hash(ip, pid, generation, flags) & s->cache_mask; s->cache[i].used; i = (i + 1) & s->cache_mask) {
-		e = &s->cache[i];
-		if (e->ip == ip && e->pid == pid && e->generation == generation && e->flags == flags) {
-			if ((ret = append_item(stack, s->cache_text.s + e->off, e->name_len)) < 0)
+	h = frame_hash(ip, pid, generation, flags);
+	for (size_t i = h; (e = htab__at(&s->frames, i))->head.used; i++) {
+		if (e->head.hash == h && e->ip == ip && e->pid == pid && e->generation == generation &&
+		    e->flags == flags) {
+			const char *text = s->cache_text.s + e->off;
+
+			if ((ret = append_item(stack, text, e->name_len)) < 0)
 				return ret;
-			return append_item(locs, s->cache_text.s + e->off + e->name_len, e->loc_len);
+			return append_item(locs, text + e->name_len, e->loc_len);
 		}
 	}
 	if ((ret = resolve(s, pid, ip, kernel, precise, stack, locs)) < 0)
@@ -441,7 +432,7 @@ int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
 	/* what resolve appended, without the separators */
 	stack_at += stack_at > 0;
 	locs_at += locs_at > 0;
-	e = &s->cache[i];
+	htab__insert(&s->frames, e, h);
 	e->ip = ip;
 	e->pid = pid;
 	e->generation = generation;
@@ -449,11 +440,35 @@ int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
 	e->off = s->cache_text.len;
 	e->name_len = (uint32_t)(stack->len - stack_at);
 	e->loc_len = (uint32_t)(locs->len - locs_at);
-	e->used = true;
-	s->cache_n++;
 	if ((ret = strbuf__add(&s->cache_text, stack->s + stack_at, e->name_len)) < 0)
 		return ret;
 	return strbuf__add(&s->cache_text, locs->s + locs_at, e->loc_len);
+}
+
+static uint32_t generation_of(struct symbolizer *s, pid_t pid)
+{
+	const struct process *p = process(s, pid, false);
+
+	return p ? p->generation : 0;
+}
+
+int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
+		      struct strbuf *stack, struct strbuf *locs)
+{
+	return frame(s, pid, kernel ? 0 : generation_of(s, pid), ip, kernel, precise, stack, locs);
+}
+
+int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
+		      struct strbuf *stack, struct strbuf *locs)
+{
+	uint32_t generation = generation_of(s, pid);
+	int ret = 0;
+
+	strbuf__reset(stack);
+	strbuf__reset(locs);
+	while (ret == 0 && n-- > 0)
+		ret = frame(s, pid, generation, frames[n].ip, frames[n].kernel, frames[n].precise, stack, locs);
+	return ret;
 }
 
 static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
@@ -501,49 +516,23 @@ static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t
 	return NULL;
 }
 
-static int grow_rules(struct symbolizer *s)
-{
-	size_t mask = s->rules_mask ? s->rules_mask * 2 + 1 : 1023;
-	struct cached_rule *v = calloc(mask + 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; s->rules && i <= s->rules_mask; i++) {
-		size_t j;
-
-		if (!s->rules[i].used)
-			continue;
-		for (j = hash_mix(s->rules[i].addr ^ ((uint64_t)s->rules[i].file << 48)) & mask; v[j].used;
-		     j = (j + 1) & mask)
-			;
-		v[j] = s->rules[i];
-	}
-	free(s->rules);
-	s->rules = v;
-	s->rules_mask = mask;
-	return 0;
-}
-
 /* One unwinding step at addr of file, with its rule compiled once. */
 static int step(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t addr, const struct user_regs *r,
 		const uint8_t *stack, size_t size, uint64_t base, struct user_regs *caller)
 {
 	struct cached_rule *e;
-	size_t i;
+	uint64_t h = hash_mix(addr ^ ((uint64_t)file << 48));
 
-	if ((!s->rules || s->rules_n * 2 > s->rules_mask) && grow_rules(s) < 0)
+	if (htab__reserve(&s->rules) < 0)
 		return cfi__step(c, addr, r, stack, size, base, caller);
-	for (i = hash_mix(addr ^ ((uint64_t)file << 48)) & s->rules_mask; s->rules[i].used;
-	     i = (i + 1) & s->rules_mask)
-		if (s->rules[i].addr == addr && s->rules[i].file == file)
+	for (size_t i = h; (e = htab__at(&s->rules, i))->head.used; i++)
+		if (e->head.hash == h && e->addr == addr && e->file == file)
 			break;
-	e = &s->rules[i];
-	if (!e->used) {
-		e->used = true;
+	if (!e->head.used) {
+		htab__insert(&s->rules, e, h);
 		e->addr = addr;
 		e->file = file;
 		e->status = cfi__rule(c, addr, &e->rule);
-		s->rules_n++;
 	}
 	if (e->status < 0)
 		return e->status;

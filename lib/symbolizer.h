@@ -33,6 +33,18 @@ int symbolizer__exec(struct symbolizer *s, pid_t pid);
 int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
 		      struct strbuf *stack, struct strbuf *locs);
 
+struct sym_frame {
+	uint64_t ip;
+	bool kernel, precise;
+};
+
+/*
+ * Appends a whole callchain, frames[n - 1] (the root) first and frames[0] (the
+ * leaf) last, as symbolizer__frame would frame by frame.
+ */
+int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
+		      struct strbuf *stack, struct strbuf *locs);
+
 /* elfsym__frame_pointer_share of a file, or -1. */
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path);
 

@@ -1,0 +1,59 @@
+#include "htab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HTAB_FIRST_SLOTS = 256 };
+
+int htab__grow(struct htab *t)
+{
+	size_t slots = t->slots ? (t->mask + 1) * 2 : HTAB_FIRST_SLOTS;
+	unsigned char *v;
+
+	if (!(v = calloc(slots, t->entry_size)))
+		return -ENOMEM;
+	for (size_t i = 0; t->slots && i <= t->mask; i++) {
+		const struct htab_entry *e = (const void *)(t->slots + i * t->entry_size);
+		size_t j;
+
+		if (!e->used)
+			continue;
+		for (j = e->hash & (slots - 1); ((struct htab_entry *)(void *)(v + j * t->entry_size))->used;
+		     j = (j + 1) & (slots - 1))
+			;
+		memcpy(v + j * t->entry_size, e, t->entry_size);
+	}
+	free(t->slots);
+	t->slots = v;
+	t->mask = slots - 1;
+	return 0;
+}
+
+void *htab__next(const struct htab *t, size_t *i)
+{
+	for (; t->slots && *i <= t->mask; (*i)++) {
+		struct htab_entry *e = htab__at(t, *i);
+
+		if (e->used) {
+			(*i)++;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+void htab__clear(struct htab *t)
+{
+	if (t->slots)
+		memset(t->slots, 0, (t->mask + 1) * t->entry_size);
+	t->n = 0;
+}
+
+void htab__release(struct htab *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->mask = 0;
+	t->n = 0;
+}
