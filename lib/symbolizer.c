@@ -541,6 +541,38 @@ static int step(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t add
 	return cfi__step(c, addr, r, stack, size, base, caller);
 }
 
+/* Whether CFI covers ip of pid (a return address: the call before it). */
+static bool cfi_covers(struct symbolizer *s, pid_t pid, uint64_t ip)
+{
+	struct cfi_rule rule;
+	uint64_t addr;
+	uint32_t file;
+	struct cfi *c = cfi_at(s, pid, ip - 1, &addr, &file);
+
+	return c && cfi__rule(c, addr, &rule) != -ENOENT;
+}
+
+/*
+ * The sampled instruction is in code no CFI describes: glibc ends clone3's
+ * FDE before its syscall, as the child's unwind information would be wrong,
+ * so a thread's spawn stack is taken there. Such code has no frame of its
+ * own: the return address is on top of the stack. Believed only when CFI
+ * covers the call it returns to.
+ */
+static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_regs *r, const uint8_t *stack,
+			  size_t size, uint64_t base, struct user_regs *caller)
+{
+	uint64_t ra;
+
+	if (r->sp < base || r->sp - base + 8 > size)
+		return -ERANGE;
+	memcpy(&ra, stack + (r->sp - base), 8);
+	if (ra < 4096 || !cfi_covers(s, pid, ra))
+		return -ENOENT;
+	*caller = (struct user_regs){ .ip = ra, .sp = r->sp + 8, .bp = r->bp };
+	return 0;
+}
+
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost,
 			  const uint64_t *known, size_t nknown)
@@ -557,6 +589,8 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 
 		int ret = c ? step(s, c, file, addr, &r, stack, size, regs->sp, &caller) : -ENOENT;
 
+		if (ret == -ENOENT && c && n == 0)
+			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
 		if (ret == -ENODATA)
 			*outermost = true;
 		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)

@@ -62,8 +62,14 @@ within() {
 		tid=$(awk -F'\t' -v n="$name" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' split.lp)
 		[ -n "$tid" ] || fail "no thread named $name"
 		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t" split.lp || fail "$name: no spawn from the main thread"
+		# clone3's syscall is outside its CFI: the caller is still found
+		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;pthread_create;[^\t]*;clone3\t" split.lp ||
+			fail "$name: spawning stack is not main;pthread_create;...;clone3"
 		grep -qP "^P\t\d+\t$root\t$tid\texit\t$name\$" split.lp || fail "$name: no exit"
 	done
+	grep -qP "^P\t\d+\t$child\t$child\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;[^\t]*fork[^\t]*\t" split.lp ||
+		fail "the child's spawning stack is not main;...fork"
+	! awk -F'\t' '$1 == "P" && $5 == "spawn" && $9 ~ /\[0x/' split.lp | grep . || fail "a spawning stack has an unknown frame"
 	grep -qP "^P\t\d+\t$child\t$child\texit\ttenner\$" split.lp
 	grep -qP "^P\t\d+\t$root\t$root\texit\tsplit\$" split.lp
 }
