@@ -15,6 +15,9 @@ struct sym {
 	int rank;		/* among aliases, lower is preferred */
 };
 
+/* The rank of PLT entries: made up here, kept when symbols come from a debug file. */
+enum { PLT_RANK = 1000 };
+
 struct segment {
 	uint64_t offset, vaddr, filesz;
 };
@@ -108,6 +111,37 @@ static int alias_rank(const char *name, int bind)
 	return rank;
 }
 
+/* Adds a symbol named by the len bytes at name; false when out of memory. */
+static bool add_sym(struct elfsym *e, const char *name, size_t len, uint64_t start, uint64_t end, int rank)
+{
+	if (e->n == e->syms_cap) {
+		size_t cap = e->syms_cap ? e->syms_cap * 2 : 256;
+		struct sym *v = realloc(e->syms, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		e->syms = v;
+		e->syms_cap = cap;
+	}
+	if (e->names_len + len + 1 > e->names_cap) {
+		size_t cap = e->names_cap ? e->names_cap * 2 : 4096;
+		char *names;
+
+		while (cap < e->names_len + len + 1)
+			cap *= 2;
+		if (!(names = realloc(e->names, cap)))
+			return false;
+		e->names = names;
+		e->names_cap = cap;
+	}
+	memcpy(e->names + e->names_len, name, len);
+	e->names[e->names_len + len] = 0;
+	/* offsets for now: names may still move */
+	e->syms[e->n++] = (struct sym){ start, end, (const char *)(uintptr_t)e->names_len, rank };
+	e->names_len += len + 1;
+	return true;
+}
+
 /* Adds the function symbols of the symbol table of type type; the count added. */
 static size_t read_symbols(struct elfsym *e, Elf *elf, Elf64_Word type)
 {
@@ -129,8 +163,6 @@ static size_t read_symbols(struct elfsym *e, Elf *elf, Elf64_Word type)
 			GElf_Sym s;
 			const char *name;
 			size_t len;
-			struct sym *v;
-			char *names;
 
 			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 			    s.st_shndx == SHN_UNDEF || s.st_value == 0)
@@ -142,37 +174,122 @@ static size_t read_symbols(struct elfsym *e, Elf *elf, Elf64_Word type)
 			len = strcspn(name, "@") + 1;
 			if (len == 1)
 				continue;
-			if (e->n == e->syms_cap) {
-				size_t cap = e->syms_cap ? e->syms_cap * 2 : 256;
-
-				if (!(v = realloc(e->syms, cap * sizeof(*v))))
-					return added;
-				e->syms = v;
-				e->syms_cap = cap;
-			}
-			if (e->names_len + len > e->names_cap) {
-				size_t cap = e->names_cap ? e->names_cap * 2 : 4096;
-
-				while (cap < e->names_len + len)
-					cap *= 2;
-				if (!(names = realloc(e->names, cap)))
-					return added;
-				e->names = names;
-				e->names_cap = cap;
-			}
-			memcpy(e->names + e->names_len, name, len - 1);
-			e->names[e->names_len + len - 1] = 0;
-			/* offsets for now: names may still move */
-			e->syms[e->n].name = (const char *)(uintptr_t)e->names_len;
-			e->syms[e->n].start = s.st_value;
-			e->syms[e->n].end = s.st_value + s.st_size;
-			e->syms[e->n].rank = alias_rank(name, GELF_ST_BIND(s.st_info));
-			e->names_len += len;
-			e->n++;
+			if (!add_sym(e, name, len - 1, s.st_value, s.st_value + s.st_size,
+				     alias_rank(name, GELF_ST_BIND(s.st_info))))
+				return added;
 			added++;
 		}
 	}
 	return added;
+}
+
+/* A GOT slot the dynamic linker fills with the address of a named function. */
+struct got_slot {
+	uint64_t addr;
+	const char *name;	/* in the ELF's string table */
+};
+
+static int cmp_got_slot(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* The GOT slots of functions (JUMP_SLOT, GLOB_DAT relocations), sorted; NULL if none. */
+static struct got_slot *got_slots(Elf *elf, size_t *n)
+{
+	struct got_slot *slots = NULL;
+	size_t cap = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, symsh;
+
+	*n = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Scn *symscn;
+		Elf_Data *d, *symd;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
+		    !(symscn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+		    symsh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)) ||
+		    !(symd = elf_getdata(symscn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela rela;
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getrela(d, (int)i, &rela) ||
+			    (GELF_R_TYPE(rela.r_info) != R_X86_64_JUMP_SLOT &&
+			     GELF_R_TYPE(rela.r_info) != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(symd, (int)GELF_R_SYM(rela.r_info), &sym) ||
+			    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
+				continue;
+			if (*n == cap) {
+				struct got_slot *v = realloc(slots, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+
+				if (!v)
+					break;
+				slots = v;
+			}
+			slots[(*n)++] = (struct got_slot){ rela.r_offset, name };
+		}
+	}
+	if (*n)
+		qsort(slots, *n, sizeof(*slots), cmp_got_slot);
+	return slots;
+}
+
+/*
+ * Names the entries of the PLT sections (.plt, .plt.sec, .plt.got) NAME@plt,
+ * as perf does: no symbol table has them. Each entry jumps through a GOT slot
+ * (jmp *disp(%rip), ff 25) whose relocation names the function; the lazy PLT's
+ * first entry, and its entries when .plt.sec holds the jumps, have none.
+ */
+static void read_plt(struct elfsym *e, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx, nslots;
+	struct got_slot *slots;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
+	    !(slots = got_slots(elf, &nslots)))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *section;
+		const unsigned char *code;
+		Elf_Data *d;
+		size_t entry;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(section = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(section, ".plt", 4) != 0 ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		code = d->d_buf;
+		entry = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : 16;
+		for (size_t at = 0; at + entry <= sh.sh_size; at += entry) {
+			for (size_t j = at; j + 6 <= at + entry; j++) {
+				int32_t disp;
+				struct got_slot key, *slot;
+				char name[256];
+				int len;
+
+				if (code[j] != 0xff || code[j + 1] != 0x25)
+					continue;
+				memcpy(&disp, code + j + 2, 4);
+				key.addr = sh.sh_addr + j + 6 + (uint64_t)(int64_t)disp;
+				slot = bsearch(&key, slots, nslots, sizeof(*slots), cmp_got_slot);
+				len = slot ? snprintf(name, sizeof(name), "%.*s@plt", (int)strcspn(slot->name, "@"),
+						      slot->name) : 0;
+				if (len > 0 && len < (int)sizeof(name))
+					add_sym(e, name, (size_t)len, sh.sh_addr + at, sh.sh_addr + at + entry, PLT_RANK);
+				break;
+			}
+		}
+	}
+	free(slots);
 }
 
 static void finish(struct elfsym *e)
@@ -283,6 +400,8 @@ static int load_symbols_from(struct elfsym *e, const char *path, bool debug)
 	n = read_symbols(e, elf, SHT_SYMTAB);
 	if (n == 0 && !debug)
 		n = read_symbols(e, elf, SHT_DYNSYM);
+	if (!debug)
+		read_plt(e, elf);
 	elf_end(elf);
 	close(fd);
 	return (int)n;
@@ -338,6 +457,11 @@ struct elfsym *elfsym__load(const char *path, const char *debug_root)
 		d.build_id_len = e->build_id_len;
 		memcpy(d.debuglink, e->debuglink, sizeof(e->debuglink));
 		if (load_debug_file(&d, path, debug_root) > 0) {
+			for (size_t i = 0; i < e->n; i++)
+				if (e->syms[i].rank == PLT_RANK)
+					add_sym(&d, e->names + (uintptr_t)e->syms[i].name,
+						strlen(e->names + (uintptr_t)e->syms[i].name), e->syms[i].start,
+						e->syms[i].end, PLT_RANK);
 			free(e->syms);
 			free(e->names);
 			e->syms = d.syms;
