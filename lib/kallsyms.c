@@ -183,25 +183,3 @@ const char *symtab__lookup(const struct symtab *t, uint64_t addr, const char **m
 		*module = t->names + t->v[lo - 1].module;
 	return t->names + t->v[lo - 1].name;
 }
-
-/* From libstdc++ (the C++ ABI): Itanium C++ names, and Rust's legacy names. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-char *demangle(const char *s)
-{
-	int status = 0;
-	char *out;
-	size_t n;
-
-	if (strncmp(s, "_Z", 2) != 0)
-		return NULL;
-	out = __cxa_demangle(s, NULL, NULL, &status);
-	if (!out || status != 0)
-		return NULL;
-	/* Rust legacy symbols end in a hash: ...::h0123456789abcdef */
-	n = strlen(out);
-	if (n > 19 && memcmp(out + n - 19, "::h", 3) == 0 &&
-	    strspn(out + n - 16, "0123456789abcdef") == 16)
-		out[n - 19] = 0;
-	return out;
-}

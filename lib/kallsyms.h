@@ -17,7 +17,4 @@ void symtab__free(struct symtab *t);
 /* The symbol at addr (and its module, "" for the kernel itself), or NULL. */
 const char *symtab__lookup(const struct symtab *t, uint64_t addr, const char **module);
 
-/* C++ and Rust names demangled into a malloc'ed string, or NULL if s is not mangled. */
-char *demangle(const char *s);
-
 #endif

@@ -9,6 +9,7 @@
 #include <sys/auxv.h>
 
 #include "cfi.h"
+#include "demangle.h"
 #include "elfsym.h"
 #include "hash.h"
 #include "htab.h"

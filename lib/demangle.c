@@ -1,0 +1,99 @@
+#include "demangle.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* From libstdc++ (the C++ ABI). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* Rust's legacy escapes of characters C++ identifiers cannot hold. */
+static const struct {
+	const char *code;
+	char c;
+} rust_escapes[] = {
+	{ "$SP$", '@' }, { "$BP$", '*' }, { "$RF$", '&' }, { "$LT$", '<' }, { "$GT$", '>' }, { "$LP$", '(' },
+	{ "$RP$", ')' }, { "$C$", ',' },
+};
+
+static int hex(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * Undoes Rust's escapes in place: $LT$ and the like, $uXX$ (a character by its
+ * code), ".." for "::", and the "_" that guards an escape at a name's start.
+ * A "$" that starts none of these is kept as it is.
+ */
+static void rust_unescape(char *s)
+{
+	char *out = s;
+	bool name_start = true;
+
+	for (const char *p = s; *p;) {
+		size_t i;
+
+		if (name_start && p[0] == '_' && p[1] == '$')
+			p++;
+		name_start = false;
+		if (p[0] == ':' && p[1] == ':') {
+			*out++ = *p++;
+			*out++ = *p++;
+			name_start = true;
+			continue;
+		}
+		if (p[0] == '.' && p[1] == '.') {
+			*out++ = ':';
+			*out++ = ':';
+			p += 2;
+			name_start = true;
+			continue;
+		}
+		if (p[0] != '$') {
+			*out++ = *p++;
+			continue;
+		}
+		for (i = 0; i < sizeof(rust_escapes) / sizeof(rust_escapes[0]); i++) {
+			size_t n = strlen(rust_escapes[i].code);
+
+			if (strncmp(p, rust_escapes[i].code, n) == 0) {
+				*out++ = rust_escapes[i].c;
+				p += n;
+				break;
+			}
+		}
+		if (i < sizeof(rust_escapes) / sizeof(rust_escapes[0]))
+			continue;
+		if (p[1] == 'u' && hex(p[2]) >= 0 && hex(p[3]) >= 0 && p[4] == '$' && hex(p[2]) * 16 + hex(p[3]) >= 0x20 &&
+		    hex(p[2]) * 16 + hex(p[3]) < 0x7f) {
+			*out++ = (char)(hex(p[2]) * 16 + hex(p[3]));
+			p += 5;
+			continue;
+		}
+		*out++ = *p++;
+	}
+	*out = 0;
+}
+
+char *demangle(const char *s)
+{
+	int status = 0;
+	char *out;
+	size_t n;
+
+	if (strncmp(s, "_Z", 2) != 0)
+		return NULL;
+	out = __cxa_demangle(s, NULL, NULL, &status);
+	if (!out || status != 0) {
+		free(out);
+		return NULL;
+	}
+	/* a Rust legacy name ends in a hash, ...::h0123456789abcdef, that says nothing to a reader */
+	n = strlen(out);
+	if (n > 19 && memcmp(out + n - 19, "::h", 3) == 0 && strspn(out + n - 16, "0123456789abcdef") == 16) {
+		out[n - 19] = 0;
+		rust_unescape(out);
+	}
+	return out;
+}
