@@ -150,6 +150,7 @@ int main(int argc, char **argv)
 		}
 		o.decide = python_decide;
 		o.ctx = py;
+		o.needs_offsets = true;
 	} else {
 		usage_error("unknown mode '%.*s' (deny, allow or python)", (int)(file - 1 - mode), mode);
 	}

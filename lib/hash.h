@@ -15,22 +15,43 @@ static inline uint64_t hash_mix(uint64_t h)
 	return h;
 }
 
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+	h ^= w * 0x87c37b91114253d5ULL;
+	h = (h << 31) | (h >> 33);
+	return h * 0x4cf5ad432745937fULL;
+}
+
+/* Stacks are long (kilobytes): four independent lanes keep the multiplier busy. */
 static inline uint64_t hash_bytes(const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0x100000001b3ULL);
-	uint64_t w;
+	uint64_t w[4];
 
+	if (len >= 32) {
+		uint64_t a = h, b = h ^ 0x2545f4914f6cdd1dULL, c = h ^ 0x5851f42d4c957f2dULL, d = ~h;
+
+		while (len >= 32) {
+			memcpy(w, p, 32);
+			a = hash_word(a, w[0]);
+			b = hash_word(b, w[1]);
+			c = hash_word(c, w[2]);
+			d = hash_word(d, w[3]);
+			p += 32;
+			len -= 32;
+		}
+		h = hash_mix(a) ^ hash_mix(b + 1) ^ hash_mix(c + 2) ^ hash_mix(d + 3);
+	}
 	while (len >= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ (w * 0x87c37b91114253d5ULL)) * 0x4cf5ad432745937fULL;
-		h = (h << 31) | (h >> 33);
+		memcpy(w, p, 8);
+		h = hash_word(h, w[0]);
 		p += 8;
 		len -= 8;
 	}
-	w = 0;
-	memcpy(&w, p, len);
-	h ^= w * 0x87c37b91114253d5ULL;
+	w[0] = 0;
+	memcpy(w, p, len);
+	h ^= w[0] * 0x87c37b91114253d5ULL;
 	return hash_mix(h);
 }
 

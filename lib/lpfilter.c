@@ -1,6 +1,9 @@
 #include "lpfilter.h"
 
 #include <errno.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +31,19 @@ struct cut_memo {
 /* Memory the memo may take before it stops learning new stacks. */
 enum { CUT_MEMO_MAX_TEXT = 128 << 20 };
 
+/*
+ * When few stacks repeat (one recording, whose leaves differ in their
+ * offsets), hashing and keeping every stack costs more than it saves: after a
+ * window of lookups that found less than one in MEMO_MIN_HITS, the memo rests
+ * for MEMO_REST stacks, then tries again.
+ */
+enum { MEMO_WINDOW = 4096, MEMO_MIN_HITS = 8, MEMO_REST = 65536 };
+
 struct run {
 	const struct lpfilter_opts *o;
 	struct htab memo;	/* of struct cut_memo */
 	struct strbuf memo_text;
+	size_t memo_lookups, memo_hits, memo_rest;
 	struct lp_fields fields;
 	struct filter_frame *frames;
 	struct lp_span *raw_frames, *raw_locs;
@@ -69,28 +81,30 @@ static int reserve(struct run *r, size_t n)
 	       r->frame_escaped && r->loc_escaped ? 0 : -ENOMEM;
 }
 
-/* "DSO+0xOFFSET" -> the DSO and the offset: hex digits at the end, after "+0x". */
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* "DSO+0xOFFSET" -> the DSO and (if wanted) the offset: hex digits at the end, after "+0x". */
+static const unsigned char is_hex[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
+};
 
 static void split_loc(const char *s, size_t len, size_t *dsolen, uint64_t *offset)
 {
 	size_t i = len;
 
-	*offset = 0;
 	*dsolen = len;
-	while (i > 0 && hexval((unsigned char)s[i - 1]) >= 0)
+	while (i > 0 && is_hex[(unsigned char)s[i - 1]])
 		i--;
 	if (i == len || i < 3 || memcmp(s + i - 3, "+0x", 3) != 0)
 		return;
 	*dsolen = i - 3;
-	for (; i < len; i++)
-		*offset = *offset << 4 | (uint64_t)hexval((unsigned char)s[i]);
+	if (!offset)
+		return;
+	for (*offset = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		*offset = *offset << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
 }
 
 /* The text of an escaped span: itself when it has no escapes, else an unescaped copy in buf. */
@@ -103,25 +117,46 @@ static int text_of(struct strbuf *buf, struct lp_span s, bool escaped, size_t *a
 	return lp_span__unescape_to(buf, s);
 }
 
-/* The first ';' or '%' in [p, end), or end: eight bytes at a time. */
+/* The first ';' or '%' in [p, end), or end: items are short, so a block at a time, no byte loop. */
+#ifdef __SSE2__
+static const char *next_special(const char *p, const char *end)
+{
+	const __m128i semi = _mm_set1_epi8(';'), pct = _mm_set1_epi8('%');
+
+	for (; end - p >= 16; p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, semi), _mm_cmpeq_epi8(v, pct)));
+
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+	while (p < end && *p != ';' && *p != '%')
+		p++;
+	return p;
+}
+#else
 static const char *next_special(const char *p, const char *end)
 {
 	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
 
 	for (; end - p >= 8; p += 8) {
-		uint64_t v, a, b;
+		uint64_t v, a, b, m;
 
 		memcpy(&v, p, 8);
 		a = v ^ (ones * ';');
 		b = v ^ (ones * '%');
-		/* a zero byte in a or b: that byte was ';' or '%' */
-		if (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))
+		/* the lowest flagged byte is exact (false flags only come above a true one) */
+		m = ((a - ones) & ~a & highs) | ((b - ones) & ~b & highs);
+		if (m && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+			return p + (__builtin_ctzll(m) >> 3);
+		if (m)
 			break;
 	}
 	while (p < end && *p != ';' && *p != '%')
 		p++;
 	return p;
 }
+#endif
 
 /* Splits an escaped list into items (at most max), noting which hold escapes. */
 static int split_list(struct run *r, struct lp_span list, struct lp_span *items, bool *escaped, size_t *n,
@@ -210,8 +245,9 @@ static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, 
 		if ((ret = text_of(&r->names, r->raw_locs[i], r->loc_escaped[i], &at, &copied)) < 0)
 			return ret;
 		f->exec = copied ? NULL : r->raw_locs[i].s;
+		f->offset = 0;
 		split_loc(copied ? r->names.s + at : f->exec, copied ? r->names.len - at : r->raw_locs[i].len,
-			  &dsolen, &f->offset);
+			  &dsolen, r->o->needs_offsets ? &f->offset : NULL);
 		f->execlen = dsolen;
 		r->exec_at[i] = copied ? at : SIZE_MAX;
 	}
@@ -259,6 +295,15 @@ static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool ke
 
 	if (!r->o->pure || stack.len > UINT32_MAX || locs.len > UINT32_MAX)
 		return cut_frames(r, stack, locs, keep_first);
+	if (r->memo_rest > 0) {
+		r->memo_rest--;
+		return cut_frames(r, stack, locs, keep_first);
+	}
+	if (++r->memo_lookups == MEMO_WINDOW) {
+		if (r->memo_hits * MEMO_MIN_HITS < r->memo_lookups)
+			r->memo_rest = MEMO_REST;
+		r->memo_lookups = r->memo_hits = 0;
+	}
 	h = hash_bytes(stack.s, stack.len) ^ (hash_bytes(locs.s, locs.len) * 0x9e3779b97f4a7c15ULL) ^ keep_first;
 	if ((ret = htab__reserve(&r->memo)) < 0)
 		return ret;
@@ -269,6 +314,7 @@ static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool ke
 		    m->locslen == locs.len &&
 		    memcmp(t, stack.s, stack.len) == 0 && memcmp(t + stack.len, locs.s, locs.len) == 0) {
 			t += stack.len + locs.len;
+			r->memo_hits++;
 			strbuf__reset(&r->stack);
 			strbuf__reset(&r->locs);
 			if (strbuf__add(&r->stack, t, m->cutlen) < 0 ||

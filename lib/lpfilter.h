@@ -22,6 +22,7 @@ struct lpfilter_opts {
 	bool needs_exec;	/* the filter looks at executables: folded input cannot do */
 	bool mark;		/* a run of cut frames becomes one (cut) frame */
 	bool pure;		/* decide depends on the frames alone: the same stack is cut the same way */
+	bool needs_offsets;	/* decide reads filter_frame.offset (else it stays 0) */
 };
 
 struct lpfilter_error {
