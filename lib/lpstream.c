@@ -1,11 +1,13 @@
 #include "lpstream.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
 #include "numparse.h"
+#include "scan.h"
 
 int lp_fields__split(struct lp_fields *f, const char *line, size_t len)
 {
@@ -118,6 +120,44 @@ static int check_escapes(struct lp_span s, const char *name, char *err, size_t e
 	return -EINVAL;
 }
 
+/*
+ * One pass over an escaped list: its items counted, each escape checked.
+ * 0; or -EINVAL with the message naming the list (what) and the problem,
+ * an empty item when empty_is_bad.
+ */
+static int check_list(struct lp_span list, const char *what, bool empty_is_bad, size_t *items, char *err,
+		      size_t errlen)
+{
+	const char *p = list.s, *end = list.s + list.len, *start = p;
+
+	*items = 0;
+	if (list.len == 0)
+		return 0;
+	for (;;) {
+		size_t bad;
+		char tmp[3];
+
+		p = next_special(p, end);
+		if (p < end && *p == '%') {
+			if (end - p < 3 || unescape(tmp, p, 3, &bad) < 0) {
+				snprintf(err, errlen, "%s: '%%' at byte %ld is not followed by two hex digits", what,
+					 (long)(p - list.s) + 1);
+				return -EINVAL;
+			}
+			p += 3;
+			continue;
+		}
+		++*items;
+		if (p == start && empty_is_bad) {
+			snprintf(err, errlen, "%s: frame %zu has an empty name", what, *items);
+			return -EINVAL;
+		}
+		if (p == end)
+			return 0;
+		start = ++p;
+	}
+}
+
 static int field_u64(struct lp_span s, const char *name, uint64_t *out, char *err, size_t errlen)
 {
 	char q[64];
@@ -147,8 +187,6 @@ static int field_id(struct lp_span s, const char *name, int64_t *out, char *err,
 int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, char *err, size_t errlen)
 {
 	const struct lp_span *v = f->v;
-	struct lp_list_iter it;
-	struct lp_span item;
 	size_t frames = 0, locs;
 	int ret;
 
@@ -163,23 +201,15 @@ int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, char *err, 
 	    (ret = check_escapes(v[4], "COMM", err, errlen)) < 0 ||
 	    (ret = check_escapes(v[5], "EVENT", err, errlen)) < 0 ||
 	    (ret = field_u64(v[6], "WEIGHT", &s->weight, err, errlen)) < 0 ||
-	    (ret = check_escapes(v[7], "STACK", err, errlen)) < 0 ||
-	    (ret = check_escapes(v[8], "LOCS", err, errlen)) < 0)
+	    (ret = check_list(v[7], "STACK", true, &frames, err, errlen)) < 0)
 		return ret;
 	if (v[5].len == 0) {
 		snprintf(err, errlen, "EVENT is empty");
 		return -EINVAL;
 	}
-	lp_list_iter__init(&it, v[7]);
-	while (lp_list_iter__next(&it, &item)) {
-		frames++;
-		if (item.len == 0) {
-			snprintf(err, errlen, "STACK: frame %zu has an empty name", frames);
-			return -EINVAL;
-		}
-	}
 	if (!(v[8].len == 1 && v[8].s[0] == '-')) {
-		locs = lp_list__count(v[8]);
+		if ((ret = check_list(v[8], "LOCS", false, &locs, err, errlen)) < 0)
+			return ret;
 		if (locs != frames) {
 			snprintf(err, errlen, "LOCS has %zu entries but STACK has %zu frames",
 				 locs, frames);
