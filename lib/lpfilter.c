@@ -119,33 +119,42 @@ static int text_of(struct strbuf *buf, struct lp_span s, bool escaped, size_t *a
 static int split_list(struct run *r, struct lp_span list, struct lp_span *items, bool *escaped, size_t *n,
 		      size_t max)
 {
-	const char *p = list.s, *end = list.s + list.len, *start = p;
+	size_t start = 0;
 	bool esc = false;
 	int ret;
 
 	*n = 0;
 	if (list.len == 0)
 		return 0;
-	for (;;) {
-		p = next_special(p, end);
-		if (p < end && *p == '%') {
-			esc = true;
-			p++;
-			continue;
+	/* a block at a time, then its separators bit by bit: items are short */
+	for (size_t off = 0;; off += 16) {
+		unsigned m = off < list.len ? special_mask(list.s + off, list.len - off) : 0;
+		bool last = off + 16 >= list.len;
+
+		/* past the last block, the end of the list ends the last item */
+		for (m |= last ? 1u << 16 : 0; m; m &= m - 1) {
+			size_t i = off + (size_t)__builtin_ctz(m);
+
+			if (i < list.len && list.s[i] == '%') {
+				esc = true;
+				continue;
+			}
+			if (*n == max)
+				return 0;
+			if (max == SIZE_MAX && *n >= r->cap && (ret = reserve(r, *n + 1)) < 0)
+				return ret;
+			/* reserve may move the arrays */
+			items = max == SIZE_MAX ? r->raw_frames : items;
+			escaped = max == SIZE_MAX ? r->frame_escaped : escaped;
+			if (i > list.len)
+				i = list.len;
+			items[*n] = (struct lp_span){ list.s + start, i - start };
+			escaped[(*n)++] = esc;
+			if (i == list.len)
+				return 0;
+			start = i + 1;
+			esc = false;
 		}
-		if (*n == max)
-			return 0;
-		if (max == SIZE_MAX && (ret = reserve(r, *n + 1)) < 0)
-			return ret;
-		/* reserve may move the arrays */
-		items = max == SIZE_MAX ? r->raw_frames : items;
-		escaped = max == SIZE_MAX ? r->frame_escaped : escaped;
-		items[*n] = (struct lp_span){ start, (size_t)(p - start) };
-		escaped[(*n)++] = esc;
-		if (p == end)
-			return 0;
-		start = ++p;
-		esc = false;
 	}
 }
 
@@ -223,6 +232,8 @@ static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, 
 		r->keep[0] = true;
 	strbuf__reset(&r->stack);
 	strbuf__reset(&r->locs);
+	size_t written = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		struct lp_span f = r->raw_frames[i], l = r->raw_locs[i];
 
@@ -232,10 +243,13 @@ static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, 
 			f = (struct lp_span){ "(cut)", 5 };
 			l = (struct lp_span){ "-", 1 };
 		}
-		if ((r->stack.len && strbuf__addc(&r->stack, ';') < 0) || strbuf__add(&r->stack, f.s, f.len) < 0 ||
-		    (r->locs.len && strbuf__addc(&r->locs, ';') < 0) || strbuf__add(&r->locs, l.s, l.len) < 0)
+		/* separators by count, not length: a LOCS item may be empty */
+		if ((written && strbuf__addc(&r->stack, ';') < 0) || strbuf__add(&r->stack, f.s, f.len) < 0 ||
+		    (written && strbuf__addc(&r->locs, ';') < 0) || strbuf__add(&r->locs, l.s, l.len) < 0)
 			return -ENOMEM;
+		written++;
 	}
+	/* one empty item cannot be written as a list ("" has none): no locations then */
 	if (!have_locs || r->locs.len == 0) {
 		strbuf__reset(&r->locs);
 		return strbuf__addc(&r->locs, '-');

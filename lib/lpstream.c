@@ -128,34 +128,38 @@ static int check_escapes(struct lp_span s, const char *name, char *err, size_t e
 static int check_list(struct lp_span list, const char *what, bool empty_is_bad, size_t *items, char *err,
 		      size_t errlen)
 {
-	const char *p = list.s, *end = list.s + list.len, *start = p;
+	size_t start = 0;
 
 	*items = 0;
 	if (list.len == 0)
 		return 0;
-	for (;;) {
-		size_t bad;
-		char tmp[3];
+	/* a block at a time, then its separators bit by bit: items are short */
+	for (size_t off = 0; off < list.len; off += 16) {
+		for (unsigned m = special_mask(list.s + off, list.len - off); m; m &= m - 1) {
+			size_t i = off + (size_t)__builtin_ctz(m), bad;
+			char tmp[3];
 
-		p = next_special(p, end);
-		if (p < end && *p == '%') {
-			if (end - p < 3 || unescape(tmp, p, 3, &bad) < 0) {
-				snprintf(err, errlen, "%s: '%%' at byte %ld is not followed by two hex digits", what,
-					 (long)(p - list.s) + 1);
-				return -EINVAL;
+			if (list.s[i] == '%') {
+				if (list.len - i < 3 || unescape(tmp, list.s + i, 3, &bad) < 0) {
+					snprintf(err, errlen, "%s: '%%' at byte %zu is not followed by two hex digits",
+						 what, i + 1);
+					return -EINVAL;
+				}
+				continue;
 			}
-			p += 3;
-			continue;
+			if (i == start && empty_is_bad)
+				goto empty;
+			++*items;
+			start = i + 1;
 		}
-		++*items;
-		if (p == start && empty_is_bad) {
-			snprintf(err, errlen, "%s: frame %zu has an empty name", what, *items);
-			return -EINVAL;
-		}
-		if (p == end)
-			return 0;
-		start = ++p;
 	}
+	if (start == list.len && empty_is_bad)
+		goto empty;
+	++*items;
+	return 0;
+empty:
+	snprintf(err, errlen, "%s: frame %zu has an empty name", what, *items + 1);
+	return -EINVAL;
 }
 
 static int field_u64(struct lp_span s, const char *name, uint64_t *out, char *err, size_t errlen)

@@ -24,7 +24,8 @@ static inline int strbuf__add(struct strbuf *b, const void *p, size_t n)
 		if (ret < 0)
 			return ret;
 	}
-	memcpy(b->s + b->len, p, n);
+	if (n)	/* p may be NULL: an empty buffer's */
+		memcpy(b->s + b->len, p, n);
 	b->len += n;
 	return 0;
 }

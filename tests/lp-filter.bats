@@ -37,6 +37,17 @@ filter() {
 	[ "${#lines[@]}" -eq 8 ]
 }
 
+@test "an empty LOCS item keeps its place: STACK and LOCS stay in step" {
+	printf '#lp-stream 1\nS\t1\t10\t10\tapp\tcpu\t100\t_start;main;read\t;/lib/x+0x1;/lib/y+0x2\n' > empty.lp
+	filter 'SYM ^main$'
+	run --separate-stderr lp-filter deny:f.txt empty.lp
+	assert_success
+	assert_output - <<-EOF
+	#lp-stream 1
+	S${T}1${T}10${T}10${T}app${T}cpu${T}100${T}_start;read${T};/lib/y+0x2
+	EOF
+}
+
 @test "allow:EXEC keeps only the frames of matching executables" {
 	filter 'EXEC ^/app$'
 	run --separate-stderr lp-filter allow:f.txt in.lp
