@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark of lp-filter: throughput of a 20-rule deny filter and of a Python
 # filter on an lp stream of MIN_MB (200 by default) made of a real recording
-# (bench/workload.c under lp-record, repeated), with `cat` as the floor.
+# (bench/workload.c under lp-record, repeated), with `cat` as the floor; then
+# on that recording alone (stacks repeat less), and on its distinct stacks only
+# (none repeats: the per-stack memo never helps, the worst case).
 #
 #   bench/filter.sh
 set -euo pipefail
@@ -53,6 +55,12 @@ echo "cat: ${t_cat}s, $(mbps "$t_cat") MB/s"
 echo "lp-collapse (parsing alone, for scale): ${t_collapse}s, $(mbps "$t_collapse") MB/s"
 echo "lp-filter deny ($rules rules): ${t_deny}s, $(mbps "$t_deny") MB/s (target >= 300)"
 echo "lp-filter --mark deny ($rules rules): ${t_mark}s, $(mbps "$t_mark") MB/s"
+awk -F'\t' '!/^S/ || !seen[$8 FS $9]++' "$work/one.lp" > "$work/distinct.lp"
+for f in one distinct; do
+	b=$(stat -c %s "$work/$f.lp")
+	t=$(secs "$bin/lp-filter" deny:"$work/deny.txt" "$work/$f.lp")
+	echo "lp-filter deny ($rules rules) on $f.lp ($((b / 1000000)) MB, $(grep -c '^S' "$work/$f.lp") samples): ${t}s, $(awk -v b="$b" -v s="$t" 'BEGIN { printf "%.0f", b / 1e6 / (s > 0 ? s : 0.001) }') MB/s"
+done
 head -n 8000 "$work/in.lp" > "$work/small.lp"
 small=$(stat -c %s "$work/small.lp")
 t_py=$(secs "$bin/lp-filter" python:"$work/keep.py" "$work/small.lp")
