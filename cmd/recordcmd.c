@@ -134,8 +134,11 @@ static size_t parse_pids(char *arg, pid_t **pids)
 	return n;
 }
 
-/* Refuses what cannot work, warns about what will work badly; the remedy in each message. */
-static int check_system(const struct record_opts *o)
+/*
+ * Refuses what cannot work, warns about what will work badly, lowers what the
+ * kernel would refuse (as perf does); the remedy in each message.
+ */
+static int check_system(struct record_opts *o)
 {
 	long paranoid = perf_sysctl("perf_event_paranoid");
 	long max_rate = perf_sysctl("perf_event_max_sample_rate");
@@ -147,10 +150,13 @@ static int check_system(const struct record_opts *o)
 		      progname, progname);
 		return -1;
 	}
-	if (o->perf.freq && max_rate > 0 && (long)o->perf.freq > max_rate)
-		error("warning: -F %llu is above kernel.perf_event_max_sample_rate (%ld): the kernel "
-		      "will sample at most %ld Hz; raise it with sysctl kernel.perf_event_max_sample_rate=%llu",
+	if (o->perf.freq && max_rate > 0 && (long)o->perf.freq > max_rate) {
+		/* perf_event_open refuses such a rate */
+		error("warning: -F %llu is above kernel.perf_event_max_sample_rate (%ld): sampling at "
+		      "%ld Hz; raise it with sysctl kernel.perf_event_max_sample_rate=%llu",
 		      (unsigned long long)o->perf.freq, max_rate, max_rate, (unsigned long long)o->perf.freq);
+		o->perf.freq = (uint64_t)max_rate;
+	}
 	if (perf_sysctl("numa_balancing") > 0 && access("/sys/devices/system/node/node1", F_OK) == 0)
 		error("warning: NUMA balancing is on: its page faults show up in the profile; "
 		      "turn it off with sysctl kernel.numa_balancing=0");

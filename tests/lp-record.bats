@@ -184,6 +184,44 @@ within() {
 	[ "$(tail -c1 int.lp | od -An -c | tr -d ' ')" = '\n' ]
 }
 
+@test "lost samples are counted in the metadata and on stderr" {
+	# one page of ring buffer and a wake-up only every 100000 samples: most are lost
+	run --separate-stderr lp-record --offcpu-freq 0 -m 1 --buffer 100000 -F 10000 -o lost.lp "$W/split"
+	assert_success
+	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "cpu" { print $3 }' lost.lp)
+	[ "${lost:-0}" -gt 0 ] || fail "no lost samples in the metadata: $(grep '^#lp' lost.lp)"
+	[[ "$stderr" == *"lp-record: warning: $lost samples lost: the ring buffers filled up; use a bigger -m or --buffer"* ]]
+}
+
+@test "stacks cut at kernel.perf_event_max_stack are counted in the metadata and on stderr" {
+	old=$(cat /proc/sys/kernel/perf_event_max_stack)
+	# busy while the kernel still frees the events of earlier recordings
+	for _ in $(seq 50); do echo 4 2> /dev/null > /proc/sys/kernel/perf_event_max_stack && break; sleep 0.1; done
+	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = 4 ] || skip "cannot set kernel.perf_event_max_stack"
+	run --separate-stderr lp-record --offcpu-freq 0 -o cut.lp "$W/split"
+	echo "$old" > /proc/sys/kernel/perf_event_max_stack
+	assert_success
+	cut=$(awk -F'\t' '$1 == "#lp.truncated" && $2 == "cpu" { print $3 }' cut.lp)
+	[ "${cut:-0}" -gt 0 ] || fail "no truncated stacks in the metadata"
+	[[ "$stderr" == *"lp-record: warning: $cut stacks reached kernel.perf_event_max_stack (4 frames) and were cut; raise it with sysctl kernel.perf_event_max_stack=N"* ]]
+}
+
+@test "a rate above kernel.perf_event_max_sample_rate is lowered to it, with a warning and the remedy" {
+	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	run --separate-stderr lp-record -q --offcpu-freq 0 -F $((max + 1)) -o fast.lp "$W/split" --exit 0
+	assert_success
+	[[ "$stderr" == *"lp-record: warning: -F $((max + 1)) is above kernel.perf_event_max_sample_rate ($max): sampling at $max Hz; raise it with sysctl kernel.perf_event_max_sample_rate=$((max + 1))"* ]]
+	grep -qP "^#lp.sampling\tcpu\ttask-clock\tfreq=$max\$" fast.lp
+}
+
+@test "an unprivileged user is refused with the remedy when perf_event_paranoid > 1" {
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	[ "$paranoid" -gt 1 ] || skip "kernel.perf_event_paranoid is $paranoid here: unprivileged users may sample"
+	command -v setpriv > /dev/null || skip "no setpriv"
+	run -125 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$(command -v lp-record)" -- /bin/true
+	[[ "$stderr" == "lp-record: perf_event_paranoid is $paranoid: unprivileged users cannot sample other processes' kernel or CPU events; run as root, give lp-record CAP_PERFMON (setcap cap_perfmon+ep lp-record), or: sysctl kernel.perf_event_paranoid=1" ]]
+}
+
 @test "-p attaches to a running process until it exits" {
 	SPLIT_SECONDS=1.5 "$W/split" --memcpy &
 	pid=$!
