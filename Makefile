@@ -161,7 +161,7 @@ fuzz:
 		mkdir -p $(O)/fuzz/corpus/$$t && \
 		clang -std=gnu11 -D_GNU_SOURCE -Ilib -O1 -g -fsanitize=fuzzer,address,undefined \
 			-fno-sanitize-recover=all -o $(O)/fuzz/$$t tests/fuzz/$$t.c \
-			$(O)/fuzz/liblp.a $(PKG_LIBS) || exit 1; \
+			$(O)/fuzz/liblp.a $(PKG_LIBS) -lstdc++ || exit 1; \
 		echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \
 		$(O)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 			-print_final_stats=1 -artifact_prefix=$(O)/fuzz/$$t- $(O)/fuzz/corpus/$$t tests/fuzz/seeds/$$t \

@@ -82,6 +82,8 @@ char *demangle(const char *s)
 	char *out;
 	size_t n;
 
+	if (strncmp(s, "_R", 2) == 0)
+		return demangle_rust_v0(s);
 	if (strncmp(s, "_Z", 2) != 0)
 		return NULL;
 	out = __cxa_demangle(s, NULL, NULL, &status);

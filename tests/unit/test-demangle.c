@@ -1,4 +1,8 @@
-/* demangle on names as g++ 12 and rustc 1.95 (legacy scheme) emit them. */
+/*
+ * demangle on names as g++ 12 and rustc 1.95 emit them (legacy and v0). The
+ * v0 ones were checked against binutils' c++filt, which also shows crate
+ * hashes (core[c1f1a4ba060b9bfa]) and const types (8: usize) that lp leaves out.
+ */
 #include <stdlib.h>
 
 #include "demangle.h"
@@ -30,5 +34,33 @@ int main(void)
 		     "core::ptr::drop_in_place<std::rt::lang_start<()>::{{closure}}>");
 	/* a C++ name that merely ends like a hash keeps its dollars */
 	is_demangled("_ZN3a$b1hE", "a$b::h");
+	/* Rust, v0 */
+	is_demangled("_RNvCs123_3std4main", "std::main");
+	is_demangled("_RINvCslcjRCX3mt6M_2r23chrKc78_EB2_", "r2::chr::<'x'>");
+	is_demangled("_RINvCslcjRCX3mt6M_2r23negKln7_EB2_", "r2::neg::<-7>");
+	is_demangled("_RINvCslcjRCX3mt6M_2r24flagKb1_EB2_", "r2::flag::<true>");
+	is_demangled("_RINvNtCsgEmfK2I1SDS_4core3ptr10swap_chunkKj8_ECslcjRCX3mt6M_2r2", "core::ptr::swap_chunk::<8>");
+	is_demangled("_RNvMNtNtCsgEmfK2I1SDS_4core3ptr9const_ptrPu13is_aligned_toCslcjRCX3mt6M_2r2",
+		     "<*const ()>::is_aligned_to");
+	is_demangled("_RNvXs1h_NtCsgEmfK2I1SDS_4core3fmtQShNtB6_5Debug3fmtCsgY6Mt91CT9J_14rustc_demangle",
+		     "<&mut [u8] as core::fmt::Debug>::fmt");
+	is_demangled("_RNvYFEuINtNtNtCsgEmfK2I1SDS_4core3ops8function6FnOnceuE9call_onceCslcjRCX3mt6M_2r2",
+		     "<fn() as core::ops::function::FnOnce<()>>::call_once");
+	is_demangled("_RINvMs4_NtCsgY6Mt91CT9J_14rustc_demangle2v0NtB6_7Printer9in_binderNCNvB2_10print_types_0EB8_",
+		     "<rustc_demangle::v0::Printer>::in_binder::<<rustc_demangle::v0::Printer>::print_type::{closure#1}>");
+	is_demangled("_RINvNtCsgEmfK2I1SDS_4core3ptr13drop_in_placeINtNtCslNYArtu3iFV_5alloc5boxed3BoxDG0_INtNtNtB4_"
+		     "3ops8function2FnTRL1_INtNtCsjrHSEGnQ3l9_3std5panic13PanicHookInfoL0_EEEp6OutputuNtNtB4_6marker4Sync"
+		     "NtB2N_4SendEL_EEB1T_",
+		     "core::ptr::drop_in_place::<alloc::boxed::Box<dyn for<'a, 'b> core::ops::function::Fn<"
+		     "(&'a std::panic::PanicHookInfo<'b>,), Output = ()> + core::marker::Sync + core::marker::Send>>");
+	is_demangled("_RINvNtCsgEmfK2I1SDS_4core3ptr13drop_in_placeINtNtCslNYArtu3iFV_5alloc5boxed3BoxINtNtNtB4_3mem"
+		     "12maybe_uninit11MaybeUninitAIBH_DNtCslcjRCX3mt6M_2r25ShapeNtNtB4_6marker4SendEL_Ej1_EEEB22_",
+		     "core::ptr::drop_in_place::<alloc::boxed::Box<core::mem::maybe_uninit::MaybeUninit<"
+		     "[alloc::boxed::Box<dyn r2::Shape + core::marker::Send>; 1]>>>");
+	is_demangled("_RNvCs123_3std4main.llvm.1234", "std::main");
+	/* broken v0 names stay as they are: a backref forward, truncation, overflow */
+	ok(!demangle("_RNvB9_3std4main"), "a backref that does not point back is refused");
+	ok(!demangle("_RINvCs123_3std4main"), "a truncated name is refused");
+	ok(!demangle("_RNvCszzzzzzzzzzzzzzzzzzzz_3std4main"), "a base-62 number past 64 bits is refused");
 	return tap_done();
 }
