@@ -356,15 +356,16 @@ static int synthesize_process(struct recorder *r, pid_t pid)
 	if (!(f = fopen(path, "r")))
 		return -errno;
 	while (ret == 0 && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
 		char perms[8], file[4096] = "";
 		char body[64 + 4096];
-		uint32_t ids[2] = { (uint32_t)pid, (uint32_t)pid };
+		uint32_t ids[2] = { (uint32_t)pid, (uint32_t)pid }, dev[2];
 		uint64_t v[3];
 		size_t flen;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off, file) < 4 ||
-		    perms[2] != 'x')
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms, &off, &maj, &min,
+			   &ino, file) < 7 || perms[2] != 'x')
 			continue;
 		if (!file[0])
 			strcpy(file, "//anon");
@@ -374,6 +375,10 @@ static int synthesize_process(struct recorder *r, pid_t pid)
 		v[1] = end - start;
 		v[2] = off;
 		memcpy(body + 8, v, 24);
+		dev[0] = maj;
+		dev[1] = min;
+		memcpy(body + 32, dev, 8);
+		memcpy(body + 40, &(uint64_t){ ino }, 8);
 		flen = strlen(file) + 1;
 		memcpy(body + 64, file, flen);
 		ret = synthesize(r, PERF_RECORD_MMAP2, 0, body, 64 + flen, pid, pid);
@@ -999,8 +1004,13 @@ static int write_record(struct writer *w, size_t i)
 	case PERF_RECORD_MMAP2: {
 		pid_t pid = (pid_t)u32_at(h, 8);
 
+		/* maj, min, ino; unless the record carries a build id in their place */
+		uint64_t dev = h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 :
+			       (uint64_t)u32_at(h, 40) << 32 | u32_at(h, 44);
+		uint64_t ino = h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 : u64_at(h, 48);
+
 		return symbolizer__mmap(w->sym, pid, u64_at(h, 16), u64_at(h, 24), u64_at(h, 32),
-					(const char *)h + 8 + 64);
+					(const char *)h + 8 + 64, dev, ino);
 	}
 	case PERF_RECORD_COMM: {
 		pid_t pid = (pid_t)u32_at(h, 8), tid = (pid_t)u32_at(h, 12);

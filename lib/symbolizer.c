@@ -139,11 +139,20 @@ static struct process *process(struct symbolizer *s, pid_t pid, bool create)
 	return p;
 }
 
-static int file_id(struct symbolizer *s, const char *path, uint32_t *id)
+/*
+ * The file of a mapping, by device and inode where known, else by path; the
+ * path names it too (the newest file of that name), for lookups by path.
+ */
+static int file_id(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino, uint32_t *id)
 {
-	struct stack_entry *e = stackmap__add(s->file_ids, path, strlen(path), 1, 0);
+	char key[48];
+	/* the control character keeps an inode's key apart from every path */
+	int n = ino ? snprintf(key, sizeof(key), "\001%" PRIx64 ":%" PRIu64, dev, ino) : 0;
+	struct stack_entry *by_path = stackmap__add(s->file_ids, path, strlen(path), 1, 0);
+	struct stack_entry *by_inode = n > 0 && by_path ? stackmap__add(s->file_ids, key, (size_t)n, 1, 0) : NULL;
+	struct stack_entry *e = by_inode ? by_inode : by_path;
 
-	if (!e)
+	if (!by_path || (n > 0 && !by_inode))
 		return -ENOMEM;
 	if (e->count[0] == 0) {
 		if (s->nfiles == s->files_cap) {
@@ -161,12 +170,13 @@ static int file_id(struct symbolizer *s, const char *path, uint32_t *id)
 			return -ENOMEM;
 		e->count[0] = ++s->nfiles;
 	}
+	by_path->count[0] = e->count[0];
 	*id = (uint32_t)(e->count[0] - 1);
 	return 0;
 }
 
 int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		     const char *path)
+		     const char *path, uint64_t dev, uint64_t ino)
 {
 	struct process *p = process(s, pid, true);
 	struct mapping m = { start, start + len, pgoff, 0 };
@@ -176,7 +186,7 @@ int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t l
 	if (!p)
 		return -ENOMEM;
 	p->generation++;
-	if ((ret = file_id(s, path, &m.file)) < 0)
+	if ((ret = file_id(s, path, dev, ino, &m.file)) < 0)
 		return ret;
 	/* a new mapping replaces what it overlaps */
 	for (size_t i = 0; i < p->n; i++)
@@ -616,7 +626,7 @@ int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
 	uint32_t id;
 	struct elfsym *e;
 
-	if (file_id(s, path, &id) < 0 || !(e = file_symbols(&s->files[id])))
+	if (file_id(s, path, 0, 0, &id) < 0 || !(e = file_symbols(&s->files[id])))
 		return -1;
 	return elfsym__frame_pointer_share(e);
 }

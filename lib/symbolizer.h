@@ -20,8 +20,13 @@ typedef void (*symbolizer_warn_fn)(void *ctx, const char *msg);
 struct symbolizer *symbolizer__new(symbolizer_warn_fn warn, void *ctx);
 void symbolizer__free(struct symbolizer *s);
 
+/*
+ * A mapping of path (its device and inode, 0 if unknown) into pid. Files are
+ * cached by device and inode where known: one file under two names (a
+ * hard link, /lib and /usr/lib) is read once.
+ */
 int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		     const char *path);
+		     const char *path, uint64_t dev, uint64_t ino);
 int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child);
 int symbolizer__exec(struct symbolizer *s, pid_t pid);
 
