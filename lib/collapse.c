@@ -10,6 +10,7 @@
 #include "folded.h"
 #include "lines.h"
 #include "lpstream.h"
+#include "numparse.h"
 #include "stackmap.h"
 #include "strbuf.h"
 
@@ -114,7 +115,7 @@ static int fail(struct collapse_error *err, int ret, const char *fmt, const char
 
 static bool is_hex(char ch)
 {
-	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+	return hex_digit((unsigned char)ch) >= 0;
 }
 
 /* s/0x[0-9a-fA-F]+/0x.../g, as difffolded.pl -s does */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numparse.h"
+
 /* From libstdc++ (the C++ ABI). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -15,11 +17,6 @@ static const struct {
 	{ "$SP$", '@' }, { "$BP$", '*' }, { "$RF$", '&' }, { "$LT$", '<' }, { "$GT$", '>' }, { "$LP$", '(' },
 	{ "$RP$", ')' }, { "$C$", ',' },
 };
-
-static int hex(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
 
 /*
  * Undoes Rust's escapes in place: $LT$ and the like, $uXX$ (a character by its
@@ -33,6 +30,7 @@ static void rust_unescape(char *s)
 
 	for (const char *p = s; *p;) {
 		size_t i;
+		int code;
 
 		if (name_start && p[0] == '_' && p[1] == '$')
 			p++;
@@ -65,9 +63,11 @@ static void rust_unescape(char *s)
 		}
 		if (i < sizeof(rust_escapes) / sizeof(rust_escapes[0]))
 			continue;
-		if (p[1] == 'u' && hex(p[2]) >= 0 && hex(p[3]) >= 0 && p[4] == '$' && hex(p[2]) * 16 + hex(p[3]) >= 0x20 &&
-		    hex(p[2]) * 16 + hex(p[3]) < 0x7f) {
-			*out++ = (char)(hex(p[2]) * 16 + hex(p[3]));
+		code = p[1] == 'u' && p[2] && p[3] && p[4] == '$' && hex_digit((unsigned char)p[2]) >= 0 &&
+		       hex_digit((unsigned char)p[3]) >= 0 ?
+			       hex_digit((unsigned char)p[2]) * 16 + hex_digit((unsigned char)p[3]) : -1;
+		if (code >= 0x20 && code < 0x7f) {
+			*out++ = (char)code;
 			p += 5;
 			continue;
 		}

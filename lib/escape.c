@@ -2,6 +2,8 @@
 
 #include <errno.h>
 
+#include "numparse.h"
+
 static int needs_escape(unsigned char c, enum escape_mode mode)
 {
 	return c == '%' || c == '\t' || c == '\n' || c == '\r' ||
@@ -37,17 +39,6 @@ size_t escape(char *dst, const char *s, size_t len, enum escape_mode mode)
 	return (size_t)(d - dst);
 }
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 long unescape(char *dst, const char *s, size_t len, size_t *bad)
 {
 	size_t o = 0;
@@ -57,8 +48,8 @@ long unescape(char *dst, const char *s, size_t len, size_t *bad)
 			dst[o++] = s[i];
 			continue;
 		}
-		int hi = i + 2 < len ? hexval((unsigned char)s[i + 1]) : -1;
-		int lo = hi >= 0 ? hexval((unsigned char)s[i + 2]) : -1;
+		int hi = i + 2 < len ? hex_digit((unsigned char)s[i + 1]) : -1;
+		int lo = hi >= 0 ? hex_digit((unsigned char)s[i + 2]) : -1;
 
 		if (hi < 0 || lo < 0) {
 			*bad = i;

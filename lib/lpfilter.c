@@ -11,6 +11,7 @@
 #include "htab.h"
 #include "lines.h"
 #include "lpstream.h"
+#include "numparse.h"
 #include "scan.h"
 #include "strbuf.h"
 
@@ -80,29 +81,20 @@ static int reserve(struct run *r, size_t n)
 }
 
 /* "DSO+0xOFFSET" -> the DSO and (if wanted) the offset: hex digits at the end, after "+0x". */
-static const unsigned char is_hex[256] = {
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
-	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
-};
-
 static void split_loc(const char *s, size_t len, size_t *dsolen, uint64_t *offset)
 {
 	size_t i = len;
 
 	*dsolen = len;
-	while (i > 0 && is_hex[(unsigned char)s[i - 1]])
+	while (i > 0 && hex_digit((unsigned char)s[i - 1]) >= 0)
 		i--;
 	if (i == len || i < 3 || memcmp(s + i - 3, "+0x", 3) != 0)
 		return;
 	*dsolen = i - 3;
 	if (!offset)
 		return;
-	for (*offset = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		*offset = *offset << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
+	for (*offset = 0; i < len; i++)
+		*offset = *offset << 4 | (uint64_t)hex_digit((unsigned char)s[i]);
 }
 
 /* The text of an escaped span: itself when it has no escapes, else an unescaped copy in buf. */
@@ -128,7 +120,8 @@ static int split_list(struct run *r, struct lp_span list, struct lp_span *items,
 		return 0;
 	/* a block at a time, then its separators bit by bit: items are short */
 	for (size_t off = 0;; off += 16) {
-		unsigned m = off < list.len ? special_mask(list.s + off, list.len - off) : 0;
+		/* off < list.len: the last block always returns */
+		unsigned m = special_mask(list.s + off, list.len - off);
 		bool last = off + 16 >= list.len;
 
 		/* past the last block, the end of the list ends the last item */

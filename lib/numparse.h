@@ -11,4 +11,13 @@ int parse_u64(const char *s, size_t len, uint64_t *out);
 /* Like parse_u64 with an optional leading '-'. */
 int parse_i64(const char *s, size_t len, int64_t *out);
 
+/* The value of a hexadecimal digit, either case; -1 for any other character. */
+static inline int hex_digit(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 #endif
