@@ -154,6 +154,11 @@ static void count(struct recorder *r, const struct perf_event_header *h)
 	}
 }
 
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
 static int keep(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *r = ctx;
@@ -170,7 +175,7 @@ static int keep(void *ctx, const struct perf_event_header *h)
 	}
 	copy = (struct perf_event_header *)(c->data + c->used);
 	memcpy(copy, h, h->size);
-	c->used += (h->size + 7) & ~(size_t)7;
+	c->used += round8(h->size);
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 65536;
 		struct index_entry *v = realloc(r->index, cap * sizeof(*v));
@@ -186,11 +191,6 @@ static int keep(void *ctx, const struct perf_event_header *h)
 	r->index[r->n].h = copy;
 	r->n++;
 	return 0;
-}
-
-static size_t round8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
 }
 
 /* Keeps an off-CPU interval, without the unused parts of its buffers. */
@@ -327,7 +327,7 @@ static int synthesize(struct recorder *r, uint32_t type, uint16_t misc, const vo
 {
 	char buf[8 + 64 + 4096 + TRAILER];
 	struct perf_event_header *h = (struct perf_event_header *)buf;
-	size_t size = (8 + len + 7) & ~(size_t)7;
+	size_t size = round8(8 + len);
 	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
 	uint64_t time = r->start_ns;
 
@@ -638,7 +638,7 @@ static bool parse_sample(const struct recorder *r, const struct perf_event_heade
 			return false;
 		s->raw_size = u32_at(h, off);
 		s->raw = (const uint8_t *)h + off + 4;
-		off += (4 + s->raw_size + 7) & ~(size_t)7;
+		off += round8(4 + s->raw_size);
 		if (off > size)
 			return false;
 	}
@@ -688,6 +688,8 @@ struct writer {
 	struct record_stats *stats;
 	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
 	uint64_t chain[2 * OFFCPU_MAX_STACK + 2];	/* an off-CPU record's, as perf orders one */
+	struct sym_frame *frames;	/* a callchain's, reused from sample to sample */
+	size_t frames_cap;
 };
 
 static int put_field(struct strbuf *line, const char *s)
@@ -744,12 +746,20 @@ static int putf(struct strbuf *b, const char *fmt, ...)
 static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 {
 	bool kernel = false, first = true, changed = false;
-	int ret = 0;
-	size_t n = 0, user = SIZE_MAX, cap = sm->nr + 2;
-	struct sym_frame *frames = malloc(sizeof(*frames) * (sm->nr + 2));
+	size_t n = 0, user = SIZE_MAX;
+	struct sym_frame *frames;
 
-	if (!frames)
-		return -ENOMEM;
+	/* room for the chain and for every caller unwinding may add */
+	if (sm->nr + MAX_UNWIND > w->frames_cap) {
+		size_t cap = sm->nr + MAX_UNWIND;
+		struct sym_frame *v = realloc(w->frames, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->frames = v;
+		w->frames_cap = cap;
+	}
+	frames = w->frames;
 	for (uint64_t i = 0; i < sm->nr; i++) {
 		uint64_t ip = sm->ips[i];
 
@@ -794,16 +804,6 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 		if (k > 0) {
 			size_t total = user + 1 + k + (n - rest);
 
-			if (total > cap) {
-				struct sym_frame *v = realloc(frames, sizeof(*frames) * total);
-
-				if (!v) {
-					free(frames);
-					return -ENOMEM;
-				}
-				frames = v;
-				cap = total;
-			}
 			/* counted when the chain changed: callers were missing or wrong */
 			changed = rest != user + 1 + k;
 			for (size_t i = 0; i < k && !changed; i++)
@@ -824,9 +824,7 @@ static int callchain(struct writer *w, const struct sample *sm, pid_t pid)
 		if (run >= 8)
 			n -= run - 1;
 	}
-	ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
-	free(frames);
-	return ret;
+	return symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
 }
 
 static int put_stack(struct writer *w)
@@ -1218,6 +1216,7 @@ cleanup:
 	symbolizer__free(w.sym);
 	stackmap__free(w.programs);
 	free(w.fork_stacks);
+	free(w.frames);
 	htab__release(&w.values);
 	strbuf__release(&w.stack);
 	strbuf__release(&w.locs);

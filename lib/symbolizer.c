@@ -466,7 +466,7 @@ static uint32_t generation_of(struct symbolizer *s, pid_t pid)
 int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
 		      struct strbuf *stack, struct strbuf *locs)
 {
-	return frame(s, pid, kernel ? 0 : generation_of(s, pid), ip, kernel, precise, stack, locs);
+	return frame(s, pid, generation_of(s, pid), ip, kernel, precise, stack, locs);
 }
 
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
@@ -527,24 +527,32 @@ static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t
 	return NULL;
 }
 
-/* One unwinding step at addr of file, with its rule compiled once. */
-static int step(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t addr, const struct user_regs *r,
-		const uint8_t *stack, size_t size, uint64_t base, struct user_regs *caller)
+/* The rule at addr of file, compiled once; NULL when out of memory. */
+static const struct cached_rule *rule_at(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t addr)
 {
 	struct cached_rule *e;
 	uint64_t h = hash_mix(addr ^ ((uint64_t)file << 48));
 
 	if (htab__reserve(&s->rules) < 0)
-		return cfi__step(c, addr, r, stack, size, base, caller);
+		return NULL;
 	for (size_t i = h; (e = htab__at(&s->rules, i))->head.used; i++)
 		if (e->head.hash == h && e->addr == addr && e->file == file)
-			break;
-	if (!e->head.used) {
-		htab__insert(&s->rules, e, h);
-		e->addr = addr;
-		e->file = file;
-		e->status = cfi__rule(c, addr, &e->rule);
-	}
+			return e;
+	htab__insert(&s->rules, e, h);
+	e->addr = addr;
+	e->file = file;
+	e->status = cfi__rule(c, addr, &e->rule);
+	return e;
+}
+
+/* One unwinding step at addr of file. */
+static int step(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t addr, const struct user_regs *r,
+		const uint8_t *stack, size_t size, uint64_t base, struct user_regs *caller)
+{
+	const struct cached_rule *e = rule_at(s, c, file, addr);
+
+	if (!e)
+		return cfi__step(c, addr, r, stack, size, base, caller);
 	if (e->status < 0)
 		return e->status;
 	if (e->rule.simple)
@@ -555,12 +563,12 @@ static int step(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t add
 /* Whether CFI covers ip of pid (a return address: the call before it). */
 static bool cfi_covers(struct symbolizer *s, pid_t pid, uint64_t ip)
 {
-	struct cfi_rule rule;
 	uint64_t addr;
 	uint32_t file;
 	struct cfi *c = cfi_at(s, pid, ip - 1, &addr, &file);
+	const struct cached_rule *e = c ? rule_at(s, c, file, addr) : NULL;
 
-	return c && cfi__rule(c, addr, &rule) != -ENOENT;
+	return e && e->status != -ENOENT;
 }
 
 /*
