@@ -99,7 +99,7 @@ close_to() {
 			}
 			if (n < 5) { print "only " n " threads"; bad++ }
 			exit bad
-		}' b.lp > threads.txt || fail "$(cat threads.txt)"
+		}' b.lp > threads.txt || fail "$(cat threads.txt; grep '^#lp.lost' b.lp; echo "$stderr")"
 	# the child process is followed, and its exec'd parent's threads
 	child=$(awk -F'\t' '$1 == "P" && $5 == "spawn" && $3 == $4 && $3 != $7 { print $3 }' b.lp)
 	[ -n "$child" ]
