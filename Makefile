@@ -159,7 +159,7 @@ fuzz:
 		$(O)/fuzz/liblp.a
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(O)/fuzz/corpus/$$t && \
-		clang -std=gnu11 -D_GNU_SOURCE -Ilib -O1 -g -fsanitize=fuzzer,address,undefined \
+		clang -std=gnu11 -D_GNU_SOURCE -Wall -Werror -Ilib -O1 -g -fsanitize=fuzzer,address,undefined \
 			-fno-sanitize-recover=all -o $(O)/fuzz/$$t tests/fuzz/$$t.c \
 			$(O)/fuzz/liblp.a $(PKG_LIBS) -lstdc++ || exit 1; \
 		echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \

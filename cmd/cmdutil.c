@@ -33,6 +33,49 @@ void error_at(const char *file, long line, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static void place(const char *file, long line, long col)
+{
+	if (!file)
+		return;
+	fprintf(stderr, "%s:", file);
+	if (line > 0)
+		fprintf(stderr, "%ld:", line);
+	if (line > 0 && col > 0)
+		fprintf(stderr, "%ld:", col);
+	fputc(' ', stderr);
+}
+
+void error_report(const struct lp_error *e)
+{
+	fprintf(stderr, "%s: ", progname);
+	place(e->file, e->line, e->col);
+	fprintf(stderr, "%s\n", e->msg[0] ? e->msg : "out of memory");
+}
+
+void print_warning(void *ctx, const struct lp_error *w)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: ", progname);
+	place(w->file, w->line, w->col);
+	fprintf(stderr, "warning: %s\n", w->msg);
+}
+
+void common_option(int opt, const char *usage_text)
+{
+	switch (opt) {
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(close_stdout() ? EXIT_RUNTIME : 0);
+	case 'V':
+		printf("%s %s\n", progname, LP_VERSION);
+		exit(close_stdout() ? EXIT_RUNTIME : 0);
+	default:
+		/* getopt said what was wrong */
+		fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+		exit(EXIT_USAGE);
+	}
+}
+
 void usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -2,6 +2,8 @@
 #ifndef LP_CMDUTIL_H
 #define LP_CMDUTIL_H
 
+#include "error.h"
+
 #define LP_VERSION "0.1.0"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -14,6 +16,18 @@ void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "PROG: FILE:LINE: message" (LINE left out when 0). */
 void error_at(const char *file, long line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "PROG: FILE:LINE:COL: message", each part of the place left out when unknown. */
+void error_report(const struct lp_error *e);
+/* An lp_warn_fn: "PROG: FILE:LINE: warning: message". */
+void print_warning(void *ctx, const struct lp_error *w);
+
+/*
+ * What every program does with -h/--help, -V/--version and getopt's own
+ * complaints ('?'): prints the help or version and exits 0, or exits 2 with
+ * the hint. Call it from the default case of the option switch.
+ */
+void common_option(int opt, const char *usage_text) __attribute__((noreturn));
+
 /* Prints "PROG: message" and "Try 'PROG --help'", exits 2. */
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

@@ -9,12 +9,6 @@
 
 #include "cmdutil.h"
 
-void print_collapse_warning(void *ctx, const char *file, long line, const char *msg)
-{
-	(void)ctx;
-	error_at(file, line, "warning: %s", msg);
-}
-
 void add_events(char *arg, const char ***events, size_t *n)
 {
 	for (char *save = NULL, *ev = strtok_r(arg, ",", &save); ev; ev = strtok_r(NULL, ",", &save)) {
@@ -31,9 +25,9 @@ void add_events(char *arg, const char ***events, size_t *n)
 		usage_error("--event needs at least one event name");
 }
 
-static int read_input(struct collapser *c, const char *path, int col)
+static int read_input(struct profile *c, const char *path, int col)
 {
-	struct collapse_error err;
+	struct lp_error err;
 	bool is_stdin = strcmp(path, "-") == 0;
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	int ret;
@@ -42,17 +36,17 @@ static int read_input(struct collapser *c, const char *path, int col)
 		error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	ret = collapser__read(c, fd, is_stdin ? "stdin" : path, col, &err);
+	ret = profile__read(c, fd, is_stdin ? "stdin" : path, col, &err);
 	if (!is_stdin)
 		close(fd);
 	if (ret < 0) {
-		error_at(err.file, err.line, "%s", err.msg);
+		error_report(&err);
 		return -1;
 	}
 	return 0;
 }
 
-int read_inputs(struct collapser *c, char *const *paths, int n, bool two_columns)
+int read_inputs(struct profile *c, char *const *paths, int n, bool two_columns)
 {
 	if (n == 0)
 		return read_input(c, "-", 0);

@@ -5,10 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "collapse.h"
-
-/* Prints a collapser warning as "PROG: FILE:LINE: warning: ...". */
-void print_collapse_warning(void *ctx, const char *file, long line, const char *msg);
+#include "profile.h"
 
 /* Appends the events of "a,b,c" (the strings stay in arg); a usage error if none. */
 void add_events(char *arg, const char ***events, size_t *n);
@@ -17,6 +14,6 @@ void add_events(char *arg, const char ***events, size_t *n);
  * Reads the n paths (stdin when n is 0) into column 0, or into columns 0 and 1
  * in turn with two_columns; prints what went wrong and returns -1.
  */
-int read_inputs(struct collapser *c, char *const *paths, int n, bool two_columns);
+int read_inputs(struct profile *c, char *const *paths, int n, bool two_columns);
 
 #endif

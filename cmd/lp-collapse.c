@@ -9,7 +9,7 @@
 
 #include "cmdutil.h"
 #include "inputs.h"
-#include "collapse.h"
+#include "profile.h"
 
 static const char usage_text[] =
 	"Usage: lp-collapse [OPTION]... [FILE]...\n"
@@ -65,10 +65,10 @@ static const struct option long_options[] = {
 
 int main(int argc, char **argv)
 {
-	struct collapse_opts o = { .warn = print_collapse_warning };
-	struct collapse_output out = { 0 };
+	struct profile_opts o = { .warn = print_warning };
+	struct folded_output out = { 0 };
 	const char **events = NULL;
-	struct collapser *c = NULL;
+	struct profile *c = NULL;
 	int opt, ret = EXIT_RUNTIME, ninputs;
 	static char outbuf[1 << 20];
 
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "f:e:dnshV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
-			if (input_format__parse(optarg, &o.format) < 0)
+			if (lp_format__parse(optarg, &o.format) < 0)
 				usage_error("unknown format '%s' (auto, lp, perf or folded)", optarg);
 			break;
 		case OPT_PID:
@@ -119,15 +119,8 @@ int main(int argc, char **argv)
 		case 's':
 			o.strip_hex = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return close_stdout() ? EXIT_RUNTIME : 0;
-		case 'V':
-			printf("lp-collapse %s\n", LP_VERSION);
-			return close_stdout() ? EXIT_RUNTIME : 0;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
-			return EXIT_USAGE;
+			common_option(opt, usage_text);
 		}
 	}
 	o.events = events;
@@ -139,7 +132,7 @@ int main(int argc, char **argv)
 	if (out.diff && o.time_ordered)
 		usage_error("--diff and --time-ordered do not go together");
 
-	c = collapser__new(&o);
+	c = profile__new(&o);
 	if (!c) {
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
@@ -148,14 +141,14 @@ int main(int argc, char **argv)
 		goto cleanup;
 
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	opt = collapser__write(c, stdout, &out);
+	opt = profile__write_folded(c, stdout, &out);
 	if (opt < 0 && opt != -EIO) {
 		error("cannot write the stacks: %s", strerror(-opt));
 		goto cleanup;
 	}
 	ret = close_stdout() ? EXIT_RUNTIME : 0;
 cleanup:
-	collapser__free(c);
+	profile__free(c);
 	free(events);
 	return ret;
 }

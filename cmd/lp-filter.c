@@ -42,11 +42,11 @@ struct regex_filter {
 	bool allow;
 };
 
-static int regex_decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, char **detail)
+static int regex_decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, struct lp_error *err)
 {
 	struct regex_filter *r = ctx;
 
-	*detail = NULL;
+	(void)err;
 	for (size_t i = 0; i < n; i++) {
 		int m = stackfilter__match(r->f, frames[i].sym, frames[i].symlen, frames[i].exec,
 					   frames[i].execlen);
@@ -58,29 +58,28 @@ static int regex_decide(void *ctx, const struct filter_frame *frames, size_t n, 
 	return 0;
 }
 
-static int python_decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, char **detail)
+static int python_decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, struct lp_error *err)
 {
-	return pyfilter__decide(ctx, frames, n, keep, detail);
+	return pyfilter__decide(ctx, frames, n, keep, err);
 }
 
 /* Filters one input ("-" for stdin) to stdout; prints what went wrong and returns -1. */
 static int filter_input(const struct lpfilter_opts *o, const char *path)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	struct lpfilter_error err;
+	struct lp_error err;
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0) {
 		error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	ret = lpfilter__run(o, fd, stdout, &err);
+	ret = lpfilter__run(o, fd, is_stdin ? "stdin" : path, stdout, &err);
 	if (!is_stdin)
 		close(fd);
 	if (ret < 0) {
 		fflush(stdout);
-		error_at(is_stdin ? "stdin" : path, err.line, "%s", err.detail ? err.detail : "out of memory");
-		free(err.detail);
+		error_report(&err);
 		return -1;
 	}
 	return 0;
@@ -101,15 +100,8 @@ int main(int argc, char **argv)
 		case 'm':
 			o.mark = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return close_stdout() ? EXIT_RUNTIME : 0;
-		case 'V':
-			printf("lp-filter %s\n", LP_VERSION);
-			return close_stdout() ? EXIT_RUNTIME : 0;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
-			return EXIT_USAGE;
+			common_option(opt, usage_text);
 		}
 	}
 	if (optind == argc)
@@ -120,19 +112,12 @@ int main(int argc, char **argv)
 		usage_error("mode '%s' is not deny:FILTER, allow:FILTER or python:SCRIPT", mode);
 	file++;
 	if (strncmp(mode, "deny:", 5) == 0 || strncmp(mode, "allow:", 6) == 0) {
-		struct stackfilter_error err;
+		struct lp_error err;
 
 		rf.allow = mode[0] == 'a';
 		rf.f = stackfilter__load(file, &err);
 		if (!rf.f) {
-			if (err.line && err.column)
-				error("%s:%ld:%ld: %s", file, err.line, err.column, err.msg);
-			else if (err.line)
-				error_at(file, err.line, "%s", err.msg);
-			else if (errno == EINVAL)
-				error_at(file, 0, "%s", err.msg);
-			else
-				error("%s", err.msg[0] ? err.msg : strerror(errno));
+			error_report(&err);
 			goto cleanup;
 		}
 		o.decide = regex_decide;
@@ -140,12 +125,11 @@ int main(int argc, char **argv)
 		o.ctx = &rf;
 		o.needs_exec = stackfilter__uses_exec(rf.f);
 	} else if (strncmp(mode, "python:", 7) == 0) {
-		char *detail = NULL;
+		struct lp_error err = { 0 };
 
-		py = pyfilter__load(file, &detail);
+		py = pyfilter__load(file, &err);
 		if (!py) {
-			error("%s: cannot start the Python filter:\n%s", file, detail ? detail : "out of memory");
-			free(detail);
+			error("%s: cannot start the Python filter:\n%s", file, err.msg[0] ? err.msg : "out of memory");
 			goto cleanup;
 		}
 		o.decide = python_decide;

@@ -9,7 +9,7 @@
 
 #include "cmdutil.h"
 #include "inputs.h"
-#include "collapse.h"
+#include "profile.h"
 #include "flamesvg.h"
 #include "flametree.h"
 #include "numparse.h"
@@ -144,11 +144,11 @@ int main(int argc, char **argv)
 		.fontsize = 12, .fontwidth = 0.59, .width = 1200, .frameheight = 16,
 		.minwidth = 1, .palette = "hot", .hash = HASH_NAME_RANDOM,
 	};
-	struct collapse_opts co = { .warn = print_collapse_warning, .diff = true };
+	struct profile_opts co = { .warn = print_warning, .diff = true };
 	struct flamesvg_assets assets = { flamegraph_js, flamegraph_css, flamegraph_js_len,
 					  flamegraph_css_len };
 	const char **events = NULL;
-	struct collapser *c = NULL;
+	struct profile *c = NULL;
 	struct tree_sink sink = { 0 };
 	struct flametree *tree = NULL;
 	struct stackmap *palette_map = NULL;
@@ -215,18 +215,11 @@ int main(int argc, char **argv)
 			break;
 		case 'e': add_events(optarg, &events, &co.nevents); break;
 		case 'f':
-			if (input_format__parse(optarg, &co.format) < 0)
+			if (lp_format__parse(optarg, &co.format) < 0)
 				usage_error("unknown format '%s' (auto, lp, perf or folded)", optarg);
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return close_stdout() ? EXIT_RUNTIME : 0;
-		case 'V':
-			printf("lp-svg %s\n", LP_VERSION);
-			return close_stdout() ? EXIT_RUNTIME : 0;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
-			return EXIT_USAGE;
+			common_option(opt, usage_text);
 		}
 	}
 	ninputs = argc - optind;
@@ -250,7 +243,7 @@ int main(int argc, char **argv)
 		co.sink_ctx = &sink;
 	}
 
-	c = collapser__new(&co);
+	c = profile__new(&co);
 	if (!c) {
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
@@ -258,10 +251,10 @@ int main(int argc, char **argv)
 	if (read_inputs(c, argv + optind, ninputs, true) < 0)
 		goto cleanup;
 
-	lp_input = collapser__formats(c) & (1u << FORMAT_LP);
-	so.unit = lp_input ? collapser__unit(c) : NULL;
+	lp_input = profile__formats(c) & (1u << LP_FORMAT_LP);
+	so.unit = lp_input ? profile__unit(c) : NULL;
 	if (so.flamechart) {
-		int built = collapser__each_timed(c, add_to_tree, tree);
+		int built = profile__each_timed(c, add_to_tree, tree);
 
 		if (built < 0) {
 			error("cannot build the flame chart: %s", strerror(-built));
@@ -285,14 +278,11 @@ int main(int argc, char **argv)
 	if (!so.title)
 		so.title = so.flamechart ? "Flame Chart" : so.inverted ? "Icicle Graph" : "Flame Graph";
 	if (use_cp) {
-		long bad = 0;
+		struct lp_error err;
 
-		palette_map = palette_map__load("palette.map", &bad);
+		palette_map = palette_map__load("palette.map", &err);
 		if (!palette_map) {
-			if (errno == EINVAL)
-				error_at("palette.map", bad, "expected 'NAME->rgb(R,G,B)'");
-			else
-				error("cannot read 'palette.map': %s", strerror(errno));
+			error_report(&err);
 			goto cleanup;
 		}
 		so.mapped_color = mapped_color;
@@ -328,7 +318,7 @@ nomem:
 	error("out of memory");
 	ret = EXIT_RUNTIME;
 cleanup:
-	collapser__free(c);
+	profile__free(c);
 	flametree__free(tree);
 	strbuf__release(&sink.reversed);
 	stackmap__free(palette_map);

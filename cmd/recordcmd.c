@@ -99,12 +99,6 @@ static void on_signal(int sig)
 		recorder__signal(active, sig);
 }
 
-static void print_warning(void *ctx, const char *msg)
-{
-	(void)ctx;
-	error("warning: %s", msg);
-}
-
 static uint64_t count(const char *opt, const char *arg, uint64_t min, uint64_t max)
 {
 	uint64_t v;
@@ -183,7 +177,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		.warn = print_warning,
 	};
 	struct record_stats st;
-	const char *output = NULL, *what = "";
+	const char *output = NULL;
+	struct lp_error err = { 0 };
 	pid_t *pids = NULL;
 	FILE *out = stdout;
 	bool quiet = false;
@@ -284,19 +279,19 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = recorder__start(active, &what);
+	ret = recorder__start(active, &err);
 	if (ret < 0) {
-		if (o.argv && strcmp(what, "exec") == 0) {
+		if (o.argv && strcmp(err.msg, "exec") == 0) {
 			error("cannot run '%s': %s", o.argv[0], strerror(-ret));
 			status = ret == -ENOENT ? 127 : 126;
 		} else if ((ret == -EACCES || ret == -EPERM) && offcpu_only) {
-			error("%s: %s: run as root, or give %s CAP_BPF and CAP_PERFMON", what, strerror(-ret),
+			error("%s: %s: run as root, or give %s CAP_BPF and CAP_PERFMON", err.msg, strerror(-ret),
 			      progname);
 		} else if (ret == -EACCES || ret == -EPERM) {
 			error("%s: %s: run as root, or give %s CAP_PERFMON, or lower "
-			      "kernel.perf_event_paranoid", what, strerror(-ret), progname);
+			      "kernel.perf_event_paranoid", err.msg, strerror(-ret), progname);
 		} else {
-			error("%s: %s", what, strerror(-ret));
+			error("%s: %s", err.msg, strerror(-ret));
 		}
 		goto cleanup;
 	}

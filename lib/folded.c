@@ -25,22 +25,18 @@ static int split_last(const char *s, size_t len, size_t *textlen, const char **n
 	return 0;
 }
 
-int folded_parse(const char *line, size_t len, struct folded_line *out, char *err, size_t errlen)
+int folded_parse(const char *line, size_t len, struct folded_line *out, struct lp_error *err)
 {
 	const char *num, *num1;
 	size_t textlen, numlen, text1len, num1len;
 	int ret;
 
-	if (split_last(line, len, &textlen, &num, &numlen) < 0) {
-		snprintf(err, errlen, "expected 'STACK COUNT', found no count");
-		return -EINVAL;
-	}
+	if (split_last(line, len, &textlen, &num, &numlen) < 0)
+		return lp_error__set(err, -EINVAL, "expected 'STACK COUNT', found no count");
 	ret = parse_u64(num, numlen, &out->count[0]);
-	if (ret < 0) {
-		snprintf(err, errlen, "count '%.*s' is %s", (int)(numlen > 40 ? 40 : numlen), num,
+	if (ret < 0)
+		return lp_error__set(err, -EINVAL, "count '%.*s' is %s", (int)(numlen > 40 ? 40 : numlen), num,
 			 ret == -ERANGE ? "too large" : "not a non-negative integer");
-		return -EINVAL;
-	}
 	out->ncounts = 1;
 	out->count[1] = 0;
 	/* a second count: digits right before, after a blank (never a scan of the whole stack) */
@@ -51,18 +47,14 @@ int folded_parse(const char *line, size_t len, struct folded_line *out, char *er
 	text1len = textlen - num1len - 1;
 	if (num1len > 0 && num1len < textlen && is_blank(line[text1len])) {
 		out->count[1] = out->count[0];
-		if (parse_u64(num1, num1len, &out->count[0]) < 0) {
-			snprintf(err, errlen, "count '%.*s' is too large",
+		if (parse_u64(num1, num1len, &out->count[0]) < 0)
+			return lp_error__set(err, -EINVAL, "count '%.*s' is too large",
 				 (int)(num1len > 40 ? 40 : num1len), num1);
-			return -EINVAL;
-		}
 		out->ncounts = 2;
 		textlen = text1len;
 	}
-	if (textlen == 0) {
-		snprintf(err, errlen, "empty stack before the count");
-		return -EINVAL;
-	}
+	if (textlen == 0)
+		return lp_error__set(err, -EINVAL, "empty stack before the count");
 	out->stack = line;
 	out->stacklen = textlen;
 	return 0;

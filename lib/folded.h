@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 struct folded_line {
 	const char *stack;
 	size_t stacklen;
@@ -17,6 +19,6 @@ struct folded_line {
  * white space, and a stack that itself ends in white space and digits holds
  * the first count of a differential line. -EINVAL with a message in err.
  */
-int folded_parse(const char *line, size_t len, struct folded_line *out, char *err, size_t errlen);
+int folded_parse(const char *line, size_t len, struct folded_line *out, struct lp_error *err);
 
 #endif

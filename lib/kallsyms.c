@@ -114,7 +114,7 @@ struct symtab *kallsyms__load(const char *path)
 	return t;
 }
 
-struct symtab *perfmap__load(const char *path, long *bad_line)
+struct symtab *perfmap__load(const char *path, struct lp_error *err)
 {
 	FILE *f = fopen(path, "r");
 	struct symtab *t;
@@ -123,6 +123,8 @@ struct symtab *perfmap__load(const char *path, long *bad_line)
 	ssize_t len;
 	long lineno = 0;
 
+	lp_error__clear(err);
+	lp_error__clear(err);
 	if (!f)
 		return NULL;
 	t = calloc(1, sizeof(*t));
@@ -137,7 +139,9 @@ struct symtab *perfmap__load(const char *path, long *bad_line)
 			continue;
 		if (sscanf(line, "%llx %llx %n", &start, &size, &name_at) < 2 || name_at == 0 ||
 		    !line[name_at]) {
-			*bad_line = lineno;
+			err->file = path;
+			err->line = lineno;
+			lp_error__set(err, 0, "expected 'START SIZE NAME'");
 			symtab__free(t);
 			t = NULL;
 			errno = EINVAL;

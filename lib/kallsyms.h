@@ -5,13 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 /* An address-sorted table of named ranges. */
 struct symtab;
 
 /* /proc/kallsyms (or path). NULL+errno; ENODATA when every address reads 0 (kptr_restrict). */
 struct symtab *kallsyms__load(const char *path);
-/* A perf map: "START SIZE NAME" lines in hex. NULL+errno; EINVAL with *bad_line set. */
-struct symtab *perfmap__load(const char *path, long *bad_line);
+/* A perf map: "START SIZE NAME" lines in hex. NULL+errno; EINVAL with err's place and message set. */
+struct symtab *perfmap__load(const char *path, struct lp_error *err);
 void symtab__free(struct symtab *t);
 
 /* The symbol at addr (and its module, "" for the kernel itself), or NULL. */

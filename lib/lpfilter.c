@@ -12,7 +12,6 @@
 #include "lines.h"
 #include "lpstream.h"
 #include "numparse.h"
-#include "scan.h"
 #include "strbuf.h"
 
 /*
@@ -51,17 +50,10 @@ struct run {
 	bool *frame_escaped, *loc_escaped;
 	size_t cap;
 	struct strbuf names;	/* unescaped names and executables */
-	struct strbuf stack, locs, line;
-	struct lpfilter_error *err;
+	struct strbuf stack, locs;
+	struct lp_writer out;
+	struct lp_error *err;
 };
-
-static int failf(struct run *r, int ret, const char *fmt, const char *what)
-{
-	free(r->err->detail);
-	if (asprintf(&r->err->detail, fmt, what) < 0)
-		r->err->detail = NULL;
-	return ret;
-}
 
 static int reserve(struct run *r, size_t n)
 {
@@ -80,23 +72,6 @@ static int reserve(struct run *r, size_t n)
 	       r->frame_escaped && r->loc_escaped ? 0 : -ENOMEM;
 }
 
-/* "DSO+0xOFFSET" -> the DSO and (if wanted) the offset: hex digits at the end, after "+0x". */
-static void split_loc(const char *s, size_t len, size_t *dsolen, uint64_t *offset)
-{
-	size_t i = len;
-
-	*dsolen = len;
-	while (i > 0 && hex_digit((unsigned char)s[i - 1]) >= 0)
-		i--;
-	if (i == len || i < 3 || memcmp(s + i - 3, "+0x", 3) != 0)
-		return;
-	*dsolen = i - 3;
-	if (!offset)
-		return;
-	for (*offset = 0; i < len; i++)
-		*offset = *offset << 4 | (uint64_t)hex_digit((unsigned char)s[i]);
-}
-
 /* The text of an escaped span: itself when it has no escapes, else an unescaped copy in buf. */
 static int text_of(struct strbuf *buf, struct lp_span s, bool escaped, size_t *at, bool *copied)
 {
@@ -111,44 +86,25 @@ static int text_of(struct strbuf *buf, struct lp_span s, bool escaped, size_t *a
 static int split_list(struct run *r, struct lp_span list, struct lp_span *items, bool *escaped, size_t *n,
 		      size_t max)
 {
-	size_t start = 0;
-	bool esc = false;
+	struct lp_list_iter it;
+	struct lp_span item;
+	bool esc;
 	int ret;
 
 	*n = 0;
-	if (list.len == 0)
-		return 0;
-	/* a block at a time, then its separators bit by bit: items are short */
-	for (size_t off = 0;; off += 16) {
-		/* off < list.len: the last block always returns */
-		unsigned m = special_mask(list.s + off, list.len - off);
-		bool last = off + 16 >= list.len;
-
-		/* past the last block, the end of the list ends the last item */
-		for (m |= last ? 1u << 16 : 0; m; m &= m - 1) {
-			size_t i = off + (size_t)__builtin_ctz(m);
-
-			if (i < list.len && list.s[i] == '%') {
-				esc = true;
-				continue;
-			}
-			if (*n == max)
-				return 0;
-			if (max == SIZE_MAX && *n >= r->cap && (ret = reserve(r, *n + 1)) < 0)
+	lp_list_iter__init(&it, list);
+	while (*n < max && lp_list_iter__next(&it, &item, &esc)) {
+		if (max == SIZE_MAX && *n >= r->cap) {
+			if ((ret = reserve(r, *n + 1)) < 0)
 				return ret;
-			/* reserve may move the arrays */
-			items = max == SIZE_MAX ? r->raw_frames : items;
-			escaped = max == SIZE_MAX ? r->frame_escaped : escaped;
-			if (i > list.len)
-				i = list.len;
-			items[*n] = (struct lp_span){ list.s + start, i - start };
-			escaped[(*n)++] = esc;
-			if (i == list.len)
-				return 0;
-			start = i + 1;
-			esc = false;
+			/* reserve moves the arrays */
+			items = r->raw_frames;
+			escaped = r->frame_escaped;
 		}
+		items[*n] = item;
+		escaped[(*n)++] = esc;
 	}
+	return 0;
 }
 
 /*
@@ -158,9 +114,8 @@ static int split_list(struct run *r, struct lp_span list, struct lp_span *items,
  */
 static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, bool keep_first)
 {
-	bool have_locs = !(locs.len == 1 && locs.s[0] == '-');
+	bool have_locs = !lp_span__eq(locs, "-", 1);
 	size_t n = 0, at;
-	char *detail = NULL;
 	int ret;
 
 	strbuf__reset(&r->names);
@@ -186,7 +141,7 @@ static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, 
 	for (size_t i = 0; i < n; i++) {
 		struct filter_frame *f = &r->frames[i];
 		bool copied;
-		size_t dsolen;
+		struct lp_loc loc;
 
 		at = 0;
 		if ((ret = text_of(&r->names, r->raw_frames[i], r->frame_escaped[i], &at, &copied)) < 0)
@@ -204,10 +159,9 @@ static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, 
 		if ((ret = text_of(&r->names, r->raw_locs[i], r->loc_escaped[i], &at, &copied)) < 0)
 			return ret;
 		f->exec = copied ? NULL : r->raw_locs[i].s;
-		f->offset = 0;
-		split_loc(copied ? r->names.s + at : f->exec, copied ? r->names.len - at : r->raw_locs[i].len,
-			  &dsolen, r->o->needs_offsets ? &f->offset : NULL);
-		f->execlen = dsolen;
+		lp_loc__parse(copied ? (struct lp_span){ r->names.s + at, r->names.len - at } : r->raw_locs[i], &loc);
+		f->offset = loc.offset;
+		f->execlen = loc.dso.len;
 		r->exec_at[i] = copied ? at : SIZE_MAX;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -216,11 +170,8 @@ static int cut_frames(struct run *r, struct lp_span stack, struct lp_span locs, 
 		if (!r->frames[i].exec)
 			r->frames[i].exec = r->names.s + r->exec_at[i];
 	}
-	if (n && (ret = r->o->decide(r->o->ctx, r->frames, n, r->keep, &detail)) < 0) {
-		free(r->err->detail);
-		r->err->detail = detail;
+	if (n && (ret = r->o->decide(r->o->ctx, r->frames, n, r->keep, r->err)) < 0)
 		return ret;
-	}
 	if (keep_first && n)
 		r->keep[0] = true;
 	strbuf__reset(&r->stack);
@@ -302,117 +253,108 @@ static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool ke
 	return 0;
 }
 
-/* Writes the record with fields stack_at and stack_at + 1 replaced. */
-static int put_record(struct run *r, FILE *out, size_t stack_at)
+static struct lp_span cut_stack(const struct run *r)
 {
-	struct lp_fields *f = &r->fields;
-
-	strbuf__reset(&r->line);
-	for (size_t i = 0; i < f->n; i++) {
-		const struct strbuf *b = i == stack_at ? &r->stack : i == stack_at + 1 ? &r->locs : NULL;
-
-		if ((i && strbuf__addc(&r->line, '\t') < 0) ||
-		    strbuf__add(&r->line, b ? b->s : f->v[i].s, b ? b->len : f->v[i].len) < 0)
-			return -ENOMEM;
-	}
-	if (strbuf__addc(&r->line, '\n') < 0)
-		return -ENOMEM;
-	return fwrite_unlocked(r->line.s, 1, r->line.len, out) == r->line.len ? 0 : -EIO;
+	return (struct lp_span){ r->stack.s, r->stack.len };
 }
 
-static int put_raw(FILE *out, const char *line, size_t len)
+static struct lp_span cut_locs(const struct run *r)
 {
-	if (fwrite_unlocked(line, 1, len, out) != len || putc_unlocked('\n', out) == EOF)
-		return -EIO;
-	return 0;
+	return (struct lp_span){ r->locs.s, r->locs.len };
 }
 
-static int lp_line(struct run *r, FILE *out, char *line, size_t len)
+static int lp_line(struct run *r, char *line, size_t len)
 {
-	char msg[256];
 	struct lp_sample s;
-	int ret = lp_line_kind(line, len, msg, sizeof(msg));
+	struct lp_proc p;
+	int version, ret = lp_line_kind(line, len, r->err);
 
 	if (ret < 0)
-		return failf(r, ret, "%s", msg);
-	if (ret == LP_LINE_COMMENT || (line[0] != 'S' && line[0] != 'P'))
-		return put_raw(out, line, len);
+		return ret;
+	if (ret == LP_LINE_COMMENT) {
+		if ((ret = lp_version_line(line, len, &version, r->err)) < 0)
+			return ret;
+		return lp_writer__raw(&r->out, line, len);
+	}
+	if (line[0] != 'S' && line[0] != 'P')
+		return lp_writer__raw(&r->out, line, len);
 	if ((ret = lp_fields__split(&r->fields, line, len)) < 0)
 		return ret;
 	if (line[0] == 'S') {
-		if ((ret = lp_sample__parse(&r->fields, &s, msg, sizeof(msg))) < 0)
-			return failf(r, ret, "%s", msg);
-		if ((ret = cut(r, s.stack, s.locs, false)) < 0)
+		if ((ret = lp_sample__parse(&r->fields, &s, r->err)) < 0 ||
+		    (ret = cut(r, s.stack, s.locs, false)) < 0)
 			return ret;
-		return put_record(r, out, 7);
+		return lp_writer__replace_stack(&r->out, &r->fields, LP_SAMPLE_STACK_FIELD, cut_stack(r), cut_locs(r));
 	}
-	/* P TIME PID TID spawn COMM PPID PTID STACK LOCS: the spawning stack is filtered too */
-	if (r->fields.n >= 10 && r->fields.v[4].len == 5 && memcmp(r->fields.v[4].s, "spawn", 5) == 0) {
-		if ((ret = cut(r, r->fields.v[8], r->fields.v[9], false)) < 0)
-			return ret;
-		return put_record(r, out, 8);
-	}
-	return put_raw(out, line, len);
+	/* the spawning stack of a P record is filtered too */
+	if ((ret = lp_proc__parse(&r->fields, &p, r->err)) < 0)
+		return ret;
+	if (p.what != LP_PROC_SPAWN)
+		return lp_writer__raw(&r->out, line, len);
+	if ((ret = cut(r, p.stack, p.locs, false)) < 0)
+		return ret;
+	return lp_writer__replace_stack(&r->out, &r->fields, p.stack_field, cut_stack(r), cut_locs(r));
 }
 
-static int folded_line(struct run *r, FILE *out, char *line, size_t len)
+static int folded_line(struct run *r, char *line, size_t len)
 {
 	struct folded_line f;
-	char msg[256];
 	int ret;
 
 	if (len == 0 || line[0] == '#')
-		return put_raw(out, line, len);
+		return lp_writer__raw(&r->out, line, len);
 	if (r->o->needs_exec)
-		return failf(r, -EINVAL, "%s", "EXEC statements need an lp stream: folded stacks have no executables");
-	if ((ret = folded_parse(line, len, &f, msg, sizeof(msg))) < 0)
-		return failf(r, ret, "%s", msg);
-	if ((ret = cut(r, (struct lp_span){ line, f.stacklen }, (struct lp_span){ "-", 1 }, true)) < 0)
+		return lp_error__set(r->err, -EINVAL,
+				     "EXEC statements need an lp stream: folded stacks have no executables");
+	if ((ret = folded_parse(line, len, &f, r->err)) < 0)
 		return ret;
-	if (fwrite_unlocked(r->stack.s, 1, r->stack.len, out) != r->stack.len)
+	if ((ret = cut(r, (struct lp_span){ line, f.stacklen }, LP_SPAN("-"), true)) < 0)
+		return ret;
+	if (fwrite_unlocked(r->stack.s, 1, r->stack.len, r->out.out) != r->stack.len)
 		return -EIO;
 	/* the counts as they were */
-	return put_raw(out, line + f.stacklen, len - f.stacklen);
+	return lp_writer__raw(&r->out, line + f.stacklen, len - f.stacklen);
 }
 
-int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfilter_error *err)
+int lpfilter__run(const struct lpfilter_opts *o, int fd, const char *name, FILE *out, struct lp_error *err)
 {
 	struct run r = { .o = o, .err = err, .memo = HTAB_INIT(struct cut_memo) };
 	struct lines *in = lines__new(fd);
-	const char *first;
-	size_t firstlen;
+	enum lp_format format;
 	char *line;
 	size_t len;
-	bool lp = false;
 	int ret;
 
-	err->line = 0;
-	err->detail = NULL;
+	lp_error__clear(err);
+	err->file = name;
 	if (!in)
-		return -ENOMEM;
-	/* an lp stream starts with #lp-stream or a record; anything else is folded */
-	for (size_t i = 0; lines__peek(in, i, &first, &firstlen) > 0 && i < 256; i++) {
-		if (firstlen >= 10 && memcmp(first, LP_STREAM_MAGIC, 10) == 0) {
-			lp = true;
-			break;
-		}
-		if (firstlen > 0 && first[0] != '#') {
-			lp = firstlen >= 2 && first[0] >= 'A' && first[0] <= 'Z' && first[1] == '\t';
-			break;
-		}
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	lp_writer__init(&r.out, out);
+	format = lp_format__detect(in);
+	if (format == LP_FORMAT_PERF) {
+		ret = lp_error__set(err, -EINVAL, "this is perf script text, not an lp stream or folded stacks: "
+				    "fold it with lp-collapse first");
+		goto cleanup;
 	}
 	while ((ret = lines__next(in, &line, &len)) > 0) {
-		ret = lp ? lp_line(&r, out, line, len) : folded_line(&r, out, line, len);
+		ret = format == LP_FORMAT_LP ? lp_line(&r, line, len) : folded_line(&r, line, len);
 		if (ret < 0) {
+			/* a write error is about the output, not the line */
+			if (ret == -EIO) {
+				lp_error__set(err, ret, "cannot write output: %s", strerror(errno ? errno : EIO));
+				break;
+			}
 			err->line = lines__lineno(in);
-			if (!err->detail)
-				failf(&r, ret, "%s", ret == -EIO ? "write error" : strerror(-ret));
+			if (!err->msg[0])
+				lp_error__set(err, ret, "%s", strerror(-ret));
 			break;
 		}
 	}
-	if (ret < 0 && !err->detail)
-		failf(&r, ret, "read error: %s", strerror(-ret));
+	if (ret < 0 && !err->msg[0])
+		lp_error__set(err, ret, "read error: %s", strerror(-ret));
+cleanup:
 	lines__free(in);
+	lp_writer__release(&r.out);
 	lp_fields__release(&r.fields);
 	htab__release(&r.memo);
 	strbuf__release(&r.memo_text);
@@ -427,6 +369,5 @@ int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfil
 	strbuf__release(&r.names);
 	strbuf__release(&r.stack);
 	strbuf__release(&r.locs);
-	strbuf__release(&r.line);
 	return ret < 0 ? ret : 0;
 }

@@ -10,11 +10,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "error.h"
 #include "pyfilter.h"
 
-/* Decides keep[i] for frames[i] (root first). -EINVAL with *detail (malloc'ed), -ENOMEM. */
+/* Decides keep[i] for frames[i] (root first). -EINVAL with err's message set, -ENOMEM. */
 typedef int (*filter_decide_fn)(void *ctx, const struct filter_frame *frames, size_t n, bool *keep,
-				char **detail);
+				struct lp_error *err);
 
 struct lpfilter_opts {
 	filter_decide_fn decide;
@@ -25,12 +26,10 @@ struct lpfilter_opts {
 	bool needs_offsets;	/* decide reads filter_frame.offset (else it stays 0) */
 };
 
-struct lpfilter_error {
-	long line;
-	char *detail;	/* malloc'ed message, the caller frees */
-};
-
-/* Filters all of fd to out. -errno with err filled in. */
-int lpfilter__run(const struct lpfilter_opts *o, int fd, FILE *out, struct lpfilter_error *err);
+/*
+ * Filters all of fd (called name in messages) to out. -errno with err filled
+ * in: the input's line for bad input, no line for a write error.
+ */
+int lpfilter__run(const struct lpfilter_opts *o, int fd, const char *name, FILE *out, struct lp_error *err);
 
 #endif

@@ -1,13 +1,10 @@
 #include "lpstream.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
 #include "numparse.h"
-#include "scan.h"
 
 int lp_fields__split(struct lp_fields *f, const char *line, size_t len)
 {
@@ -43,193 +40,150 @@ void lp_fields__release(struct lp_fields *f)
 	f->n = f->cap = 0;
 }
 
-/* Quotes at most 40 bytes of a field for a message. */
+/*
+ * At most 40 bytes of a field for a message, bytes that are not printable
+ * ASCII as \xHH: a message must not carry a binary input's bytes to a terminal.
+ */
 static const char *excerpt(struct lp_span s, char *buf, size_t size)
 {
-	size_t n = s.len < 40 ? s.len : 40;
+	size_t n = s.len < 40 ? s.len : 40, o = 0;
 
-	snprintf(buf, size, "%.*s%s", (int)n, s.s, s.len > n ? "..." : "");
+	for (size_t i = 0; i < n && o + 5 < size; i++) {
+		unsigned char ch = (unsigned char)s.s[i];
+
+		if (ch >= 0x20 && ch < 0x7f)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
+	}
+	if (s.len > n && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = 0;
 	return buf;
 }
 
-int lp_line_kind(const char *line, size_t len, char *err, size_t errlen)
+int lp_line_kind(const char *line, size_t len, struct lp_error *err)
 {
 	const char *tab;
 	size_t typelen;
-	char q[64];
+	char q[200];
 
-	if (len == 0) {
-		snprintf(err, errlen, "empty line");
-		return -EINVAL;
-	}
+	if (len == 0)
+		return lp_error__set(err, -EINVAL, "empty line");
 	if (line[0] == '#')
 		return LP_LINE_COMMENT;
 	tab = memchr(line, '\t', len);
 	typelen = tab ? (size_t)(tab - line) : len;
-	if (typelen != 1 || line[0] < 'A' || line[0] > 'Z') {
-		struct lp_span t = { line, typelen };
-
-		snprintf(err, errlen, "record type must be one capital letter, got '%s'",
-			 excerpt(t, q, sizeof(q)));
-		return -EINVAL;
-	}
+	if (typelen != 1 || line[0] < 'A' || line[0] > 'Z')
+		return lp_error__set(err, -EINVAL, "record type must be one capital letter, got '%s'",
+				     excerpt((struct lp_span){ line, typelen }, q, sizeof(q)));
 	return LP_LINE_RECORD;
 }
 
-int lp_version_line(const char *line, size_t len, int *version, char *err, size_t errlen)
+int lp_version_line(const char *line, size_t len, int *version, struct lp_error *err)
 {
 	size_t m = sizeof(LP_STREAM_MAGIC) - 1;
 	int64_t v;
 
 	if (len < m || memcmp(line, LP_STREAM_MAGIC, m) != 0)
 		return 0;
-	if (len == m || line[m] != ' ' ||
-	    parse_i64(line + m + 1, len - m - 1, &v) < 0 || v < 1 || v > 1000000) {
-		snprintf(err, errlen, "malformed version line, expected '%s %d'",
-			 LP_STREAM_MAGIC, LP_STREAM_VERSION);
-		return -EINVAL;
-	}
+	if (len == m || line[m] != ' ' || parse_i64(line + m + 1, len - m - 1, &v) < 0 || v < 1 || v > 1000000)
+		return lp_error__set(err, -EINVAL, "malformed version line, expected '%s %d'",
+				     LP_STREAM_MAGIC, LP_STREAM_VERSION);
+	if (v > LP_STREAM_VERSION)
+		return lp_error__set(err, -EINVAL, "lp stream version %d is newer than this program reads (%d)",
+				     (int)v, LP_STREAM_VERSION);
 	*version = (int)v;
 	return 1;
 }
 
-/* Offset of the first '%' not followed by two hex digits, or -1. */
-static long bad_escape(struct lp_span s)
+static int field_u64(struct lp_span s, const char *name, uint64_t *out, struct lp_error *err)
 {
-	const char *p = s.s, *end = s.s + s.len;
-
-	while ((p = memchr(p, '%', (size_t)(end - p)))) {
-		size_t bad;
-		char tmp[3];
-
-		if (end - p < 3 || unescape(tmp, p, 3, &bad) < 0)
-			return p - s.s;
-		p += 3;
-	}
-	return -1;
-}
-
-static int check_escapes(struct lp_span s, const char *name, char *err, size_t errlen)
-{
-	long at = bad_escape(s);
-
-	if (at < 0)
-		return 0;
-	snprintf(err, errlen, "%s: '%%' at byte %ld is not followed by two hex digits",
-		 name, at + 1);
-	return -EINVAL;
-}
-
-/*
- * One pass over an escaped list: its items counted, each escape checked.
- * 0; or -EINVAL with the message naming the list (what) and the problem,
- * an empty item when empty_is_bad.
- */
-static int check_list(struct lp_span list, const char *what, bool empty_is_bad, size_t *items, char *err,
-		      size_t errlen)
-{
-	size_t start = 0;
-
-	*items = 0;
-	if (list.len == 0)
-		return 0;
-	/* a block at a time, then its separators bit by bit: items are short */
-	for (size_t off = 0; off < list.len; off += 16) {
-		for (unsigned m = special_mask(list.s + off, list.len - off); m; m &= m - 1) {
-			size_t i = off + (size_t)__builtin_ctz(m), bad;
-			char tmp[3];
-
-			if (list.s[i] == '%') {
-				if (list.len - i < 3 || unescape(tmp, list.s + i, 3, &bad) < 0) {
-					snprintf(err, errlen, "%s: '%%' at byte %zu is not followed by two hex digits",
-						 what, i + 1);
-					return -EINVAL;
-				}
-				continue;
-			}
-			if (i == start && empty_is_bad)
-				goto empty;
-			++*items;
-			start = i + 1;
-		}
-	}
-	if (start == list.len && empty_is_bad)
-		goto empty;
-	++*items;
-	return 0;
-empty:
-	snprintf(err, errlen, "%s: frame %zu has an empty name", what, *items + 1);
-	return -EINVAL;
-}
-
-static int field_u64(struct lp_span s, const char *name, uint64_t *out, char *err, size_t errlen)
-{
-	char q[64];
+	char q[200];
 
 	if (parse_u64(s.s, s.len, out) == 0)
 		return 0;
-	snprintf(err, errlen, "%s '%s' is not a non-negative integer", name,
-		 excerpt(s, q, sizeof(q)));
-	return -EINVAL;
+	return lp_error__set(err, -EINVAL, "%s '%s' is not a non-negative integer", name,
+			     excerpt(s, q, sizeof(q)));
 }
 
-static int field_id(struct lp_span s, const char *name, int64_t *out, char *err, size_t errlen)
+static int field_id(struct lp_span s, const char *name, int64_t *out, struct lp_error *err)
 {
 	uint64_t v;
-	int ret = field_u64(s, name, &v, err, errlen);
+	int ret = field_u64(s, name, &v, err);
 
 	if (ret < 0)
 		return ret;
-	if (v > INT32_MAX) {
-		snprintf(err, errlen, "%s %llu is out of range", name, (unsigned long long)v);
-		return -EINVAL;
-	}
+	if (v > INT32_MAX)
+		return lp_error__set(err, -EINVAL, "%s %llu is out of range", name, (unsigned long long)v);
 	*out = (int64_t)v;
 	return 0;
 }
 
-int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, char *err, size_t errlen)
+/* A field that is not a list: only its escapes are checked. */
+static int check_escapes(struct lp_span s, const char *name, struct lp_error *err)
+{
+	const char *p = s.s, *end = s.s + s.len;
+
+	while ((p = memchr(p, '%', (size_t)(end - p)))) {
+		if (end - p < 3 || hex_digit((unsigned char)p[1]) < 0 || hex_digit((unsigned char)p[2]) < 0)
+			return lp_error__set(err, -EINVAL, "%s: '%%' at byte %zu is not followed by two hex digits",
+					     name, (size_t)(p - s.s) + 1);
+		p += 3;
+	}
+	return 0;
+}
+
+/* STACK and LOCS: items counted and checked, in step. */
+static int check_stack(struct lp_span stack, struct lp_span locs, struct lp_error *err)
+{
+	size_t frames = 0, nlocs;
+	int ret = lp_list__check(stack, "STACK", true, &frames, err);
+
+	if (ret < 0 || lp_span__eq(locs, "-", 1))
+		return ret;
+	if ((ret = lp_list__check(locs, "LOCS", false, &nlocs, err)) < 0)
+		return ret;
+	if (nlocs != frames)
+		return lp_error__set(err, -EINVAL, "LOCS has %zu entries but STACK has %zu frames", nlocs, frames);
+	return 0;
+}
+
+static int check_attrs(const struct lp_span *v, size_t n, struct lp_error *err)
+{
+	char q[200];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = memchr(v[i].s, '=', v[i].len);
+
+		if (!eq || eq == v[i].s)
+			return lp_error__set(err, -EINVAL, "attribute '%s' is not KEY=VALUE",
+					     excerpt(v[i], q, sizeof(q)));
+	}
+	return 0;
+}
+
+int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, struct lp_error *err)
 {
 	const struct lp_span *v = f->v;
-	size_t frames = 0, locs;
 	int ret;
 
-	if (f->n < LP_SAMPLE_FIELDS) {
-		snprintf(err, errlen, "expected %d fields in an S record, got %zu",
-			 LP_SAMPLE_FIELDS, f->n);
-		return -EINVAL;
-	}
-	if ((ret = field_u64(v[1], "TIME", &s->time, err, errlen)) < 0 ||
-	    (ret = field_id(v[2], "PID", &s->pid, err, errlen)) < 0 ||
-	    (ret = field_id(v[3], "TID", &s->tid, err, errlen)) < 0 ||
-	    (ret = check_escapes(v[4], "COMM", err, errlen)) < 0 ||
-	    (ret = check_escapes(v[5], "EVENT", err, errlen)) < 0 ||
-	    (ret = field_u64(v[6], "WEIGHT", &s->weight, err, errlen)) < 0 ||
-	    (ret = check_list(v[7], "STACK", true, &frames, err, errlen)) < 0)
+	if (f->n < LP_SAMPLE_FIELDS)
+		return lp_error__set(err, -EINVAL, "expected %d fields in an S record, got %zu",
+				     LP_SAMPLE_FIELDS, f->n);
+	if ((ret = field_u64(v[1], "TIME", &s->time, err)) < 0 ||
+	    (ret = field_id(v[2], "PID", &s->pid, err)) < 0 ||
+	    (ret = field_id(v[3], "TID", &s->tid, err)) < 0 ||
+	    (ret = check_escapes(v[4], "COMM", err)) < 0 ||
+	    (ret = check_escapes(v[5], "EVENT", err)) < 0 ||
+	    (ret = field_u64(v[6], "WEIGHT", &s->weight, err)) < 0 ||
+	    (ret = check_stack(v[7], v[8], err)) < 0 ||
+	    (ret = check_attrs(v + LP_SAMPLE_FIELDS, f->n - LP_SAMPLE_FIELDS, err)) < 0)
 		return ret;
-	if (v[5].len == 0) {
-		snprintf(err, errlen, "EVENT is empty");
-		return -EINVAL;
-	}
-	if (!(v[8].len == 1 && v[8].s[0] == '-')) {
-		if ((ret = check_list(v[8], "LOCS", false, &locs, err, errlen)) < 0)
-			return ret;
-		if (locs != frames) {
-			snprintf(err, errlen, "LOCS has %zu entries but STACK has %zu frames",
-				 locs, frames);
-			return -EINVAL;
-		}
-	}
-	for (size_t i = LP_SAMPLE_FIELDS; i < f->n; i++) {
-		const char *eq = memchr(v[i].s, '=', v[i].len);
-		char q[64];
-
-		if (!eq || eq == v[i].s) {
-			snprintf(err, errlen, "attribute '%s' is not KEY=VALUE",
-				 excerpt(v[i], q, sizeof(q)));
-			return -EINVAL;
-		}
-	}
+	if (v[5].len == 0)
+		return lp_error__set(err, -EINVAL, "EVENT is empty");
 	s->comm = v[4];
 	s->event = v[5];
 	s->stack = v[7];
@@ -239,127 +193,97 @@ int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, char *err, 
 	return 0;
 }
 
-void lp_list_iter__init(struct lp_list_iter *it, struct lp_span list)
+int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *value)
 {
-	it->p = list.s;
-	it->end = list.s + list.len;
-	it->done = list.len == 0;
+	size_t n = strlen(key);
+
+	for (size_t i = 0; i < s->nattrs; i++) {
+		const struct lp_span *a = &s->attrs[i];
+
+		if (a->len > n && a->s[n] == '=' && memcmp(a->s, key, n) == 0) {
+			value->s = a->s + n + 1;
+			value->len = a->len - n - 1;
+			return 1;
+		}
+	}
+	return 0;
 }
 
-int lp_list_iter__next(struct lp_list_iter *it, struct lp_span *item)
-{
-	const char *semi;
+static const char *const proc_names[] = {
+	[LP_PROC_SPAWN] = "spawn",
+	[LP_PROC_EXEC] = "exec",
+	[LP_PROC_COMM] = "comm",
+	[LP_PROC_EXIT] = "exit",
+};
 
-	if (it->done)
-		return 0;
-	semi = memchr(it->p, ';', (size_t)(it->end - it->p));
-	item->s = it->p;
-	if (semi) {
-		item->len = (size_t)(semi - it->p);
-		it->p = semi + 1;
-	} else {
-		item->len = (size_t)(it->end - it->p);
-		it->done = 1;
+int lp_proc__parse(const struct lp_fields *f, struct lp_proc *p, struct lp_error *err)
+{
+	const struct lp_span *v = f->v;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (f->n < 6)
+		return lp_error__set(err, -EINVAL, "expected at least 6 fields in a P record, got %zu", f->n);
+	if ((ret = field_u64(v[1], "TIME", &p->time, err)) < 0 ||
+	    (ret = field_id(v[2], "PID", &p->pid, err)) < 0 ||
+	    (ret = field_id(v[3], "TID", &p->tid, err)) < 0 ||
+	    (ret = check_escapes(v[5], "COMM", err)) < 0)
+		return ret;
+	p->what_name = v[4];
+	p->comm = v[5];
+	p->what = LP_PROC_OTHER;
+	for (size_t i = 0; i < sizeof(proc_names) / sizeof(proc_names[0]); i++)
+		if (lp_span__eq(v[4], proc_names[i], strlen(proc_names[i])))
+			p->what = (enum lp_proc_what)i;
+	switch (p->what) {
+	case LP_PROC_SPAWN:
+		if (f->n < 10)
+			return lp_error__set(err, -EINVAL, "expected 10 fields in a spawn record, got %zu", f->n);
+		if ((ret = field_id(v[6], "PPID", &p->ppid, err)) < 0 ||
+		    (ret = field_id(v[7], "PTID", &p->ptid, err)) < 0 || (ret = check_stack(v[8], v[9], err)) < 0)
+			return ret;
+		p->stack = v[8];
+		p->locs = v[9];
+		p->stack_field = 8;
+		break;
+	case LP_PROC_EXEC:
+		if (f->n >= 7) {
+			if ((ret = check_escapes(v[6], "PATH", err)) < 0)
+				return ret;
+			p->path = v[6];
+		}
+		break;
+	default:
+		break;
 	}
+	return 0;
+}
+
+int lp_meta__parse(struct lp_fields *f, const char *line, size_t len, struct lp_meta *m)
+{
+	int ret;
+
+	if (len < 5 || memcmp(line, "#lp.", 4) != 0)
+		return 0;
+	if ((ret = lp_fields__split(f, line, len)) < 0)
+		return ret;
+	m->key = (struct lp_span){ f->v[0].s + 4, f->v[0].len - 4 };
+	m->values = f->v + 1;
+	m->nvalues = f->n - 1;
 	return 1;
 }
 
-size_t lp_list__count(struct lp_span list)
+int lp_event_def__parse(const struct lp_meta *m, struct lp_event_def *d, struct lp_error *err)
 {
-	const char *p = list.s, *end = list.s + list.len;
-	size_t n = 1;
-
-	if (list.len == 0)
+	if (!lp_span__eq(m->key, "event", 5))
 		return 0;
-	while ((p = memchr(p, ';', (size_t)(end - p)))) {
-		n++;
-		p++;
-	}
-	return n;
-}
-
-int lp_span__unescape_to(struct strbuf *out, struct lp_span s)
-{
-	size_t bad;
-	long n;
-	int ret = strbuf__grow(out, s.len);
-
-	if (ret < 0)
-		return ret;
-	n = unescape(out->s + out->len, s.s, s.len, &bad);
-	if (n < 0)
-		return (int)n;
-	out->len += (size_t)n;
-	return 0;
-}
-
-int lp_list__append(struct strbuf *list, const char *item, size_t len)
-{
-	int ret = strbuf__grow(list, 1 + 3 * len);
-
-	if (ret < 0)
-		return ret;
-	if (list->len > 0)
-		list->s[list->len++] = ';';
-	list->len += escape(list->s + list->len, item, len, ESCAPE_LIST_ITEM);
-	return 0;
-}
-
-static int put_span(FILE *out, char sep, struct lp_span s)
-{
-	if (sep && putc_unlocked(sep, out) == EOF)
-		return -EIO;
-	if (s.len && fwrite_unlocked(s.s, 1, s.len, out) != s.len)
-		return -EIO;
-	return 0;
-}
-
-int lp_write_version(FILE *out)
-{
-	return fprintf(out, "%s %d\n", LP_STREAM_MAGIC, LP_STREAM_VERSION) < 0 ? -EIO : 0;
-}
-
-int lp_write_meta(FILE *out, const char *key, const char *const *values, size_t n)
-{
-	struct strbuf b = STRBUF_INIT;
-	int ret = 0;
-
-	if (fprintf(out, "#lp.%s", key) < 0) {
-		ret = -EIO;
-		goto cleanup;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(values[i]);
-		struct lp_span s;
-
-		strbuf__reset(&b);
-		ret = strbuf__grow(&b, 3 * len);
-		if (ret < 0)
-			goto cleanup;
-		b.len = escape(b.s, values[i], len, ESCAPE_FIELD);
-		s.s = b.s;
-		s.len = b.len;
-		ret = put_span(out, '\t', s);
-		if (ret < 0)
-			goto cleanup;
-	}
-	if (putc_unlocked('\n', out) == EOF)
-		ret = -EIO;
-cleanup:
-	strbuf__release(&b);
-	return ret;
-}
-
-int lp_write_sample(FILE *out, const struct lp_sample *s)
-{
-	if (fprintf(out, "S\t%llu\t%lld\t%lld", (unsigned long long)s->time,
-		    (long long)s->pid, (long long)s->tid) < 0 ||
-	    put_span(out, '\t', s->comm) < 0 || put_span(out, '\t', s->event) < 0 ||
-	    fprintf(out, "\t%llu", (unsigned long long)s->weight) < 0 ||
-	    put_span(out, '\t', s->stack) < 0 || put_span(out, '\t', s->locs) < 0)
-		return -EIO;
-	for (size_t i = 0; i < s->nattrs; i++)
-		if (put_span(out, '\t', s->attrs[i]) < 0)
-			return -EIO;
-	return putc_unlocked('\n', out) == EOF ? -EIO : 0;
+	if (m->nvalues < 5)
+		return lp_error__set(err, -EINVAL,
+				     "#lp.event needs KEY PERF-EVENT PERIOD TITLE UNIT, got %zu fields", m->nvalues);
+	d->key = m->values[0];
+	d->perf_event = m->values[1];
+	d->period = m->values[2];
+	d->title = m->values[3];
+	d->unit = m->values[4];
+	return 1;
 }

@@ -1,16 +1,23 @@
 /*
- * The lp stream, version 1 (share/man/man5/lp-stream.5): splitting records
- * into fields, parsing samples, walking stack and location lists, writing.
- * Fields are spans into the caller's line: nothing is copied or unescaped
- * until asked for.
+ * The lp stream, version 1 (share/man/man5/lp-stream.5). This module owns the
+ * whole format: no other file splits a record into fields or joins fields
+ * into a record. Parsed fields are spans into the caller's line: nothing is
+ * copied or unescaped until asked for.
+ *
+ *   lpstream.c         lines, fields, records (S, P, metadata, #lp.event)
+ *   lpstream-list.c    STACK and LOCS lists, LOCS items, escaping helpers
+ *   lpstream-write.c   the writer every producer uses
+ *   lpstream-detect.c  telling lp streams, perf script text and folded stacks apart
  */
 #ifndef LP_LPSTREAM_H
 #define LP_LPSTREAM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
 
+#include "error.h"
 #include "strbuf.h"
 
 #define LP_STREAM_VERSION 1
@@ -20,6 +27,15 @@ struct lp_span {
 	const char *s;
 	size_t len;
 };
+
+#define LP_SPAN(lit) ((struct lp_span){ (lit), sizeof(lit) - 1 })
+
+static inline bool lp_span__eq(struct lp_span s, const char *lit, size_t n)
+{
+	return s.len == n && __builtin_memcmp(s.s, lit, n) == 0;
+}
+
+/* ---- lines and fields ---- */
 
 struct lp_fields {
 	struct lp_span *v;
@@ -36,16 +52,19 @@ enum lp_line_kind {
 };
 
 /*
- * Classifies a line. -EINVAL with a message in err for a line that is neither
- * (empty, or a first field that is not one capital letter).
+ * Classifies a line. -EINVAL with err's message set for a line that is
+ * neither (empty, or a first field that is not one capital letter).
  */
-int lp_line_kind(const char *line, size_t len, char *err, size_t errlen);
+int lp_line_kind(const char *line, size_t len, struct lp_error *err);
 
 /*
- * "#lp-stream N": 1 and *version set if line is the version line, 0 if it
- * is another comment, -EINVAL (message in err) for a malformed version line.
+ * Checks a comment line: 1 and *version set if it is "#lp-stream N", 0 for
+ * another comment; -EINVAL for a malformed version line or a version newer
+ * than this program reads.
  */
-int lp_version_line(const char *line, size_t len, int *version, char *err, size_t errlen);
+int lp_version_line(const char *line, size_t len, int *version, struct lp_error *err);
+
+/* ---- S records ---- */
 
 struct lp_sample {
 	uint64_t time;
@@ -59,36 +78,161 @@ struct lp_sample {
 	size_t nattrs;
 };
 
-enum { LP_SAMPLE_FIELDS = 9 };
+enum { LP_SAMPLE_FIELDS = 9, LP_SAMPLE_STACK_FIELD = 7 };
+
+/* Parses and validates an S record split into f; -EINVAL naming the field and the problem. */
+int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, struct lp_error *err);
+
+/* The value of attribute key ("dur"), or 0 if the sample has none. */
+int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *value);
+
+/* ---- P records ---- */
+
+enum lp_proc_what { LP_PROC_SPAWN, LP_PROC_EXEC, LP_PROC_COMM, LP_PROC_EXIT, LP_PROC_OTHER };
+
+struct lp_proc {
+	uint64_t time;
+	int64_t pid, tid;
+	enum lp_proc_what what;
+	struct lp_span what_name;	/* as written, for kinds this version does not know */
+	struct lp_span comm;		/* escaped */
+	int64_t ppid, ptid;		/* spawn */
+	struct lp_span stack, locs;	/* spawn: the parent's spawning stack */
+	struct lp_span path;		/* exec: escaped */
+	size_t stack_field;		/* spawn: index of STACK in the fields (LOCS follows) */
+};
+
+/* Parses a P record split into f; -EINVAL naming the field and the problem. */
+int lp_proc__parse(const struct lp_fields *f, struct lp_proc *p, struct lp_error *err);
+
+/* ---- metadata ---- */
+
+/* "#lp.KEY\tVALUE..." */
+struct lp_meta {
+	struct lp_span key;
+	const struct lp_span *values;	/* escaped */
+	size_t nvalues;
+};
+
+/* 1 and m set if line is a metadata line (split into f), 0 for another comment; -ENOMEM. */
+int lp_meta__parse(struct lp_fields *f, const char *line, size_t len, struct lp_meta *m);
+
+/* "#lp.event KEY PERF-EVENT PERIOD TITLE UNIT": a custom event's definition. */
+struct lp_event_def {
+	struct lp_span key, perf_event, period, title, unit;	/* escaped */
+};
+
+/* 1 and d set if m is an #lp.event line, 0 if it is other metadata; -EINVAL if too short. */
+int lp_event_def__parse(const struct lp_meta *m, struct lp_event_def *d, struct lp_error *err);
+
+/* ---- lists (STACK, LOCS) ---- */
 
 /*
- * Parses and validates an S record split into f. -EINVAL with a message in
- * err naming the field and the problem.
+ * Walks a ';'-separated list, finding separators 16 bytes at a time: every
+ * reader of lists uses this one walker. Items are escaped spans.
  */
-int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, char *err, size_t errlen);
-
-/* Walks a ';'-separated list: items are escaped spans. */
 struct lp_list_iter {
-	const char *p, *end;
-	int done;
+	const char *s;
+	size_t len, start, block;
+	unsigned mask;		/* separators and '%' left in the current block */
+	bool done;
 };
 
 void lp_list_iter__init(struct lp_list_iter *it, struct lp_span list);
-/* 1 and *item set, or 0 at the end. An empty list has no items. */
-int lp_list_iter__next(struct lp_list_iter *it, struct lp_span *item);
+/* 1 with *item (and *escaped: it holds a '%'; may be NULL), or 0 at the end. "" has no items. */
+int lp_list_iter__next(struct lp_list_iter *it, struct lp_span *item, bool *escaped);
+
 size_t lp_list__count(struct lp_span list);
+
+/*
+ * Counts a list's items and checks every escape; with empty_is_bad an empty
+ * item is an error. what names the list in messages ("STACK").
+ */
+int lp_list__check(struct lp_span list, const char *what, bool empty_is_bad, size_t *items,
+		   struct lp_error *err);
 
 /* Appends the unescaped form of an escaped span; -EINVAL on a bad escape. */
 int lp_span__unescape_to(struct strbuf *out, struct lp_span s);
 
-/* Appends one item to an escaped list being built (adds the ';'). */
+/* Appends one raw item to an escaped list being built (adds the ';'). */
 int lp_list__append(struct strbuf *list, const char *item, size_t len);
 
-/* Writers: return 0 or -EIO (check ferror at the end as well). */
-int lp_write_version(FILE *out);
-/* "#lp.KEY\tVALUE\t...": values are raw and escaped here. */
-int lp_write_meta(FILE *out, const char *key, const char *const *values, size_t n);
-/* An S record from a parsed (escaped) sample. */
-int lp_write_sample(FILE *out, const struct lp_sample *s);
+/* A LOCS item: "DSO+0xOFFSET", "[kernel.kallsyms]+0xADDR" or "-". */
+struct lp_loc {
+	struct lp_span dso;	/* empty for "-" */
+	uint64_t offset;
+	bool has_offset;
+};
+
+/* Takes an (unescaped) LOCS item apart; an item without "+0xHEX" is all DSO. */
+void lp_loc__parse(struct lp_span item, struct lp_loc *loc);
+
+/* A LOCS item of kernel code: [kernel.kallsyms]+0x..., [module]+0x... */
+bool lp_loc__is_kernel(struct lp_span item);
+
+/* ---- writing ---- */
+
+/*
+ * Builds each record in one reused buffer and writes it with one fwrite:
+ * the producers' hot path (lp-record writes hundreds of thousands a second).
+ * Every call returns 0, -ENOMEM or -EIO (check ferror at the end as well).
+ */
+struct lp_writer {
+	FILE *out;
+	struct strbuf line;
+};
+
+void lp_writer__init(struct lp_writer *w, FILE *out);
+void lp_writer__release(struct lp_writer *w);
+
+int lp_writer__version(struct lp_writer *w);
+/* "#lp.KEY\tVALUE\t...": values raw, escaped here. */
+int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *values, size_t n);
+
+/* An S record up to its attributes; comm and event raw, stack and locs escaped lists (locs "" = "-"). */
+int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+		      const char *event, uint64_t weight, struct lp_span stack, struct lp_span locs);
+/* "P TIME PID TID WHAT COMM" (comm raw), then what the kind takes: */
+int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, enum lp_proc_what what,
+		    const char *comm);
+/* spawn: PPID PTID STACK LOCS */
+int lp_writer__spawn_parent(struct lp_writer *w, int64_t ppid, int64_t ptid, struct lp_span stack,
+			    struct lp_span locs);
+/* exec: PATH (raw) */
+int lp_writer__exec_path(struct lp_writer *w, const char *path);
+
+/* Attributes of the record being built: "\tKEY=VALUE". */
+int lp_writer__attr_u64(struct lp_writer *w, const char *key, uint64_t v);
+int lp_writer__attr_str(struct lp_writer *w, const char *key, const char *raw);
+
+/* Ends the record being built and writes it. */
+int lp_writer__end(struct lp_writer *w);
+
+/* Writes a parsed S record as it was. */
+int lp_writer__copy_sample(struct lp_writer *w, const struct lp_sample *s);
+
+/* Writes a split record again with fields at and at + 1 (STACK, LOCS) replaced by escaped lists. */
+int lp_writer__replace_stack(struct lp_writer *w, const struct lp_fields *f, size_t at, struct lp_span stack,
+			     struct lp_span locs);
+
+/* Writes a line as it was (comments, records passed through). */
+int lp_writer__raw(struct lp_writer *w, const char *line, size_t len);
+
+/* ---- formats ---- */
+
+enum lp_format {
+	LP_FORMAT_AUTO,
+	LP_FORMAT_LP,		/* lp stream */
+	LP_FORMAT_PERF,		/* perf script text */
+	LP_FORMAT_FOLDED,	/* folded stacks */
+};
+
+/* The format of a name ("auto", "lp", "perf", "folded"); -EINVAL. */
+int lp_format__parse(const char *name, enum lp_format *f);
+const char *lp_format__name(enum lp_format f);
+
+struct lines;
+/* What the first lines of r (peeked, not consumed) are; never LP_FORMAT_AUTO. */
+enum lp_format lp_format__detect(struct lines *r);
 
 #endif

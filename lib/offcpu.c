@@ -58,8 +58,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Opens, configures, loads and attaches one variant; 0 or -errno with *why set. */
-static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, const char **why)
+/* Opens, configures, loads and attaches one variant; 0 or -errno with err saying what failed. */
+static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, struct lp_error *err)
 {
 	struct offcpu_bpf *skel;
 	struct bpf_program *p;
@@ -68,7 +68,7 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, con
 	libbpf_said[0] = 0;
 	skel = offcpu_bpf__open();
 	if (!skel) {
-		*why = "opening the BPF object";
+		lp_error__set(err, 0, "opening the BPF object");
 		return -errno;
 	}
 	skel->rodata->period_ns = o->freq > 0 ? (uint64_t)(1000000000 / o->freq) : 0;
@@ -84,12 +84,12 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, con
 		bpf_map__set_max_entries(skel->maps.tid_slots, RAW_TP_THREADS);
 	ret = offcpu_bpf__load(skel);
 	if (ret) {
-		*why = "loading the BPF program";
+		lp_error__set(err, 0, "loading the BPF program");
 		goto fail;
 	}
 	ret = offcpu_bpf__attach(skel);
 	if (ret) {
-		*why = "attaching to sched_switch";
+		lp_error__set(err, 0, "attaching to sched_switch");
 		goto fail;
 	}
 	oc->skel = skel;
@@ -101,14 +101,13 @@ fail:
 	return ret;
 }
 
-struct offcpu *offcpu__open(const struct offcpu_opts *o, const char **why)
+struct offcpu *offcpu__open(const struct offcpu_opts *o, struct lp_error *err)
 {
-	static char reason[700];
 	struct offcpu *oc;
 	int ret;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		*why = "the kernel has no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF)";
+		lp_error__set(err, 0, "the kernel has no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF)");
 		errno = ENOTSUP;
 		return NULL;
 	}
@@ -116,13 +115,15 @@ struct offcpu *offcpu__open(const struct offcpu_opts *o, const char **why)
 	if (!oc)
 		return NULL;
 	libbpf_set_print(remember_libbpf);
-	ret = o->raw_tp ? -ENOTSUP : load(oc, o, false, why);
+	ret = o->raw_tp ? -ENOTSUP : load(oc, o, false, err);
 	if (ret < 0 && ret != -EPERM && ret != -EACCES)
-		ret = load(oc, o, true, why);
+		ret = load(oc, o, true, err);
 	if (ret < 0) {
 		if (libbpf_said[0]) {
-			snprintf(reason, sizeof(reason), "%s (%s)", *why, libbpf_said);
-			*why = reason;
+			char what[sizeof(err->msg)];
+
+			snprintf(what, sizeof(what), "%s", err->msg);
+			lp_error__set(err, 0, "%s (%s)", what, libbpf_said);
 		}
 		free(oc);
 		errno = -ret;
@@ -131,7 +132,7 @@ struct offcpu *offcpu__open(const struct offcpu_opts *o, const char **why)
 	oc->rb = ring_buffer__new(bpf_map__fd(oc->skel->maps.events), on_record, oc, NULL);
 	if (!oc->rb) {
 		ret = -errno;
-		*why = "opening the BPF ring buffer";
+		lp_error__set(err, 0, "opening the BPF ring buffer");
 		offcpu__free(oc);
 		errno = -ret;
 		return NULL;

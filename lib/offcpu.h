@@ -25,9 +25,9 @@ struct offcpu;
 
 /*
  * Loads and attaches the program (tp_btf, else raw_tp). NULL with errno set;
- * *why says what failed, in words (valid until the next call).
+ * err says what failed, in words.
  */
-struct offcpu *offcpu__open(const struct offcpu_opts *o, const char **why);
+struct offcpu *offcpu__open(const struct offcpu_opts *o, struct lp_error *err);
 void offcpu__free(struct offcpu *oc);
 
 /*

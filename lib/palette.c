@@ -1,7 +1,6 @@
 #include "palette.h"
 
 #include <errno.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +246,7 @@ const char *palette__default_background(const char *palette)
 	return "yellow";
 }
 
-struct stackmap *palette_map__load(const char *path, long *bad_line)
+struct stackmap *palette_map__load(const char *path, struct lp_error *err)
 {
 	struct stackmap *m = stackmap__new();
 	FILE *f = m ? fopen(path, "r") : NULL;
@@ -256,11 +255,13 @@ struct stackmap *palette_map__load(const char *path, long *bad_line)
 	ssize_t len;
 	long lineno = 0;
 
+	lp_error__clear(err);
 	if (!m)
 		return NULL;
 	if (!f) {
 		if (errno == ENOENT)
 			return m;
+		lp_error__set(err, 0, "cannot read '%s': %s", path, strerror(errno));
 		stackmap__free(m);
 		return NULL;
 	}
@@ -274,7 +275,9 @@ struct stackmap *palette_map__load(const char *path, long *bad_line)
 		arrow = strstr(line, "->rgb(");
 		if (!arrow || sscanf(arrow, "->rgb(%d,%d,%d)%n", &r, &g, &b, &end) != 3 ||
 		    arrow[end] != 0 || r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255) {
-			*bad_line = lineno;
+			err->file = path;
+			err->line = lineno;
+			lp_error__set(err, 0, "expected 'NAME->rgb(R,G,B)'");
 			free(line);
 			fclose(f);
 			stackmap__free(m);

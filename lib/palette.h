@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 enum palette_hash {
 	HASH_NAME_RANDOM,	/* default: a random colour seeded by the name (the same everywhere) */
 	HASH_NAME_VECTOR,	/* --hash: early characters weigh most */
@@ -39,7 +41,7 @@ const char *palette__default_background(const char *palette);
  * between runs. Loading a missing file gives an empty map. On a malformed line
  * NULL with errno EINVAL and *bad_line set.
  */
-struct stackmap *palette_map__load(const char *path, long *bad_line);
+struct stackmap *palette_map__load(const char *path, struct lp_error *err);
 bool palette_map__get(struct stackmap *m, const char *name, size_t len, uint32_t *rgb);
 int palette_map__put(struct stackmap *m, const char *name, size_t len, uint32_t rgb);
 int palette_map__save(struct stackmap *m, const char *path);

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
+
 struct ring {
 	int fd;			/* the event whose buffer this is */
 	void *base;
@@ -130,7 +132,7 @@ static int keep_fd(struct perf_session *s, int fd)
 	return 0;
 }
 
-static int open_task(struct perf_session *s, pid_t pid, bool first, const char **what)
+static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_error *err)
 {
 	struct perf_event_attr attr;
 	int opened = 0;
@@ -150,7 +152,7 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, const char *
 		if (fd < 0) {
 			if (errno == ENODEV || errno == ENXIO)
 				continue;	/* an offline CPU */
-			*what = "perf_event_open of task-clock";
+			lp_error__set(err, 0, "perf_event_open of task-clock");
 			return -errno;
 		}
 		if ((ret = keep_fd(s, fd)) < 0) {
@@ -163,12 +165,12 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, const char *
 			r->base = mmap(NULL, r->size + s->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 			if (r->base == MAP_FAILED) {
 				r->base = NULL;
-				*what = "mmap of the ring buffer (see -m)";
+				lp_error__set(err, 0, "mmap of the ring buffer (see -m)");
 				return -errno;
 			}
 			r->fd = fd;
 		} else if (r && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
-			*what = "redirecting a thread's samples";
+			lp_error__set(err, 0, "redirecting a thread's samples");
 			return -errno;
 		}
 		if (s->o.fork_tracepoint >= 0 && s->rings[cpu].base) {
@@ -181,7 +183,7 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, const char *
 			if (tfd >= 0) {
 				if (keep_fd(s, tfd) < 0 || ioctl(tfd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0 ||
 				    ioctl(tfd, PERF_EVENT_IOC_ID, &id) < 0) {
-					*what = "the fork tracepoint";
+					lp_error__set(err, 0, "the fork tracepoint");
 					return -errno;
 				}
 				ids = realloc(s->fork_ids, (s->nfork_ids + 1) * sizeof(*ids));
@@ -194,13 +196,13 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, const char *
 		opened++;
 	}
 	if (opened == 0) {
-		*what = "perf_event_open on any CPU";
+		lp_error__set(err, 0, "perf_event_open on any CPU");
 		return -ENODEV;
 	}
 	return 0;
 }
 
-struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, const char **what)
+struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, struct lp_error *err)
 {
 	struct perf_session *s = calloc(1, sizeof(*s));
 	int ret;
@@ -221,7 +223,7 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, co
 	for (int i = 0; i < s->ncpus; i++)
 		s->rings[i].fd = -1;
 	s->nrings = s->ncpus;
-	ret = open_task(s, pid, true, what);
+	ret = open_task(s, pid, true, err);
 	if (ret < 0) {
 		perf_session__free(s);
 		errno = -ret;
@@ -230,9 +232,9 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, co
 	return s;
 }
 
-int perf_session__add_task(struct perf_session *s, pid_t pid, const char **what)
+int perf_session__add_task(struct perf_session *s, pid_t pid, struct lp_error *err)
 {
-	return open_task(s, pid, false, what);
+	return open_task(s, pid, false, err);
 }
 
 void perf_session__free(struct perf_session *s)
@@ -274,9 +276,12 @@ void perf_session__poll_also(struct perf_session *s, int fd)
 	s->extra_fd = fd;
 }
 
-bool perf_session__reads_values(const struct perf_session *s)
+struct perf_layout perf_session__layout(const struct perf_session *s)
 {
-	return s->o.read_values;
+	return (struct perf_layout){
+		.read_value = s->o.read_values,
+		.regs_and_stack = s->o.stack_snapshot && (s->o.capture & CAPTURE_USER),
+	};
 }
 
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id)

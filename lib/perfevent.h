@@ -11,13 +11,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "error.h"
+#include "perfrecord.h"
+
 enum capture {
 	CAPTURE_USER = 1,
 	CAPTURE_KERNEL = 2,
 	CAPTURE_BOTH = 3,
 };
 
-/* What every sample carries, in this order after the identifier. */
+/* What every sample carries, in this order after the identifier (perfrecord.c decodes it). */
 #define LP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
 			PERF_SAMPLE_CALLCHAIN)
@@ -34,20 +37,18 @@ struct perf_opts {
 	bool read_values;	/* ask for the counter's value with each sample (dropped if refused) */
 };
 
-/* User registers sampled with a stack snapshot: bp, sp, ip, in this order. */
-#define LP_SAMPLE_REGS ((1ULL << 6) | (1ULL << 7) | (1ULL << 8))
 
 struct perf_session;
 
 /*
  * Opens the events on task pid (and, inherited, its future children) on
- * every online CPU. NULL with errno set; *what says which call failed.
+ * every online CPU. NULL with errno set; err says which call failed.
  */
-struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, const char **what);
+struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, struct lp_error *err);
 void perf_session__free(struct perf_session *s);
 
 /* Adds the events of another task (another thread of an attached process). */
-int perf_session__add_task(struct perf_session *s, pid_t pid, const char **what);
+int perf_session__add_task(struct perf_session *s, pid_t pid, struct lp_error *err);
 
 int perf_session__enable(struct perf_session *s);
 int perf_session__disable(struct perf_session *s);
@@ -65,11 +66,12 @@ int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn
 void perf_session__poll_also(struct perf_session *s, int fd);
 
 /*
- * Whether the sampling event's samples carry its value (PERF_SAMPLE_READ,
- * right after PERIOD): the task-clock time really counted, where the period
- * is only the kernel's aim (hrtimer-driven, it runs on wall time).
+ * What the samples carry beyond LP_SAMPLE_TYPE, as opened: the sampling
+ * event's value (PERF_SAMPLE_READ, right after PERIOD: the task-clock time
+ * really counted, where the period is only the kernel's aim; dropped where
+ * the kernel refused it) and the user registers and stack snapshot.
  */
-bool perf_session__reads_values(const struct perf_session *s);
+struct perf_layout perf_session__layout(const struct perf_session *s);
 
 /* Event ids of the sampling event and of the fork tracepoint, per CPU. */
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id);

@@ -185,15 +185,12 @@ static int header(struct perfscript *p, const char *line, size_t len)
 			p->filter_defaulted = true;
 		} else if (!(p->event_filter.len == eventlen &&
 			     memcmp(p->event_filter.s, event, eventlen) == 0)) {
-			if (p->filter_defaulted && !p->filter_warned && p->opts.warn) {
-				char msg[200];
-
-				snprintf(msg, sizeof(msg),
-					 "counting only events of type '%.*s' (the first seen), "
-					 "skipping '%.*s'; choose with --event-filter",
-					 (int)(p->event_filter.len > 60 ? 60 : p->event_filter.len),
-					 p->event_filter.s, (int)(eventlen > 60 ? 60 : eventlen), event);
-				p->opts.warn(p->opts.ctx, msg);
+			if (p->filter_defaulted && !p->filter_warned) {
+				lp_warn(p->opts.warn, p->opts.ctx, NULL, 0,
+					"counting only events of type '%.*s' (the first seen), "
+					"skipping '%.*s'; choose with --event-filter",
+					(int)(p->event_filter.len > 60 ? 60 : p->event_filter.len),
+					p->event_filter.s, (int)(eventlen > 60 ? 60 : eventlen), event);
 				p->filter_warned = true;
 			}
 			return 0;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 enum stack_naming {
 	NAMING_COMM,		/* comm */
 	NAMING_PID,		/* comm-PID */
@@ -23,7 +25,7 @@ struct perfscript_opts {
 	bool addrs;		/* [dso <0xaddr>] for unknown symbols */
 	const char *event_filter;	/* NULL: the first event seen */
 	/* Told about events skipped because of the default filter, once. */
-	void (*warn)(void *ctx, const char *msg);
+	lp_warn_fn warn;
 	void *ctx;
 };
 

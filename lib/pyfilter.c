@@ -13,8 +13,23 @@ struct pyfilter {
 	PyObject *process;
 };
 
-/* The pending Python exception as text: its traceback. */
-static char *exception_text(void)
+/* Its last lines when the whole does not fit: they name the error. */
+static void set_tail(struct lp_error *err, const char *text)
+{
+	size_t len = strlen(text), room = sizeof(err->msg) - 1;
+
+	/* a traceback ends with a newline the message does not need */
+	while (len > 0 && text[len - 1] == '\n')
+		len--;
+	if (len <= room) {
+		lp_error__set(err, -EINVAL, "%.*s", (int)len, text);
+		return;
+	}
+	lp_error__set(err, -EINVAL, "...%.*s", (int)(room - 3), text + len - (room - 3));
+}
+
+/* The pending Python exception as text, its traceback, into err. */
+static void exception_text(struct lp_error *err)
 {
 	PyObject *type, *value, *tb, *module = NULL, *lines = NULL, *empty = NULL, *joined = NULL;
 	char *text = NULL;
@@ -32,8 +47,8 @@ static char *exception_text(void)
 
 		text = s ? strdup(s) : NULL;
 	}
-	if (!text)
-		text = strdup("Python raised an exception that could not be formatted\n");
+	set_tail(err, text ? text : "Python raised an exception that could not be formatted");
+	free(text);
 	PyErr_Clear();
 	Py_XDECREF(joined);
 	Py_XDECREF(empty);
@@ -42,10 +57,9 @@ static char *exception_text(void)
 	Py_XDECREF(type);
 	Py_XDECREF(value);
 	Py_XDECREF(tb);
-	return text;
 }
 
-struct pyfilter *pyfilter__load(const char *path, char **detail)
+struct pyfilter *pyfilter__load(const char *path, struct lp_error *err)
 {
 	struct pyfilter *p = calloc(1, sizeof(*p));
 	FILE *f = NULL;
@@ -53,13 +67,11 @@ struct pyfilter *pyfilter__load(const char *path, char **detail)
 	size_t size = 0;
 	PyObject *code = NULL, *result = NULL, *setup;
 
-	*detail = NULL;
 	if (!p)
 		return NULL;
 	f = fopen(path, "r");
 	if (!f) {
-		if (asprintf(detail, "cannot open '%s': %s", path, strerror(errno)) < 0)
-			*detail = NULL;
+		lp_error__set(err, -errno, "cannot open '%s': %s", path, strerror(errno));
 		free(p);
 		return NULL;
 	}
@@ -97,8 +109,7 @@ struct pyfilter *pyfilter__load(const char *path, char **detail)
 	}
 	p->process = PyDict_GetItemString(p->globals, "process");
 	if (!p->process || !PyCallable_Check(p->process)) {
-		if (asprintf(detail, "'%s' defines no function process(callchain)", path) < 0)
-			*detail = NULL;
+		lp_error__set(err, -EINVAL, "'%s' defines no function process(callchain)", path);
 		goto fail_quiet;
 	}
 	Py_INCREF(p->process);
@@ -106,7 +117,7 @@ struct pyfilter *pyfilter__load(const char *path, char **detail)
 	free(source);
 	return p;
 fail:
-	*detail = exception_text();
+	exception_text(err);
 fail_quiet:
 	Py_XDECREF(code);
 	free(source);
@@ -126,12 +137,11 @@ void pyfilter__free(struct pyfilter *p)
 }
 
 int pyfilter__decide(struct pyfilter *p, const struct filter_frame *frames, size_t n, bool *keep,
-		     char **detail)
+		     struct lp_error *err)
 {
 	PyObject *chain = PyTuple_New((Py_ssize_t)n), *result = NULL;
 	int ret = -EINVAL;
 
-	*detail = NULL;
 	if (!chain)
 		return -ENOMEM;
 	/* leaf first, as perf's scripting does */
@@ -148,7 +158,7 @@ int pyfilter__decide(struct pyfilter *p, const struct filter_frame *frames, size
 					      PyUnicode_DecodeUTF8(f->exec, (Py_ssize_t)f->execlen, "surrogateescape"),
 					      (unsigned long long)f->offset);
 			if (!entry) {
-				*detail = exception_text();
+				exception_text(err);
 				goto cleanup;
 			}
 		}
@@ -156,27 +166,24 @@ int pyfilter__decide(struct pyfilter *p, const struct filter_frame *frames, size
 	}
 	result = PyObject_CallOneArg(p->process, chain);
 	if (!result) {
-		*detail = exception_text();
+		exception_text(err);
 		goto cleanup;
 	}
 	if (!PyList_Check(result) && !PyTuple_Check(result)) {
-		if (asprintf(detail, "process() returned %s, not a list of booleans", Py_TYPE(result)->tp_name) < 0)
-			*detail = NULL;
+		lp_error__set(err, -EINVAL, "process() returned %s, not a list of booleans", Py_TYPE(result)->tp_name);
 		goto cleanup;
 	}
 	if ((size_t)PySequence_Fast_GET_SIZE(result) != n) {
-		if (asprintf(detail, "process() returned %zd booleans for %zu frames",
-			     PySequence_Fast_GET_SIZE(result), n) < 0)
-			*detail = NULL;
+		lp_error__set(err, -EINVAL, "process() returned %zd booleans for %zu frames",
+			     PySequence_Fast_GET_SIZE(result), n);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < n; i++) {
 		PyObject *v = PySequence_Fast_GET_ITEM(result, (Py_ssize_t)i);
 
 		if (!PyBool_Check(v)) {
-			if (asprintf(detail, "process() returned %s at position %zu, not a boolean",
-				     Py_TYPE(v)->tp_name, i) < 0)
-				*detail = NULL;
+			lp_error__set(err, -EINVAL, "process() returned %s at position %zu, not a boolean",
+				     Py_TYPE(v)->tp_name, i);
 			goto cleanup;
 		}
 		keep[n - 1 - i] = v == Py_True;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 struct pyfilter;
 
 struct filter_frame {
@@ -19,8 +21,8 @@ struct filter_frame {
 	uint64_t offset;
 };
 
-/* Runs the file and setup(). NULL with *detail (malloc'ed: the message or traceback) on failure. */
-struct pyfilter *pyfilter__load(const char *path, char **detail);
+/* Runs the file and setup(). NULL with err's message set (the message or traceback) on failure. */
+struct pyfilter *pyfilter__load(const char *path, struct lp_error *err);
 void pyfilter__free(struct pyfilter *p);
 
 /*
@@ -29,6 +31,6 @@ void pyfilter__free(struct pyfilter *p);
  * bools; -ENOMEM.
  */
 int pyfilter__decide(struct pyfilter *p, const struct filter_frame *frames, size_t n, bool *keep,
-		     char **detail);
+		     struct lp_error *err);
 
 #endif

@@ -25,7 +25,7 @@ struct record_opts {
 	const pid_t *pids;
 	size_t npids;
 	int workload_stdout;		/* fd the command's stdout goes to, or -1 to keep ours */
-	void (*warn)(void *ctx, const char *msg);
+	lp_warn_fn warn;
 	void *ctx;
 };
 
@@ -46,9 +46,9 @@ void recorder__free(struct recorder *r);
 
 /*
  * Starts the command (stopped until its events are open) or attaches. -errno
- * with *what saying what failed; -ENOENT/-EACCES when the command cannot run.
+ * with err saying what failed ("exec" when the command cannot run: -ENOENT, -EACCES).
  */
-int recorder__start(struct recorder *r, const char **what);
+int recorder__start(struct recorder *r, struct lp_error *err);
 
 /* Reads until the command (or every attached process) is gone, or *stop is set. */
 int recorder__run(struct recorder *r, volatile sig_atomic_t *stop);

@@ -37,16 +37,16 @@ struct stackfilter {
 	struct strbuf memo_text;
 };
 
-static int fail(struct stackfilter_error *err, long line, long column, const char *fmt, const char *what)
+static int fail(struct lp_error *err, long line, long column, const char *fmt, const char *what)
 {
 	err->line = line;
-	err->column = column;
-	snprintf(err->msg, sizeof(err->msg), fmt, what);
+	err->col = column;
+	lp_error__set(err, 0, fmt, what);
 	return -EINVAL;
 }
 
 static int add_statement(struct stackfilter *f, enum target t, const char *re, size_t relen, size_t group,
-			 long line, long column, struct stackfilter_error *err)
+			 long line, long column, struct lp_error *err)
 {
 	int code;
 	PCRE2_SIZE at;
@@ -76,7 +76,7 @@ static int add_statement(struct stackfilter *f, enum target t, const char *re, s
 
 /* One line: a comment, blank, OR, or KEYWORD <regex>. */
 static int parse_line(struct stackfilter *f, char *line, size_t len, long lineno, size_t *group,
-		      bool *group_empty, struct stackfilter_error *err)
+		      bool *group_empty, struct lp_error *err)
 {
 	static const struct {
 		const char *word;
@@ -118,7 +118,7 @@ static int parse_line(struct stackfilter *f, char *line, size_t len, long lineno
 	return fail(err, lineno, (long)word + 1, "unknown keyword '%s' (SYM, EXEC, ANY or OR)", line + word);
 }
 
-struct stackfilter *stackfilter__load(const char *path, struct stackfilter_error *err)
+struct stackfilter *stackfilter__load(const char *path, struct lp_error *err)
 {
 	struct stackfilter *f = calloc(1, sizeof(*f));
 	FILE *in;
@@ -129,7 +129,7 @@ struct stackfilter *stackfilter__load(const char *path, struct stackfilter_error
 	bool group_empty = true;
 	int ret = 0;
 
-	memset(err, 0, sizeof(*err));
+	lp_error__clear(err);
 	if (!f)
 		return NULL;
 	f->memo = HTAB_INIT(struct memo);
@@ -137,11 +137,12 @@ struct stackfilter *stackfilter__load(const char *path, struct stackfilter_error
 	if (!in) {
 		int e = errno;
 
-		snprintf(err->msg, sizeof(err->msg), "cannot open '%s': %s", path, strerror(e));
+		lp_error__set(err, 0, "cannot open '%s': %s", path, strerror(e));
 		free(f);
 		errno = e;
 		return NULL;
 	}
+	err->file = path;
 	while (ret == 0 && (len = getline(&line, &cap, in)) > 0) {
 		lineno++;
 		if (line[len - 1] == '\n')

@@ -9,15 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "error.h"
+
 struct stackfilter;
 
-struct stackfilter_error {
-	long line, column;	/* 0 when not about a place in the file */
-	char msg[256];
-};
-
 /* Parses a filter file. NULL+errno; EINVAL with err filled in for a bad file. */
-struct stackfilter *stackfilter__load(const char *path, struct stackfilter_error *err);
+struct stackfilter *stackfilter__load(const char *path, struct lp_error *err);
 void stackfilter__free(struct stackfilter *f);
 
 /* Whether any statement looks at executables (EXEC), which folded stacks lack. */

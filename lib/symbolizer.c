@@ -70,11 +70,11 @@ struct symbolizer {
 	struct stackmap *file_ids;	/* path -> index + 1 (in count[0]) */
 	struct symtab *kernel;
 	bool kernel_tried;
-	symbolizer_warn_fn warn;
+	lp_warn_fn warn;
 	void *ctx;
 };
 
-struct symbolizer *symbolizer__new(symbolizer_warn_fn warn, void *ctx)
+struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -247,8 +247,7 @@ int symbolizer__exec(struct symbolizer *s, pid_t pid)
 
 static void warn_once(struct symbolizer *s, const char *msg)
 {
-	if (s->warn)
-		s->warn(s->ctx, msg);
+	lp_warn(s->warn, s->ctx, NULL, 0, "%s", msg);
 }
 
 static const char *basename_of(const char *path)
@@ -361,14 +360,14 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 	/* JIT symbols: /tmp/perf-PID.map */
 	if (p && !p->perfmap_tried && in_anonymous) {
 		char path[64];
-		long bad = 0;
+		struct lp_error err;
 
 		p->perfmap_tried = true;
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-		p->perfmap = perfmap__load(path, &bad);
+		p->perfmap = perfmap__load(path, &err);
 		if (!p->perfmap && errno == EINVAL) {
 			snprintf(loc, sizeof(loc), "cannot read JIT symbols: '%s' line %ld is not 'START SIZE NAME'",
-				 path, bad);
+				 path, err.line);
 			warn_once(s, loc);
 		} else if (!p->perfmap) {
 			snprintf(loc, sizeof(loc), "samples in anonymous memory of process %d and no JIT "

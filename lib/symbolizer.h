@@ -10,14 +10,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "error.h"
 #include "strbuf.h"
 
 struct symbolizer;
 
 /* Warnings (a missing JIT map, unreadable kernel symbols...), once each. */
-typedef void (*symbolizer_warn_fn)(void *ctx, const char *msg);
 
-struct symbolizer *symbolizer__new(symbolizer_warn_fn warn, void *ctx);
+struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx);
 void symbolizer__free(struct symbolizer *s);
 
 /*

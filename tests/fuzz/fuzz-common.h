@@ -8,19 +8,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "collapse.h"
+#include "profile.h"
 
-static void ignore_warning(void *ctx, const char *file, long line, const char *msg)
+static void ignore_warning(void *ctx, const struct lp_error *w)
 {
-	(void)ctx, (void)file, (void)line, (void)msg;
+	(void)ctx, (void)w;
 }
 
-static int collapse_input(const uint8_t *data, size_t size, struct collapse_opts *o)
+static int collapse_input(const uint8_t *data, size_t size, struct profile_opts *o)
 {
 	static FILE *sink;
-	struct collapse_error err;
-	struct collapse_output out = { .diff = o->diff };
-	struct collapser *c;
+	struct lp_error err;
+	struct folded_output out = { .diff = o->diff };
+	struct profile *c;
 	int fd = memfd_create("fuzz", 0);
 
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
@@ -28,10 +28,10 @@ static int collapse_input(const uint8_t *data, size_t size, struct collapse_opts
 	if (!sink)
 		sink = fopen("/dev/null", "w");
 	o->warn = ignore_warning;
-	c = collapser__new(o);
-	if (collapser__read(c, fd, "fuzz", 0, &err) == 0)
-		collapser__write(c, sink, &out);
-	collapser__free(c);
+	c = profile__new(o);
+	if (profile__read(c, fd, "fuzz", 0, &err) == 0)
+		profile__write_folded(c, sink, &out);
+	profile__free(c);
 	close(fd);
 	return 0;
 }

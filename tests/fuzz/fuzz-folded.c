@@ -3,7 +3,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* auto-detection too: it decides between the three parsers */
-	struct collapse_opts o = { .format = FORMAT_AUTO };
+	struct profile_opts o = { .format = LP_FORMAT_AUTO };
 
 	if (size > 0) {
 		o.diff = data[0] & 1;

@@ -17,10 +17,10 @@
 static struct stackfilter *filter;
 static bool allow;
 
-static int decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, char **detail)
+static int decide(void *ctx, const struct filter_frame *frames, size_t n, bool *keep, struct lp_error *err)
 {
 	(void)ctx;
-	*detail = NULL;
+	(void)err;
 	for (size_t i = 0; i < n; i++) {
 		int m = stackfilter__match(filter, frames[i].sym, frames[i].symlen, frames[i].exec, frames[i].execlen);
 
@@ -35,7 +35,7 @@ static void load_filter(void)
 {
 	static const char rules[] = "SYM ^a\nOR\nEXEC libc\nOR\nANY x.*y\nSYM b\n";
 	char path[] = "/tmp/lp-fuzz-filter.XXXXXX";
-	struct stackfilter_error err;
+	struct lp_error err;
 	int fd = mkstemp(path);
 
 	if (fd < 0 || write(fd, rules, sizeof(rules) - 1) != (ssize_t)(sizeof(rules) - 1))
@@ -57,11 +57,11 @@ static void check_output(const char *out, size_t len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		struct lp_sample s;
-		char err[256];
+		struct lp_error err;
 
 		if (n > 0 && p[0] == 'S' && lp_fields__split(&f, p, n) == 0 &&
-		    lp_sample__parse(&f, &s, err, sizeof(err)) < 0) {
-			fprintf(stderr, "filtered S record does not parse: %s\n", err);
+		    lp_sample__parse(&f, &s, &err) < 0) {
+			fprintf(stderr, "filtered S record does not parse: %s\n", err.msg);
 			abort();
 		}
 		p += n + 1;
@@ -72,7 +72,7 @@ static void check_output(const char *out, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct lpfilter_opts o = { .decide = decide, .needs_exec = false, .pure = true };
-	struct lpfilter_error err = { 0 };
+	struct lp_error err;
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *sink;
@@ -91,13 +91,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink = open_memstream(&out, &outlen);
 	if (fd < 0 || !sink || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
 		abort();
-	ret = lpfilter__run(&o, fd, sink, &err);
+	ret = lpfilter__run(&o, fd, "fuzz", sink, &err);
 	fclose(sink);
 	close(fd);
 	/* input it accepted as an lp stream comes out as one */
 	if (ret == 0 && size >= 10 && memcmp(data, LP_STREAM_MAGIC, 10) == 0)
 		check_output(out, outlen);
 	free(out);
-	free(err.detail);
 	return 0;
 }

@@ -2,7 +2,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct collapse_opts o = { .format = FORMAT_LP };
+	struct profile_opts o = { .format = LP_FORMAT_LP };
 
 	/* the first byte picks options, so that every path is reached */
 	if (size > 0) {

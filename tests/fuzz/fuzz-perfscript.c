@@ -2,7 +2,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct collapse_opts o = { .format = FORMAT_PERF };
+	struct profile_opts o = { .format = LP_FORMAT_PERF };
 
 	if (size > 0) {
 		o.naming = data[0] % 3;

@@ -3,12 +3,13 @@
 #include "folded.h"
 #include "tap.h"
 
-static char err[256];
+static struct lp_error e;
+static const char *err = e.msg;
 
 static int parse(const char *line, struct folded_line *f)
 {
-	err[0] = 0;
-	return folded_parse(line, strlen(line), f, err, sizeof(err));
+	lp_error__clear(&e);
+	return folded_parse(line, strlen(line), f, &e);
 }
 
 int main(void)

@@ -5,14 +5,15 @@
 #include "tap.h"
 
 static struct lp_fields f;
-static char err[256];
+static struct lp_error e;
+static const char *err = e.msg;
 
 static int parse(const char *line, struct lp_sample *s)
 {
-	err[0] = 0;
+	lp_error__clear(&e);
 	if (lp_fields__split(&f, line, strlen(line)) < 0)
 		abort();
-	return lp_sample__parse(&f, s, err, sizeof(err));
+	return lp_sample__parse(&f, s, &e);
 }
 
 static void good_sample(void)
@@ -29,7 +30,7 @@ static void good_sample(void)
 	is_mem(s.comm.s, s.comm.len, "my app", 6, "COMM keeps spaces");
 	ok(s.nattrs == 1 && s.attrs[0].len == 5, "one attribute");
 	lp_list_iter__init(&it, s.stack);
-	while (lp_list_iter__next(&it, &item))
+	while (lp_list_iter__next(&it, &item, NULL))
 		if (++n == 2)
 			lp_span__unescape_to(&b, item);
 	ok(n == 3, "three frames");
@@ -75,15 +76,17 @@ static void line_kinds(void)
 {
 	int v = 0;
 
-	ok(lp_line_kind("#lp.host\tx", 10, err, sizeof(err)) == LP_LINE_COMMENT, "metadata");
-	ok(lp_line_kind("P\t1", 3, err, sizeof(err)) == LP_LINE_RECORD, "a record");
-	ok(lp_line_kind("", 0, err, sizeof(err)) == -EINVAL && !strcmp(err, "empty line"), "empty");
-	ok(lp_line_kind("SS\t1", 4, err, sizeof(err)) == -EINVAL &&
+	ok(lp_line_kind("#lp.host\tx", 10, &e) == LP_LINE_COMMENT, "metadata");
+	ok(lp_line_kind("P\t1", 3, &e) == LP_LINE_RECORD, "a record");
+	ok(lp_line_kind("", 0, &e) == -EINVAL && !strcmp(err, "empty line"), "empty");
+	ok(lp_line_kind("SS\t1", 4, &e) == -EINVAL &&
 	   !strcmp(err, "record type must be one capital letter, got 'SS'"), "two-letter type");
-	ok(lp_line_kind("s\t1", 3, err, sizeof(err)) == -EINVAL, "lower-case type");
-	ok(lp_version_line("#lp-stream 1", 12, &v, err, sizeof(err)) == 1 && v == 1, "version 1");
-	ok(lp_version_line("#lp-stream x", 12, &v, err, sizeof(err)) == -EINVAL, "bad version");
-	ok(lp_version_line("#lp.x", 5, &v, err, sizeof(err)) == 0, "not a version line");
+	ok(lp_line_kind("s\t1", 3, &e) == -EINVAL, "lower-case type");
+	ok(lp_version_line("#lp-stream 1", 12, &v, &e) == 1 && v == 1, "version 1");
+	ok(lp_version_line("#lp-stream x", 12, &v, &e) == -EINVAL, "bad version");
+	ok(lp_version_line("#lp.x", 5, &v, &e) == 0, "not a version line");
+	ok(lp_version_line("#lp-stream 99", 13, &v, &e) == -EINVAL &&
+	   !strcmp(err, "lp stream version 99 is newer than this program reads (1)"), "a newer version");
 }
 
 static void deep_stack(void)
@@ -116,19 +119,128 @@ static void write_round_trip(void)
 	const char *in = "S\t5\t6\t7\tc%09x\tcpu\t9\ta%3B;b\t-;-\tdur=3";
 	const char *values[] = { "two\twords", "100%" };
 	struct lp_sample s;
+	struct lp_writer w;
 	char *buf = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&buf, &size);
 
 	parse(in, &s);
-	lp_write_version(out);
-	lp_write_meta(out, "test", values, 2);
-	lp_write_sample(out, &s);
+	lp_writer__init(&w, out);
+	lp_writer__version(&w);
+	lp_writer__meta(&w, "test", values, 2);
+	lp_writer__copy_sample(&w, &s);
+	lp_writer__sample(&w, 1, 2, 3, "my\tcomm", "offcpu", 4, LP_SPAN("main;f"), LP_SPAN(""));
+	lp_writer__attr_u64(&w, "dur", 18446744073709551615ULL);
+	lp_writer__attr_str(&w, "state", "S");
+	lp_writer__end(&w);
+	lp_writer__proc(&w, 7, 8, 9, LP_PROC_SPAWN, "kid");
+	lp_writer__spawn_parent(&w, 8, 8, LP_SPAN("main;fork"), LP_SPAN("/a+0x1;/b+0x2"));
+	lp_writer__end(&w);
+	lp_writer__proc(&w, 7, 8, 8, LP_PROC_EXEC, "ls");
+	lp_writer__exec_path(&w, "/bin/l s");
+	lp_writer__end(&w);
+	lp_writer__proc(&w, 9, 8, 8, LP_PROC_EXIT, "ls");
+	lp_writer__end(&w);
+	lp_writer__release(&w);
 	fclose(out);
 	is_str(buf, "#lp-stream 1\n#lp.test\ttwo%09words\t100%25\n"
-		    "S\t5\t6\t7\tc%09x\tcpu\t9\ta%3B;b\t-;-\tdur=3\n",
-	       "version, metadata and a sample written back as read");
+		    "S\t5\t6\t7\tc%09x\tcpu\t9\ta%3B;b\t-;-\tdur=3\n"
+		    "S\t1\t2\t3\tmy%09comm\toffcpu\t4\tmain;f\t-\tdur=18446744073709551615\tstate=S\n"
+		    "P\t7\t8\t9\tspawn\tkid\t8\t8\tmain;fork\t/a+0x1;/b+0x2\n"
+		    "P\t7\t8\t8\texec\tls\t/bin/l s\n"
+		    "P\t9\t8\t8\texit\tls\n",
+	       "version, metadata, samples and P records written");
 	free(buf);
+}
+
+static int parse_proc(const char *line, struct lp_proc *p)
+{
+	lp_error__clear(&e);
+	if (lp_fields__split(&f, line, strlen(line)) < 0)
+		abort();
+	return lp_proc__parse(&f, p, &e);
+}
+
+static void proc_records(void)
+{
+	struct lp_proc p;
+
+	ok(parse_proc("P\t7\t8\t9\tspawn\tkid\t8\t8\tmain;fork\t/a+0x1;/b+0x2", &p) == 0 &&
+	   p.what == LP_PROC_SPAWN && p.ppid == 8 && p.ptid == 8 && lp_span__eq(p.stack, "main;fork", 9) &&
+	   p.stack_field == 8, "a spawn record");
+	ok(parse_proc("P\t7\t8\t8\texec\tls\t/bin/ls", &p) == 0 && p.what == LP_PROC_EXEC &&
+	   lp_span__eq(p.path, "/bin/ls", 7), "an exec record");
+	ok(parse_proc("P\t7\t8\t8\texit\tls", &p) == 0 && p.what == LP_PROC_EXIT, "an exit record");
+	ok(parse_proc("P\t7\t8\t8\tborn\tls\tx", &p) == 0 && p.what == LP_PROC_OTHER &&
+	   lp_span__eq(p.what_name, "born", 4), "a kind this version does not know passes");
+	ok(parse_proc("P\t7\t8\t8\tspawn\tkid\t8", &p) == -EINVAL &&
+	   !strcmp(err, "expected 10 fields in a spawn record, got 7"), "a short spawn record");
+	ok(parse_proc("P\t7\t8\t8\tspawn\tkid\t8\t8\ta;b\t/x+0x1", &p) == -EINVAL &&
+	   !strcmp(err, "LOCS has 1 entries but STACK has 2 frames"), "a spawn stack out of step");
+	ok(parse_proc("P\tx\t8\t8\texit\tls", &p) == -EINVAL, "a bad TIME");
+}
+
+static void metadata(void)
+{
+	const char *line = "#lp.event\tpf\tpage-faults\t1\tPage faults\tfaults";
+	struct lp_meta m;
+	struct lp_event_def d;
+
+	ok(lp_meta__parse(&f, line, strlen(line), &m) == 1 && lp_span__eq(m.key, "event", 5) && m.nvalues == 5,
+	   "a metadata line");
+	ok(lp_event_def__parse(&m, &d, &e) == 1 && lp_span__eq(d.key, "pf", 2) &&
+	   lp_span__eq(d.unit, "faults", 6) && lp_span__eq(d.title, "Page faults", 11), "an event definition");
+	ok(lp_meta__parse(&f, "# plain", 7, &m) == 0, "a plain comment is no metadata");
+	line = "#lp.event\tpf\tpage-faults";
+	lp_meta__parse(&f, line, strlen(line), &m);
+	ok(lp_event_def__parse(&m, &d, &e) == -EINVAL, "a short event definition");
+}
+
+/* Items of every length across the 16-byte blocks the walker reads. */
+static void list_walking(void)
+{
+	struct strbuf list = STRBUF_INIT, got = STRBUF_INIT;
+	struct lp_list_iter it;
+	struct lp_span item;
+	bool escaped, all = true;
+	size_t n = 0;
+
+	for (size_t len = 0; len < 40; len++) {
+		if (len)
+			strbuf__addc(&list, ';');
+		for (size_t i = 0; i < len; i++)
+			strbuf__addc(&list, (char)('a' + i % 26));
+		if (len % 7 == 3)
+			strbuf__add(&list, "%3B", 3);
+	}
+	lp_list_iter__init(&it, (struct lp_span){ list.s, list.len });
+	while (lp_list_iter__next(&it, &item, &escaped)) {
+		size_t want = n + (n % 7 == 3 ? 3 : 0);
+
+		all = all && item.len == want && escaped == (n % 7 == 3);
+		n++;
+	}
+	ok(n == 40 && all, "40 items of lengths 0..39: each found, escapes noted");
+	ok(lp_list__count(LP_SPAN(";")) == 2 && lp_list__count(LP_SPAN("")) == 0 &&
+	   lp_list__count(LP_SPAN("a")) == 1, "counts: one separator, empty, one item");
+	strbuf__release(&list);
+	strbuf__release(&got);
+}
+
+static void locations(void)
+{
+	struct lp_loc l;
+
+	lp_loc__parse(LP_SPAN("/usr/lib/libc.so.6+0x1f3a"), &l);
+	ok(lp_span__eq(l.dso, "/usr/lib/libc.so.6", 18) && l.has_offset && l.offset == 0x1f3a, "DSO+0xOFFSET");
+	lp_loc__parse(LP_SPAN("-"), &l);
+	ok(l.dso.len == 0 && !l.has_offset, "unknown");
+	lp_loc__parse(LP_SPAN("/tmp/a+b"), &l);
+	ok(lp_span__eq(l.dso, "/tmp/a+b", 8) && !l.has_offset, "no offset: all DSO");
+	ok(lp_loc__is_kernel(LP_SPAN("[kernel.kallsyms]+0xffffffff81000000")), "kernel");
+	ok(lp_loc__is_kernel(LP_SPAN("[ext4]+0x10")), "a module");
+	ok(!lp_loc__is_kernel(LP_SPAN("[vdso]+0x10")) && !lp_loc__is_kernel(LP_SPAN("/bin/x+0x1")),
+	   "vdso and files are user code");
 }
 
 static void list_building(void)
@@ -148,6 +260,10 @@ int main(void)
 	line_kinds();
 	deep_stack();
 	write_round_trip();
+	proc_records();
+	metadata();
+	list_walking();
+	locations();
 	list_building();
 	lp_fields__release(&f);
 	return tap_done();

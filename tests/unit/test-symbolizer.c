@@ -20,7 +20,7 @@ int __attribute__((noinline)) marker_function(int x)
 	return x * 7 + 1;
 }
 
-static void ignore(void *ctx, const char *msg)
+static void ignore(void *ctx, const struct lp_error *msg)
 {
 	(void)ctx, (void)msg;
 }

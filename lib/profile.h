@@ -1,25 +1,22 @@
 /*
- * lp-collapse's work: reading lp streams, `perf script` text and folded
- * stacks into one set of folded stacks, and writing it out.
+ * A profile: what every reader of stacks builds from its inputs (lp streams,
+ * `perf script` text, folded stacks, detected per input), as unique stacks
+ * with one or two counts, or each thread's samples in time order. lp-collapse
+ * writes it as folded stacks; lp-svg draws it.
  */
-#ifndef LP_COLLAPSE_H
-#define LP_COLLAPSE_H
+#ifndef LP_PROFILE_H
+#define LP_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "error.h"
+#include "lpstream.h"
 #include "perfscript.h"
 
-enum input_format {
-	FORMAT_AUTO,
-	FORMAT_LP,
-	FORMAT_PERF,
-	FORMAT_FOLDED,
-};
-
-struct collapse_opts {
-	enum input_format format;
+struct profile_opts {
+	enum lp_format format;
 	enum stack_naming naming;
 	bool annotate_kernel, annotate_jit;
 	bool addrs;			/* perf script: addresses of unknown frames */
@@ -38,54 +35,45 @@ struct collapse_opts {
 	 */
 	int (*sink)(void *ctx, const char *key, size_t len, int col, uint64_t weight);
 	void *sink_ctx;
-	/* Warnings (file, line or 0, message); lib/ prints nothing itself. */
-	void (*warn)(void *ctx, const char *file, long line, const char *msg);
+	/* Warnings, with the file and line; lib/ prints nothing itself. */
+	lp_warn_fn warn;
 	void *ctx;
 };
 
-struct collapse_error {
-	const char *file;
-	long line;	/* 0 when not about one line */
-	char msg[256];
-};
+struct profile;
 
-struct collapser;
-
-struct collapser *collapser__new(const struct collapse_opts *opts);
-void collapser__free(struct collapser *c);
-
-/* The format of a name ("auto", "lp", "perf", "folded"); -EINVAL. */
-int input_format__parse(const char *name, enum input_format *f);
+struct profile *profile__new(const struct profile_opts *opts);
+void profile__free(struct profile *c);
 
 /*
  * Reads all of fd (named name in messages) into column col (0, or 1 for the
  * second profile of a differential). -errno with err filled in.
  */
-int collapser__read(struct collapser *c, int fd, const char *name, int col,
-		    struct collapse_error *err);
+int profile__read(struct profile *c, int fd, const char *name, int col,
+		    struct lp_error *err);
 
-/* Formats read so far, as a bit mask of 1 << FORMAT_x. */
-unsigned collapser__formats(const struct collapser *c);
+/* Formats read so far, as a bit mask of 1 << LP_FORMAT_x. */
+unsigned profile__formats(const struct profile *c);
 
 /*
  * The unit of the lp stream events counted so far: "ns" for cpu and offcpu,
  * the unit of a custom event's #lp.event line; NULL if unknown or none.
  */
-const char *collapser__unit(const struct collapser *c);
+const char *profile__unit(const struct profile *c);
 
 /* The unique stacks read, with their counts (owned by c). */
-struct stackmap *collapser__stacks(struct collapser *c);
+struct stackmap *profile__stacks(struct profile *c);
 
 /* Each thread's samples in time order, merged while consecutive stacks are equal. */
-typedef int (*collapse_visit)(void *ctx, const char *key, size_t len, uint64_t count);
-int collapser__each_timed(struct collapser *c, collapse_visit visit, void *ctx);
+typedef int (*profile_visit)(void *ctx, const char *key, size_t len, uint64_t count);
+int profile__each_timed(struct profile *c, profile_visit visit, void *ctx);
 
-struct collapse_output {
+struct folded_output {
 	bool diff;		/* "STACK COUNT1 COUNT2" */
 	bool normalize;		/* scale COUNT1 so that both totals match */
 };
 
 /* Writes the folded stacks; -EIO (also check the stream's error state), -ENOMEM. */
-int collapser__write(struct collapser *c, FILE *out, const struct collapse_output *o);
+int profile__write_folded(struct profile *c, FILE *out, const struct folded_output *o);
 
 #endif

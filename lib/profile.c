@@ -1,4 +1,4 @@
-#include "collapse.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dso.h"
+#include "error.h"
 #include "escape.h"
 #include "folded.h"
 #include "lines.h"
@@ -24,8 +25,8 @@ struct event_unit {
 	char *event, *unit;
 };
 
-struct collapser {
-	struct collapse_opts o;
+struct profile {
+	struct profile_opts o;
 	struct stackmap *stacks;
 	struct stackmap *threads;
 	struct timed *timed;
@@ -46,27 +47,9 @@ struct collapser {
 	struct lines *lines;
 };
 
-static const char *const format_names[] = {
-	[FORMAT_AUTO] = "auto",
-	[FORMAT_LP] = "lp",
-	[FORMAT_PERF] = "perf",
-	[FORMAT_FOLDED] = "folded",
-};
-
-int input_format__parse(const char *name, enum input_format *f)
+struct profile *profile__new(const struct profile_opts *opts)
 {
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-		if (strcmp(name, format_names[i]) == 0) {
-			*f = (enum input_format)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-struct collapser *collapser__new(const struct collapse_opts *opts)
-{
-	struct collapser *c = calloc(1, sizeof(*c));
+	struct profile *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
@@ -74,14 +57,14 @@ struct collapser *collapser__new(const struct collapse_opts *opts)
 	c->stacks = stackmap__new();
 	c->threads = stackmap__new();
 	if (!c->stacks || !c->threads) {
-		collapser__free(c);
+		profile__free(c);
 		errno = ENOMEM;
 		return NULL;
 	}
 	return c;
 }
 
-void collapser__free(struct collapser *c)
+void profile__free(struct profile *c)
 {
 	if (!c)
 		return;
@@ -101,16 +84,14 @@ void collapser__free(struct collapser *c)
 	free(c);
 }
 
-static void warn(struct collapser *c, const char *msg)
+static void warn(struct profile *c, const char *msg)
 {
-	if (c->o.warn)
-		c->o.warn(c->o.ctx, c->file, c->lines ? lines__lineno(c->lines) : 0, msg);
+	lp_warn(c->o.warn, c->o.ctx, c->file, c->lines ? lines__lineno(c->lines) : 0, "%s", msg);
 }
 
-static int fail(struct collapse_error *err, int ret, const char *fmt, const char *detail)
+static int fail(struct lp_error *err, int ret, const char *fmt, const char *detail)
 {
-	snprintf(err->msg, sizeof(err->msg), fmt, detail);
-	return ret;
+	return lp_error__set(err, ret, fmt, detail);
 }
 
 static bool is_hex(char ch)
@@ -138,8 +119,8 @@ static int strip_hex(struct strbuf *out, const char *s, size_t len)
 	return 0;
 }
 
-static int add(struct collapser *c, const char *key, size_t len, int col, uint64_t weight,
-	       uint64_t time, const char *thread, size_t threadlen, struct collapse_error *err)
+static int add(struct profile *c, const char *key, size_t len, int col, uint64_t weight,
+	       uint64_t time, const char *thread, size_t threadlen, struct lp_error *err)
 {
 	struct stack_entry *e, *t;
 	struct timed *tm;
@@ -185,12 +166,12 @@ static int add(struct collapser *c, const char *key, size_t len, int col, uint64
 
 /* ---- perf script ---- */
 
-static void perf_warn(void *ctx, const char *msg)
+static void perf_warn(void *ctx, const struct lp_error *w)
 {
-	warn(ctx, msg);
+	warn(ctx, w->msg);
 }
 
-static int read_perf(struct collapser *c, int col, struct collapse_error *err)
+static int read_perf(struct profile *c, int col, struct lp_error *err)
 {
 	struct perfscript_opts po = {
 		.naming = c->o.naming,
@@ -240,7 +221,7 @@ cleanup:
 
 /* ---- folded ---- */
 
-static int read_folded(struct collapser *c, int col, struct collapse_error *err)
+static int read_folded(struct profile *c, int col, struct lp_error *err)
 {
 	struct folded_line f;
 	char *line;
@@ -251,7 +232,7 @@ static int read_folded(struct collapser *c, int col, struct collapse_error *err)
 		if (len == 0 || line[0] == '#')
 			continue;
 		err->line = lines__lineno(c->lines);
-		ret = folded_parse(line, len, &f, err->msg, sizeof(err->msg));
+		ret = folded_parse(line, len, &f, err);
 		if (ret < 0)
 			return ret;
 		if (f.ncounts == 2 && !c->o.diff)
@@ -277,26 +258,25 @@ static int read_folded(struct collapser *c, int col, struct collapse_error *err)
 
 /* ---- lp stream ---- */
 
-static int meta_event(struct collapser *c, const char *line, size_t len)
+static int meta_event(struct profile *c, const char *line, size_t len, struct lp_error *err)
 {
-	/* #lp.event KEY PERF-EVENT PERIOD TITLE UNIT */
+	struct lp_meta m;
+	struct lp_event_def d;
 	struct event_unit *v;
 	struct strbuf key = STRBUF_INIT, unit = STRBUF_INIT;
-	int ret;
+	int ret = lp_meta__parse(&c->fields, line, len, &m);
 
-	ret = lp_fields__split(&c->fields, line, len);
-	if (ret < 0 || c->fields.n < 6)
+	if (ret <= 0 || (ret = lp_event_def__parse(&m, &d, err)) <= 0)
 		return ret;
 	v = realloc(c->units, (c->nunits + 1) * sizeof(*v));
 	if (!v)
-		return -ENOMEM;
+		return fail(err, -ENOMEM, "%s", "out of memory");
 	c->units = v;
-	if (strbuf__add(&key, c->fields.v[1].s, c->fields.v[1].len) < 0 ||
-	    lp_span__unescape_to(&unit, c->fields.v[5]) < 0 || strbuf__addc(&key, 0) < 0 ||
-	    strbuf__addc(&unit, 0) < 0) {
+	if (strbuf__add(&key, d.key.s, d.key.len) < 0 || lp_span__unescape_to(&unit, d.unit) < 0 ||
+	    strbuf__addc(&key, 0) < 0 || strbuf__addc(&unit, 0) < 0) {
 		strbuf__release(&key);
 		strbuf__release(&unit);
-		return -ENOMEM;
+		return fail(err, -ENOMEM, "%s", "out of memory");
 	}
 	v[c->nunits].event = key.s;
 	v[c->nunits].unit = unit.s;
@@ -304,23 +284,18 @@ static int meta_event(struct collapser *c, const char *line, size_t len)
 	return 0;
 }
 
-static bool span_eq(struct lp_span s, const char *lit, size_t n)
+static const char *unit_of(struct profile *c, struct lp_span event)
 {
-	return s.len == n && memcmp(s.s, lit, n) == 0;
-}
-
-static const char *unit_of(struct collapser *c, struct lp_span event)
-{
-	if (span_eq(event, "cpu", 3) || span_eq(event, "offcpu", 6))
+	if (lp_span__eq(event, "cpu", 3) || lp_span__eq(event, "offcpu", 6))
 		return "ns";
 	for (size_t i = c->nunits; i-- > 0;)
-		if (span_eq(event, c->units[i].event, strlen(c->units[i].event)))
+		if (lp_span__eq(event, c->units[i].event, strlen(c->units[i].event)))
 			return c->units[i].unit;
 	return NULL;
 }
 
 /* Warns once when events of different units are summed together. */
-static int check_unit(struct collapser *c, struct lp_span event)
+static int check_unit(struct profile *c, struct lp_span event)
 {
 	const char *unit;
 	struct strbuf id = STRBUF_INIT;
@@ -359,12 +334,12 @@ cleanup:
 	return ret;
 }
 
-static bool event_selected(const struct collapser *c, struct lp_span event)
+static bool event_selected(const struct profile *c, struct lp_span event)
 {
 	if (!c->o.events)
 		return true;
 	for (size_t i = 0; i < c->o.nevents; i++)
-		if (span_eq(event, c->o.events[i], strlen(c->o.events[i])))
+		if (lp_span__eq(event, c->o.events[i], strlen(c->o.events[i])))
 			return true;
 	return false;
 }
@@ -388,7 +363,7 @@ static int add_name(struct strbuf *key, struct lp_span s, bool comm)
 	return 0;
 }
 
-static int lp_key(struct collapser *c, const struct lp_sample *s)
+static int lp_key(struct profile *c, const struct lp_sample *s)
 {
 	struct strbuf *k = &c->key;
 	bool annotate = c->o.annotate_kernel || c->o.annotate_jit;
@@ -417,14 +392,14 @@ static int lp_key(struct collapser *c, const struct lp_sample *s)
 	}
 	lp_list_iter__init(&frames, s->stack);
 	lp_list_iter__init(&locs, s->locs);
-	while (lp_list_iter__next(&frames, &frame)) {
-		bool have_loc = lp_list_iter__next(&locs, &loc) && !span_eq(s->locs, "-", 1);
+	while (lp_list_iter__next(&frames, &frame, NULL)) {
+		bool have_loc = lp_list_iter__next(&locs, &loc, NULL) && !lp_span__eq(s->locs, "-", 1);
 
 		if ((ret = strbuf__addc(k, ';')) < 0 || (ret = add_name(k, frame, false)) < 0)
 			return ret;
 		if (!have_loc)
 			continue;
-		if (c->o.annotate_kernel && loc_is_kernel(loc.s, loc.len))
+		if (c->o.annotate_kernel && lp_loc__is_kernel(loc))
 			ret = strbuf__add(k, "_[k]", 4);
 		else if (c->o.annotate_jit && dso_is_perf_map(loc.s, loc.len))
 			ret = strbuf__add(k, "_[j]", 4);
@@ -434,7 +409,7 @@ static int lp_key(struct collapser *c, const struct lp_sample *s)
 	return 0;
 }
 
-static int read_lp(struct collapser *c, int col, struct collapse_error *err)
+static int read_lp(struct profile *c, int col, struct lp_error *err)
 {
 	struct lp_sample s;
 	char *line, tid[24];
@@ -443,29 +418,20 @@ static int read_lp(struct collapser *c, int col, struct collapse_error *err)
 
 	while ((ret = lines__next(c->lines, &line, &len)) > 0) {
 		err->line = lines__lineno(c->lines);
-		ret = lp_line_kind(line, len, err->msg, sizeof(err->msg));
+		ret = lp_line_kind(line, len, err);
 		if (ret < 0)
 			return ret;
 		if (ret == LP_LINE_COMMENT) {
-			ret = lp_version_line(line, len, &version, err->msg, sizeof(err->msg));
-			if (ret < 0)
+			if ((ret = lp_version_line(line, len, &version, err)) < 0 ||
+			    (ret = meta_event(c, line, len, err)) < 0)
 				return ret;
-			if (ret == 1 && version > LP_STREAM_VERSION) {
-				snprintf(err->msg, sizeof(err->msg),
-					 "lp stream version %d is newer than this program reads (%d)",
-					 version, LP_STREAM_VERSION);
-				return -EINVAL;
-			}
-			if (len > 10 && memcmp(line, "#lp.event\t", 10) == 0 &&
-			    meta_event(c, line, len) < 0)
-				return fail(err, -ENOMEM, "%s", "out of memory");
 			continue;
 		}
 		if (line[0] != 'S')
 			continue;	/* other records carry no samples */
 		if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
 			return fail(err, ret, "%s", "out of memory");
-		if ((ret = lp_sample__parse(&c->fields, &s, err->msg, sizeof(err->msg))) < 0)
+		if ((ret = lp_sample__parse(&c->fields, &s, err)) < 0)
 			return ret;
 		if (!event_selected(c, s.event))
 			continue;
@@ -478,7 +444,7 @@ static int read_lp(struct collapser *c, int col, struct collapse_error *err)
 				    "out of memory");
 		snprintf(tid, sizeof(tid), "%" PRId64, s.tid);
 		ret = add(c, c->key.s, c->key.len,
-			  c->o.offcpu_column && span_eq(s.event, "offcpu", 6) ? 1 : col, s.weight, s.time,
+			  c->o.offcpu_column && lp_span__eq(s.event, "offcpu", 6) ? 1 : col, s.weight, s.time,
 			  tid, strlen(tid), err);
 		if (ret < 0)
 			return ret;
@@ -489,63 +455,26 @@ static int read_lp(struct collapser *c, int col, struct collapse_error *err)
 	return 0;
 }
 
-/* ---- format detection ---- */
-
-static bool ends_in_count(const char *s, size_t len)
+int profile__read(struct profile *c, int fd, const char *name, int col,
+		    struct lp_error *err)
 {
-	size_t i = len;
-
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	return i < len && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t');
-}
-
-static enum input_format detect(struct lines *r)
-{
-	const char *line, *next;
-	size_t len, nextlen, i;
-
-	for (i = 0; i < 256; i++) {
-		if (lines__peek(r, i, &line, &len) <= 0)
-			return FORMAT_FOLDED;	/* nothing but comments: no stacks either way */
-		if (len >= 10 && memcmp(line, LP_STREAM_MAGIC, 10) == 0)
-			return FORMAT_LP;
-		if (len > 0 && line[0] != '#')
-			break;
-	}
-	if (i == 256)
-		return FORMAT_PERF;
-	if (len >= 2 && line[0] >= 'A' && line[0] <= 'Z' && line[1] == '\t')
-		return FORMAT_LP;
-	if (line[0] == ' ' || line[0] == '\t')
-		return FORMAT_PERF;
-	if (lines__peek(r, i + 1, &next, &nextlen) > 0 &&
-	    (nextlen == 0 || next[0] == ' ' || next[0] == '\t'))
-		return FORMAT_PERF;
-	return ends_in_count(line, len) ? FORMAT_FOLDED : FORMAT_PERF;
-}
-
-int collapser__read(struct collapser *c, int fd, const char *name, int col,
-		    struct collapse_error *err)
-{
-	enum input_format format = c->o.format;
+	enum lp_format format = c->o.format;
 	int ret;
 
+	lp_error__clear(err);
 	err->file = name;
-	err->line = 0;
-	err->msg[0] = 0;
 	c->file = name;
 	c->lines = lines__new(fd);
 	if (!c->lines)
 		return fail(err, -ENOMEM, "%s", "out of memory");
-	if (format == FORMAT_AUTO)
-		format = detect(c->lines);
+	if (format == LP_FORMAT_AUTO)
+		format = lp_format__detect(c->lines);
 	c->formats |= 1u << format;
 	switch (format) {
-	case FORMAT_LP:
+	case LP_FORMAT_LP:
 		ret = read_lp(c, col, err);
 		break;
-	case FORMAT_PERF:
+	case LP_FORMAT_PERF:
 		ret = read_perf(c, col, err);
 		break;
 	default:
@@ -591,24 +520,24 @@ static int cmp_timed(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-unsigned collapser__formats(const struct collapser *c)
+unsigned profile__formats(const struct profile *c)
 {
 	return c->formats;
 }
 
-const char *collapser__unit(const struct collapser *c)
+const char *profile__unit(const struct profile *c)
 {
 	const char *u = c->first_unit.len ? c->first_unit.s : NULL;
 
 	return u && u[0] != '?' && !c->units_warned ? u : NULL;
 }
 
-struct stackmap *collapser__stacks(struct collapser *c)
+struct stackmap *profile__stacks(struct profile *c)
 {
 	return c->stacks;
 }
 
-int collapser__each_timed(struct collapser *c, collapse_visit visit, void *ctx)
+int profile__each_timed(struct profile *c, profile_visit visit, void *ctx)
 {
 	size_t i = 0;
 
@@ -643,14 +572,14 @@ static int put_timed(void *ctx, const char *key, size_t len, uint64_t count)
 	return 0;
 }
 
-int collapser__write(struct collapser *c, FILE *out, const struct collapse_output *o)
+int profile__write_folded(struct profile *c, FILE *out, const struct folded_output *o)
 {
 	struct stack_entry **sorted;
 	size_t n = stackmap__size(c->stacks);
 	unsigned __int128 total[2] = { 0, 0 };
 
 	if (c->o.time_ordered)
-		return collapser__each_timed(c, put_timed, out);
+		return profile__each_timed(c, put_timed, out);
 	sorted = stackmap__sorted(c->stacks);
 	if (!sorted)
 		return -ENOMEM;

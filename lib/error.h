@@ -1,0 +1,33 @@
+/*
+ * What went wrong, and where: the one error-detail type of lib/. Parsers fill
+ * in the place (file, line, column: each 0/NULL when unknown) and a message;
+ * cmd/ prints it as "PROG: FILE:LINE:COL: message".
+ */
+#ifndef LP_ERROR_H
+#define LP_ERROR_H
+
+enum { LP_ERROR_MSG = 1024 };	/* a Python traceback's last lines fit */
+
+struct lp_error {
+	const char *file;	/* NULL when not about an input */
+	long line, col;		/* 1-based; 0 when not about a place */
+	char msg[LP_ERROR_MSG];
+};
+
+/* Empties e (NULL is allowed: then nothing is recorded). */
+void lp_error__clear(struct lp_error *e);
+
+/* Sets e's message (e may be NULL) and returns ret, for `return lp_error__set(e, -EINVAL, ...)`. */
+int lp_error__set(struct lp_error *e, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Warnings: something lib/ went on past (a dropped last sample, a program
+ * without frame pointers). The place is set as for errors.
+ */
+typedef void (*lp_warn_fn)(void *ctx, const struct lp_error *w);
+
+/* Calls warn (if set) with msg at file:line. */
+void lp_warn(lp_warn_fn warn, void *ctx, const char *file, long line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+#endif

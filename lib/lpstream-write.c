@@ -1,0 +1,220 @@
+/* The writer every producer of lp streams uses: a record built in one buffer, one fwrite. */
+#include "lpstream.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "escape.h"
+
+void lp_writer__init(struct lp_writer *w, FILE *out)
+{
+	w->out = out;
+	w->line = (struct strbuf)STRBUF_INIT;
+}
+
+void lp_writer__release(struct lp_writer *w)
+{
+	strbuf__release(&w->line);
+}
+
+static int add(struct lp_writer *w, const char *s, size_t len)
+{
+	return strbuf__add(&w->line, s, len);
+}
+
+static int add_span(struct lp_writer *w, struct lp_span s)
+{
+	return strbuf__add(&w->line, s.s, s.len);
+}
+
+/* "\t" and a raw string, escaped as a field. */
+static int add_field(struct lp_writer *w, const char *raw)
+{
+	size_t len = strlen(raw);
+	int ret = strbuf__grow(&w->line, 1 + 3 * len);
+
+	if (ret < 0)
+		return ret;
+	w->line.s[w->line.len++] = '\t';
+	w->line.len += escape(w->line.s + w->line.len, raw, len, ESCAPE_FIELD);
+	return 0;
+}
+
+/* v in decimal, then sep unless 0: numbers by hand, not through printf (the hot path). */
+static int add_u64(struct lp_writer *w, uint64_t v, char sep)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	if (sep)
+		*--p = sep;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return add(w, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static int add_i64(struct lp_writer *w, int64_t v, char sep)
+{
+	int ret = v < 0 ? strbuf__addc(&w->line, '-') : 0;
+
+	return ret < 0 ? ret : add_u64(w, v < 0 ? -(uint64_t)v : (uint64_t)v, sep);
+}
+
+int lp_writer__end(struct lp_writer *w)
+{
+	int ret = strbuf__addc(&w->line, '\n');
+
+	if (ret < 0)
+		return ret;
+	ret = fwrite_unlocked(w->line.s, 1, w->line.len, w->out) == w->line.len ? 0 : -EIO;
+	strbuf__reset(&w->line);
+	return ret;
+}
+
+int lp_writer__raw(struct lp_writer *w, const char *line, size_t len)
+{
+	strbuf__reset(&w->line);
+	if (fwrite_unlocked(line, 1, len, w->out) != len || putc_unlocked('\n', w->out) == EOF)
+		return -EIO;
+	return 0;
+}
+
+int lp_writer__version(struct lp_writer *w)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	if ((ret = add(w, LP_STREAM_MAGIC " ", sizeof(LP_STREAM_MAGIC))) < 0 ||
+	    (ret = add_u64(w, LP_STREAM_VERSION, 0)) < 0)
+		return ret;
+	return lp_writer__end(w);
+}
+
+int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *values, size_t n)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	if ((ret = add(w, "#lp.", 4)) < 0 || (ret = add(w, key, strlen(key))) < 0)
+		return ret;
+	for (size_t i = 0; i < n; i++)
+		if ((ret = add_field(w, values[i])) < 0)
+			return ret;
+	return lp_writer__end(w);
+}
+
+static int add_stack(struct lp_writer *w, struct lp_span stack, struct lp_span locs)
+{
+	int ret;
+
+	if ((ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_span(w, stack)) < 0 ||
+	    (ret = strbuf__addc(&w->line, '\t')) < 0)
+		return ret;
+	return locs.len ? add_span(w, locs) : strbuf__addc(&w->line, '-');
+}
+
+int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+		      const char *event, uint64_t weight, struct lp_span stack, struct lp_span locs)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	if ((ret = add(w, "S\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
+	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, 0)) < 0 ||
+	    (ret = add_field(w, comm)) < 0 || (ret = add_field(w, event)) < 0 ||
+	    (ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_u64(w, weight, 0)) < 0)
+		return ret;
+	return add_stack(w, stack, locs);
+}
+
+static const char *const proc_names[] = {
+	[LP_PROC_SPAWN] = "spawn",
+	[LP_PROC_EXEC] = "exec",
+	[LP_PROC_COMM] = "comm",
+	[LP_PROC_EXIT] = "exit",
+};
+
+int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, enum lp_proc_what what,
+		    const char *comm)
+{
+	int ret;
+
+	if (what >= LP_PROC_OTHER)
+		return -EINVAL;
+	strbuf__reset(&w->line);
+	if ((ret = add(w, "P\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
+	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, '\t')) < 0 ||
+	    (ret = add(w, proc_names[what], strlen(proc_names[what]))) < 0)
+		return ret;
+	return add_field(w, comm);
+}
+
+int lp_writer__spawn_parent(struct lp_writer *w, int64_t ppid, int64_t ptid, struct lp_span stack,
+			    struct lp_span locs)
+{
+	int ret;
+
+	if ((ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_i64(w, ppid, '\t')) < 0 ||
+	    (ret = add_i64(w, ptid, 0)) < 0)
+		return ret;
+	return add_stack(w, stack, locs);
+}
+
+int lp_writer__exec_path(struct lp_writer *w, const char *path)
+{
+	return add_field(w, path);
+}
+
+int lp_writer__attr_u64(struct lp_writer *w, const char *key, uint64_t v)
+{
+	int ret;
+
+	if ((ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add(w, key, strlen(key))) < 0 ||
+	    (ret = strbuf__addc(&w->line, '=')) < 0)
+		return ret;
+	return add_u64(w, v, 0);
+}
+
+int lp_writer__attr_str(struct lp_writer *w, const char *key, const char *raw)
+{
+	size_t len = strlen(raw);
+	int ret;
+
+	if ((ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add(w, key, strlen(key))) < 0 ||
+	    (ret = strbuf__addc(&w->line, '=')) < 0 || (ret = strbuf__grow(&w->line, 3 * len)) < 0)
+		return ret;
+	w->line.len += escape(w->line.s + w->line.len, raw, len, ESCAPE_FIELD);
+	return 0;
+}
+
+int lp_writer__copy_sample(struct lp_writer *w, const struct lp_sample *s)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	if ((ret = add(w, "S\t", 2)) < 0 || (ret = add_u64(w, s->time, '\t')) < 0 ||
+	    (ret = add_i64(w, s->pid, '\t')) < 0 || (ret = add_i64(w, s->tid, '\t')) < 0 ||
+	    (ret = add_span(w, s->comm)) < 0 || (ret = strbuf__addc(&w->line, '\t')) < 0 ||
+	    (ret = add_span(w, s->event)) < 0 || (ret = strbuf__addc(&w->line, '\t')) < 0 ||
+	    (ret = add_u64(w, s->weight, 0)) < 0 || (ret = add_stack(w, s->stack, s->locs)) < 0)
+		return ret;
+	for (size_t i = 0; i < s->nattrs; i++)
+		if ((ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_span(w, s->attrs[i])) < 0)
+			return ret;
+	return lp_writer__end(w);
+}
+
+int lp_writer__replace_stack(struct lp_writer *w, const struct lp_fields *f, size_t at, struct lp_span stack,
+			     struct lp_span locs)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	for (size_t i = 0; i < f->n; i++) {
+		struct lp_span s = i == at ? stack : i == at + 1 ? locs : f->v[i];
+
+		if ((i && (ret = strbuf__addc(&w->line, '\t')) < 0) || (ret = add_span(w, s)) < 0)
+			return ret;
+	}
+	return lp_writer__end(w);
+}

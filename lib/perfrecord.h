@@ -1,0 +1,92 @@
+/*
+ * The kernel's perf records, decoded and (for what existed before the
+ * recording) encoded: the one place that knows their byte layout, which
+ * perfevent.c chooses (LP_SAMPLE_TYPE, sample_id_all). Everything that reads
+ * the ring buffer goes through here.
+ */
+#ifndef LP_PERFRECORD_H
+#define LP_PERFRECORD_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cfi.h"
+
+/* Records and their parts are 8-byte aligned. */
+static inline size_t perf_round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* What the session asked samples to carry beyond LP_SAMPLE_TYPE. */
+struct perf_layout {
+	bool read_value;	/* PERF_SAMPLE_READ (not in tracepoint samples) */
+	bool regs_and_stack;	/* PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER */
+};
+
+/* A sample record taken apart: pointers are into the record. */
+struct perf_sample {
+	uint64_t id, time, period, value, nr;
+	bool has_value;
+	pid_t pid, tid;
+	uint32_t cpu;
+	const uint64_t *ips;	/* the callchain, nr entries, with PERF_CONTEXT_* markers */
+	const uint8_t *raw;	/* PERF_SAMPLE_RAW (tracepoints) */
+	uint32_t raw_size;
+	bool has_regs;
+	struct user_regs regs;
+	const uint8_t *stack;	/* the user stack snapshot, what the kernel could copy */
+	uint64_t stack_size;
+};
+
+/* Decodes a sample (raw: it carries PERF_SAMPLE_RAW and no value); false if malformed. */
+bool perf_sample__decode(const struct perf_event_header *h, const struct perf_layout *l, bool raw,
+			 struct perf_sample *s);
+
+/* The sampling event's id of a sample, without decoding the rest. */
+uint64_t perf_sample__id(const struct perf_event_header *h);
+
+/* A record's time: a sample's own, else the sample_id_all trailer's (0 if it has none). */
+uint64_t perf_record__time(const struct perf_event_header *h);
+
+/* PERF_RECORD_LOST: the samples lost. */
+uint64_t perf_lost__count(const struct perf_event_header *h);
+
+struct perf_mmap2 {
+	pid_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint64_t dev;		/* maj << 32 | min; 0 when the record carries a build id instead */
+	uint64_t ino;
+	const char *path;
+};
+
+void perf_mmap2__decode(const struct perf_event_header *h, struct perf_mmap2 *m);
+
+struct perf_comm {
+	pid_t pid, tid;
+	const char *comm;
+	bool exec;		/* the name changed because the thread exec'd */
+};
+
+void perf_comm__decode(const struct perf_event_header *h, struct perf_comm *c);
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT */
+struct perf_task {
+	pid_t pid, ppid, tid, ptid;
+};
+
+void perf_task__decode(const struct perf_event_header *h, struct perf_task *t);
+
+/*
+ * Encoding, for what existed before recording (/proc): records as the kernel
+ * would have written them, with a trailer at time. Each writes into buf
+ * (size bytes) and returns the header, or NULL if it does not fit.
+ */
+struct perf_event_header *perf_mmap2__encode(void *buf, size_t size, const struct perf_mmap2 *m,
+					     uint64_t time);
+struct perf_event_header *perf_comm__encode(void *buf, size_t size, const struct perf_comm *c, uint64_t time);
+
+#endif

@@ -1,0 +1,534 @@
+/*
+ * Writing a recording: records in time order, symbolised (frames unwound
+ * with CFI where frame pointers lose callers), handed to the stream writer.
+ */
+#include "recorder-int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "hash.h"
+#include "lpstream.h"
+#include "offcpu.h"
+#include "perfevent.h"
+#include "stackmap.h"
+#include "strbuf.h"
+#include "symbolizer.h"
+
+/* Callers CFI unwinding may add to a chain. */
+enum { MAX_UNWIND = 32 };
+
+
+static int cmp_index(const void *a, const void *b)
+{
+	const struct index_entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static struct thread_name *name_slot(struct recorder *r, pid_t tid)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	struct thread_name *t;
+
+	if (htab__reserve(&r->names) < 0)
+		return NULL;
+	for (size_t i = h; (t = htab__at(&r->names, i))->head.used; i++)
+		if (t->tid == tid)
+			return t;
+	htab__insert(&r->names, t, h);
+	t->tid = tid;
+	return t;
+}
+
+static const char *comm_of(struct recorder *r, pid_t tid)
+{
+	struct thread_name *t = name_slot(r, tid);
+
+	return t && t->comm[0] ? t->comm : "[unknown]";
+}
+
+static void set_comm(struct recorder *r, pid_t tid, const char *comm)
+{
+	struct thread_name *t = name_slot(r, tid);
+
+	if (t)
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+}
+
+/* The last counter value seen per (thread, CPU): each inherited event counts for one of them. */
+struct last_value {
+	struct htab_entry head;
+	uint64_t key, value;
+};
+
+struct writer {
+	struct stackmap *programs;	/* executables already checked for frame pointers */
+	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
+	struct recorder *r;
+	struct symbolizer *sym;
+	struct lp_writer out;
+	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
+	struct record_stats *stats;
+	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
+	uint64_t chain[2 * OFFCPU_MAX_STACK + 2];	/* an off-CPU record's, as perf orders one */
+	struct sym_frame *frames;	/* a callchain's, reused from sample to sample */
+	size_t frames_cap;
+};
+
+/*
+ * The frames of a sample's callchain, root first, into w->stack and w->locs,
+ * with the caller that frame-pointer walking lost recovered from CFI.
+ */
+static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid)
+{
+	bool kernel = false, first = true, changed = false;
+	size_t n = 0, user = SIZE_MAX;
+	struct sym_frame *frames;
+
+	/* room for the chain and for every caller unwinding may add */
+	if (sm->nr + MAX_UNWIND > w->frames_cap) {
+		size_t cap = sm->nr + MAX_UNWIND;
+		struct sym_frame *v = realloc(w->frames, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->frames = v;
+		w->frames_cap = cap;
+	}
+	frames = w->frames;
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		uint64_t ip = sm->ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			kernel = ip == PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (!kernel && user == SIZE_MAX)
+			user = n;
+		frames[n].ip = ip;
+		frames[n].kernel = kernel;
+		frames[n].precise = first;
+		first = false;
+		n++;
+	}
+	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
+		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND];
+		bool outermost;
+		size_t nknown = 0, k;
+
+		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
+			known[nknown++] = frames[i].ip;
+		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
+				       &outermost, known, nknown);
+		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
+
+		/*
+		 * The unwound callers are right; frame-pointer walking may have lost
+		 * some (functions without a frame pointer) and may have gone astray.
+		 * Past the last unwound caller it finds too, its chain goes on.
+		 */
+		if (outermost) {
+			rest = n;
+		} else {
+			for (size_t j = k; j-- > 0 && rest == user + 1;)
+				for (size_t i = user + 1; i < n; i++)
+					if (frames[i].ip == ras[j]) {
+						rest = i + 1;
+						break;
+					}
+		}
+		if (k > 0) {
+			size_t total = user + 1 + k + (n - rest);
+
+			/* counted when the chain changed: callers were missing or wrong */
+			changed = rest != user + 1 + k;
+			for (size_t i = 0; i < k && !changed; i++)
+				changed = frames[user + 1 + i].ip != ras[i];
+			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
+			for (size_t i = 0; i < k; i++)
+				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, false };
+			n = total;
+			w->stats->recovered += changed;
+		}
+	}
+	/* a frame-pointer loop (garbage in a register) repeats one address to the depth limit */
+	if (n >= 8) {
+		size_t run = 1;
+
+		while (run < n && frames[n - 1 - run].ip == frames[n - 1].ip && !frames[n - 1].kernel)
+			run++;
+		if (run >= 8)
+			n -= run - 1;
+	}
+	return symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
+}
+
+static struct lp_span span_of(const struct strbuf *b)
+{
+	return (struct lp_span){ b->s, b->len };
+}
+
+/* The task-clock time a sample stands for: its counter's advance, or the period. */
+static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
+{
+	uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->cpu, h = hash_mix(key), before;
+	struct last_value *v;
+
+	if (!sm->has_value)
+		return sm->period;
+	if (htab__reserve(&w->values) < 0)
+		return sm->period;
+	for (size_t i = h; (v = htab__at(&w->values, i))->head.used; i++)
+		if (v->key == key)
+			break;
+	if (!v->head.used) {
+		htab__insert(&w->values, v, h);
+		v->key = key;
+	}
+	before = v->value;
+	v->value = sm->value;
+	return sm->value >= before ? sm->value - before : sm->period;
+}
+
+/* An S record up to its attributes, with the stack in w->stack and w->locs. */
+static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, const char *event, uint64_t weight)
+{
+	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, span_of(&w->stack),
+				 span_of(&w->locs));
+}
+
+static int write_sample(struct writer *w, const struct perf_event_header *h)
+{
+	struct perf_sample sm;
+	uint64_t weight;
+	int ret;
+
+	if (!perf_sample__decode(h, &w->r->layout, false, &sm))
+		return 0;
+	weight = sample_weight(w, &sm);
+	if ((ret = callchain(w, &sm, sm.pid)) < 0)
+		return ret;
+	w->stats->samples++;
+	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
+	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
+		return ret;
+	return lp_writer__end(&w->out);
+}
+
+static int write_offcpu(struct writer *w, const struct perf_event_header *h)
+{
+	const uint8_t *stack;
+	const uint64_t *ips;
+	const struct offcpu_event *ev = offcpu_record__parts(h, &stack, &ips);
+	struct perf_sample sm = {
+		.time = ev->start,
+		.pid = (pid_t)ev->pid,
+		.tid = (pid_t)ev->tid,
+		.ips = w->chain,
+		.has_regs = ev->snapshot_size && ev->ip,
+		.regs = { .ip = ev->ip, .sp = ev->sp, .bp = ev->bp },
+		.stack = stack,
+		.stack_size = ev->snapshot_size,
+	};
+	char state[2] = { ev->state >= 'A' && ev->state <= 'z' ? ev->state : '?', 0 };
+	size_t n = 0;
+	int ret;
+
+	/* as perf orders a callchain: kernel frames, then user frames, leaf first */
+	if (ev->nkernel) {
+		w->chain[n++] = PERF_CONTEXT_KERNEL;
+		memcpy(&w->chain[n], ips + ev->nuser, ev->nkernel * 8);
+		n += ev->nkernel;
+	}
+	if (ev->nuser) {
+		w->chain[n++] = PERF_CONTEXT_USER;
+		memcpy(&w->chain[n], ips, ev->nuser * 8);
+		n += ev->nuser;
+	}
+	sm.nr = n;
+	if ((ret = callchain(w, &sm, sm.pid)) < 0)
+		return ret;
+	w->stats->offcpu_samples++;
+	w->stats->offcpu_ns += ev->weight;
+	if ((ret = put_sample(w, ev->start, sm.pid, sm.tid, "offcpu", ev->weight)) < 0 ||
+	    (ret = lp_writer__attr_u64(&w->out, "dur", ev->end - ev->start)) < 0 ||
+	    (ret = lp_writer__attr_str(&w->out, "state", state)) < 0)
+		return ret;
+	return lp_writer__end(&w->out);
+}
+
+/* The path of the program pid execs: its first file mapping after the exec. */
+static const char *exec_path(struct recorder *r, size_t from, pid_t pid)
+{
+	for (size_t i = from + 1; i < r->n && i < from + 64; i++) {
+		const struct perf_event_header *h = r->index[i].h;
+		struct perf_mmap2 m;
+
+		if (h->type != PERF_RECORD_MMAP2)
+			continue;
+		perf_mmap2__decode(h, &m);
+		if (m.pid == pid)
+			return m.path;
+	}
+	return NULL;
+}
+
+/* Warns, once per program, about one the workload ran that seems built without frame pointers. */
+static int check_frame_pointers(struct writer *w, const char *path)
+{
+	struct stack_entry *seen = stackmap__add(w->programs, path, strlen(path), 0, 1);
+	int share;
+
+	if (!seen)
+		return -ENOMEM;
+	if (seen->count[0] > 1 || (share = symbolizer__frame_pointer_share(w->sym, path)) < 0 || share >= 50)
+		return 0;
+	lp_warn(w->r->o.warn, w->r->o.ctx, NULL, 0,
+		"'%s' seems built without frame pointers (%d%% of its biggest functions set one "
+		"up): callers beyond the stack snapshot may be missing; rebuild it with "
+		"-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer", path, share);
+	return 0;
+}
+
+static int write_comm(struct writer *w, size_t i, uint64_t time)
+{
+	struct perf_comm c;
+	const char *path;
+	int ret;
+
+	perf_comm__decode(w->r->index[i].h, &c);
+	path = c.exec ? exec_path(w->r, i, c.pid) : NULL;
+	set_comm(w->r, c.tid, c.comm);
+	if (c.exec && (ret = symbolizer__exec(w->sym, c.pid)) < 0)
+		return ret;
+	if (path && (ret = check_frame_pointers(w, path)) < 0)
+		return ret;
+	if ((ret = lp_writer__proc(&w->out, time, c.pid, c.tid, c.exec ? LP_PROC_EXEC : LP_PROC_COMM, c.comm)) < 0 ||
+	    (path && (ret = lp_writer__exec_path(&w->out, path)) < 0))
+		return ret;
+	return lp_writer__end(&w->out);
+}
+
+static int write_fork(struct writer *w, size_t i, uint64_t time)
+{
+	struct recorder *r = w->r;
+	const struct perf_event_header *tp = w->fork_stacks[i];
+	struct perf_sample sm;
+	struct perf_task t;
+	int ret;
+
+	perf_task__decode(r->index[i].h, &t);
+	set_comm(r, t.tid, comm_of(r, t.ptid));
+	if (t.pid != t.ppid) {
+		w->stats->processes++;
+		if ((ret = symbolizer__fork(w->sym, t.ppid, t.pid)) < 0)
+			return ret;
+	} else {
+		w->stats->threads++;
+	}
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid)) < 0)
+		return ret;
+	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
+	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, span_of(&w->stack), span_of(&w->locs))) < 0)
+		return ret;
+	return lp_writer__end(&w->out);
+}
+
+static int write_record(struct writer *w, size_t i)
+{
+	struct recorder *r = w->r;
+	const struct perf_event_header *h = r->index[i].h;
+	uint64_t time = r->index[i].time;
+	struct perf_mmap2 m;
+	struct perf_task t;
+	int ret;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		if (perf_session__is_fork_id(r->session, perf_sample__id(h)))
+			return 0;
+		return write_sample(w, h);
+	case LP_RECORD_OFFCPU:
+		return write_offcpu(w, h);
+	case PERF_RECORD_MMAP2:
+		perf_mmap2__decode(h, &m);
+		return symbolizer__mmap(w->sym, m.pid, m.start, m.len, m.pgoff, m.path, m.dev, m.ino);
+	case PERF_RECORD_COMM:
+		return write_comm(w, i, time);
+	case PERF_RECORD_FORK:
+		return write_fork(w, i, time);
+	case PERF_RECORD_EXIT:
+		perf_task__decode(h, &t);
+		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, comm_of(r, t.tid))) < 0)
+			return ret;
+		return lp_writer__end(&w->out);
+	case PERF_RECORD_THROTTLE:
+		w->stats->throttled++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Matches each FORK record with the tracepoint sample of the same child, taken in the parent. */
+static int match_fork_stacks(struct writer *w)
+{
+	struct recorder *r = w->r;
+
+	w->fork_stacks = calloc(r->n ? r->n : 1, sizeof(*w->fork_stacks));
+	if (!w->fork_stacks)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct perf_event_header *h = r->index[i].h;
+		struct perf_sample sm;
+		int32_t child;
+
+		if (h->type != PERF_RECORD_SAMPLE || !perf_session__is_fork_id(r->session, perf_sample__id(h)))
+			continue;
+		if (!perf_sample__decode(h, &r->layout, true, &sm) || sm.raw_size < r->fork_child_offset + 4)
+			continue;
+		memcpy(&child, sm.raw + r->fork_child_offset, 4);
+		/* the FORK record is near in time: search around */
+		for (size_t j = i > 256 ? i - 256 : 0; j < r->n && j < i + 256; j++) {
+			const struct perf_event_header *f = r->index[j].h;
+			struct perf_task t;
+
+			if (f->type != PERF_RECORD_FORK)
+				continue;
+			perf_task__decode(f, &t);
+			if (t.tid == child) {
+				w->fork_stacks[j] = h;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool oncpu(const struct recorder *r)
+{
+	return r->o.perf.freq || r->o.perf.period;
+}
+
+static int write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st)
+{
+	struct utsname u;
+	char buf[64];
+	const char *v[3];
+	int ret = lp_writer__version(out);
+
+	if (ret == 0 && r->o.argv) {
+		size_t n = 0;
+
+		while (r->o.argv[n])
+			n++;
+		ret = lp_writer__meta(out, "command", (const char *const *)r->o.argv, n);
+	}
+	if (ret == 0 && uname(&u) == 0) {
+		v[0] = u.nodename;
+		ret = lp_writer__meta(out, "host", v, 1);
+		v[0] = u.release;
+		if (ret == 0)
+			ret = lp_writer__meta(out, "kernel", v, 1);
+		v[0] = u.machine;
+		if (ret == 0)
+			ret = lp_writer__meta(out, "arch", v, 1);
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, r->start_ns);
+	v[0] = buf;
+	if (ret == 0)
+		ret = lp_writer__meta(out, "start", v, 1);
+	if (ret == 0 && oncpu(r)) {
+		char mode[64];
+
+		v[0] = "cpu";
+		v[1] = "task-clock";
+		if (r->o.perf.freq)
+			snprintf(mode, sizeof(mode), "freq=%" PRIu64, r->o.perf.freq);
+		else
+			snprintf(mode, sizeof(mode), "period=%" PRIu64, r->o.perf.period);
+		v[2] = mode;
+		ret = lp_writer__meta(out, "sampling", v, 3);
+	}
+	if (ret == 0 && oncpu(r)) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->lost);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_writer__meta(out, "lost", v, 2);
+	}
+	if (ret == 0 && r->offcpu) {
+		char mode[64];
+
+		if (r->o.offcpu_opts.freq > 0)
+			snprintf(mode, sizeof(mode), "freq=%" PRId64, r->o.offcpu_opts.freq);
+		else
+			snprintf(mode, sizeof(mode), "every-interval");
+		v[0] = "offcpu";
+		v[1] = "sched_switch";
+		v[2] = mode;
+		ret = lp_writer__meta(out, "sampling", v, 3);
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->offcpu_drops);
+		v[1] = buf;
+		if (ret == 0)
+			ret = lp_writer__meta(out, "lost", v, 2);
+	}
+	if (ret == 0 && oncpu(r)) {
+		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_writer__meta(out, "achieved-hz", v, 2);
+	}
+	if (ret == 0 && st->truncated) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->truncated);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_writer__meta(out, "truncated", v, 2);
+	}
+	return ret;
+}
+
+
+int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
+{
+	struct writer w = { .r = r, .stats = stats, .values = HTAB_INIT(struct last_value) };
+	int ret = 0;
+
+	lp_writer__init(&w.out, out);
+	memset(stats, 0, sizeof(*stats));
+	stats->offcpu_drops = r->offcpu_drops;
+	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
+	if (r->n)
+		qsort(r->index, r->n, sizeof(*r->index), cmp_index);
+	/* counted as the records came, for the header */
+	stats->lost = r->counts.lost;
+	stats->truncated = r->counts.truncated;
+	stats->achieved_hz = r->counts.sample_ns ? r->counts.samples / (r->counts.sample_ns / 1e9) : 0;
+	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
+	w.programs = stackmap__new();
+	if (!w.sym || !w.programs || match_fork_stacks(&w) < 0) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	if ((ret = write_header(r, &w.out, stats)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < r->n && ret == 0; i++)
+		ret = write_record(&w, i);
+cleanup:
+	symbolizer__free(w.sym);
+	stackmap__free(w.programs);
+	free(w.fork_stacks);
+	free(w.frames);
+	htab__release(&w.values);
+	strbuf__release(&w.stack);
+	strbuf__release(&w.locs);
+	lp_writer__release(&w.out);
+	return ret;
+}

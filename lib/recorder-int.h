@@ -1,0 +1,61 @@
+/*
+ * Inside a recording, shared by its three parts: recorder.c keeps the
+ * records as they come, record-start.c starts the command or attaches,
+ * record-write.c symbolises and writes the stream. Not for other modules.
+ */
+#ifndef LP_RECORDER_INT_H
+#define LP_RECORDER_INT_H
+
+#include "htab.h"
+#include "perfrecord.h"
+#include "recorder.h"
+
+/* Our own record type among the kept ones: an off-CPU interval from the BPF ring buffer. */
+enum { LP_RECORD_OFFCPU = 0x4c50 };
+
+struct index_entry {
+	uint64_t time, seq;
+	const struct perf_event_header *h;
+};
+
+struct chunk;
+
+struct thread_name {
+	struct htab_entry head;
+	pid_t tid;
+	char comm[17];
+};
+
+struct recorder {
+	struct record_opts o;
+	struct perf_session *session;
+	struct perf_layout layout;	/* of the session's samples */
+	struct offcpu *offcpu;
+	uint64_t offcpu_drops;
+	long max_stack;		/* kernel.perf_event_max_stack */
+	struct {
+		uint64_t samples, sample_ns, lost, truncated;
+	} counts;
+	pid_t child;
+	int wait_status;
+	bool exited;
+	uint64_t start_ns;
+
+	struct chunk *chunks;
+	struct index_entry *index;	/* every record kept, in the order they came */
+	size_t n, cap;
+
+	struct htab names;	/* of struct thread_name */
+	size_t fork_child_offset;	/* of child_pid in the fork tracepoint's raw data */
+};
+
+/* Keeps a copy of a record (a perf_record_fn). */
+int recorder__keep(void *ctx, const struct perf_event_header *h);
+
+/* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
+const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,
+						const uint64_t **ips);
+
+uint64_t monotonic_ns(void);
+
+#endif
