@@ -11,6 +11,15 @@ MANDIR = $(PREFIX)/share/man
 DATADIR = $(PREFIX)/share/lp
 
 CC ?= cc
+# The architecture built for: another than this machine's is a cross build
+# (e.g. make ARCH=aarch64 CC=aarch64-linux-gnu-gcc O=build/aarch64), whose
+# libraries come from Debian's multiarch packages (libelf-dev:arm64, ...).
+HOST_ARCH := $(shell uname -m)
+ARCH ?= $(HOST_ARCH)
+PKG_CONFIG ?= pkg-config
+ifneq ($(ARCH),$(HOST_ARCH))
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(ARCH)-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
+endif
 CFLAGS ?= -O2 -g
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -32,10 +41,10 @@ CHECK_PKGS = $(PKGS) python3-embed
 
 NO_DEPS_GOALS = deps clean help
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
-$(foreach p,$(CHECK_PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,\
+$(foreach p,$(CHECK_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,\
   $(error pkg-config cannot find $(p): install the Debian package $(PKG_$(p)) (or run 'make deps' as root))))
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS := $(shell pkg-config --libs $(PKGS))
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
 endif
 
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
@@ -84,9 +93,9 @@ $(O)/gen/assets.o: $(O)/gen/assets.c
 $(O)/bin/lp-svg: $(O)/gen/assets.o
 
 # The off-CPU BPF program: CO-RE against this kernel's BTF, built with clang
-# (never with the sanitizers of CFLAGS), and its skeleton for lib/offcpu.c.
+# (never with the sanitizers of CFLAGS), and its skeleton for lib/offcpu-sampler.c.
 BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) bpftool)
-BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(patsubst riscv64,riscv,$(ARCH))))
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
 $(O)/gen/vmlinux.h:
@@ -104,15 +113,15 @@ $(O)/gen/%.skel.h: $(O)/bpf/%.bpf.o
 	@$(if $(Q),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(O)/lib/offcpu.o: $(O)/gen/offcpu.skel.h
+$(O)/lib/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
 # lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
 $(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/tests/test-demangle $(O)/tests/test-symbolizer: PKG_LIBS += -lstdc++
 
 # only lp-filter embeds Python
-PYTHON_CFLAGS := $(shell pkg-config --cflags python3-embed 2>/dev/null)
-PYTHON_LIBS := $(shell pkg-config --libs python3-embed 2>/dev/null)
+PYTHON_CFLAGS := $(shell $(PKG_CONFIG) --cflags python3-embed 2>/dev/null)
+PYTHON_LIBS := $(shell $(PKG_CONFIG) --libs python3-embed 2>/dev/null)
 $(O)/lib/pyfilter.o: TARGET_CFLAGS += $(PYTHON_CFLAGS)
 $(O)/bin/lp-filter: PKG_LIBS += $(PYTHON_LIBS)
 

@@ -19,6 +19,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "arch.h"
 #include "offcpu.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -118,9 +119,9 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.ip = s->ev.sp = s->ev.bp = 0;
 	if (capture & OFFCPU_USER) {
 		if (regs) {
-			s->ev.ip = BPF_CORE_READ(regs, ip);
-			s->ev.sp = BPF_CORE_READ(regs, sp);
-			s->ev.bp = BPF_CORE_READ(regs, bp);
+			s->ev.ip = LP_REG_IP(regs);
+			s->ev.sp = LP_REG_SP(regs);
+			s->ev.bp = LP_REG_FP(regs);
 			if (s->ev.sp && bpf_probe_read_user(s->snapshot, sizeof(s->snapshot), (void *)s->ev.sp) == 0)
 				s->ev.snapshot_size = sizeof(s->snapshot);
 		}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 const char *progname = "lp";
+int exit_failure = EXIT_RUNTIME;
 
 void error(const char *fmt, ...)
 {
@@ -65,10 +66,10 @@ void common_option(int opt, const char *usage_text)
 	switch (opt) {
 	case 'h':
 		fputs(usage_text, stdout);
-		exit(close_stdout() ? EXIT_RUNTIME : 0);
+		exit(close_stdout() ? exit_failure : 0);
 	case 'V':
 		printf("%s %s\n", progname, LP_VERSION);
-		exit(close_stdout() ? EXIT_RUNTIME : 0);
+		exit(close_stdout() ? exit_failure : 0);
 	default:
 		/* getopt said what was wrong */
 		fprintf(stderr, "Try '%s --help' for more information.\n", progname);

@@ -10,6 +10,8 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 /* Set by each main: "lp-collapse". */
 extern const char *progname;
+/* The status of a program's own failures: 1, or 125 where the workload's status is the norm. */
+extern int exit_failure;
 
 /* "PROG: message" on stderr. */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -10,6 +10,7 @@
 #include "cmdutil.h"
 #include "inputs.h"
 #include "profile.h"
+#include "flamesink.h"
 #include "flamesvg.h"
 #include "flametree.h"
 #include "numparse.h"
@@ -94,44 +95,6 @@ static double number(const char *opt, const char *arg, double min, double max)
 	return v;
 }
 
-static int add_to_tree(void *tree, const char *key, size_t len, uint64_t count)
-{
-	return flametree__add(tree, key, len, count, 0);
-}
-
-struct tree_sink {
-	struct flametree *tree;
-	bool reverse;
-	struct strbuf reversed;
-};
-
-/* Each stack goes straight into the tree: no copy of the input is kept. */
-static int add_stack(void *ctx, const char *key, size_t len, int col, uint64_t weight)
-{
-	struct tree_sink *s = ctx;
-
-	if (s->reverse) {
-		const char *end = key + len;
-
-		strbuf__reset(&s->reversed);
-		for (;;) {
-			const char *start = end;
-
-			while (start > key && start[-1] != ';')
-				start--;
-			if ((s->reversed.len && strbuf__addc(&s->reversed, ';') < 0) ||
-			    strbuf__add(&s->reversed, start, (size_t)(end - start)) < 0)
-				return -ENOMEM;
-			if (start == key)
-				break;
-			end = start - 1;
-		}
-		key = s->reversed.s;
-		len = s->reversed.len;
-	}
-	return flametree__add_merged(s->tree, key, len, col == 0 ? weight : 0, col == 1 ? weight : 0);
-}
-
 static bool mapped_color(void *ctx, const char *name, size_t len, uint32_t *rgb)
 {
 	return palette_map__get(ctx, name, len, rgb);
@@ -149,7 +112,7 @@ int main(int argc, char **argv)
 					  flamegraph_css_len };
 	const char **events = NULL;
 	struct profile *c = NULL;
-	struct tree_sink sink = { 0 };
+	struct flame_sink sink = { 0 };
 	struct flametree *tree = NULL;
 	struct stackmap *palette_map = NULL;
 	bool use_cp = false, lp_input;
@@ -239,7 +202,7 @@ int main(int argc, char **argv)
 		goto nomem;
 	if (!so.flamechart) {
 		sink.tree = tree;
-		co.sink = add_stack;
+		co.sink = flame_sink__add;
 		co.sink_ctx = &sink;
 	}
 
@@ -254,7 +217,7 @@ int main(int argc, char **argv)
 	lp_input = profile__formats(c) & (1u << LP_FORMAT_LP);
 	so.unit = lp_input ? profile__unit(c) : NULL;
 	if (so.flamechart) {
-		int built = profile__each_timed(c, add_to_tree, tree);
+		int built = flametree__add_timed(tree, c);
 
 		if (built < 0) {
 			error("cannot build the flame chart: %s", strerror(-built));
@@ -267,14 +230,7 @@ int main(int argc, char **argv)
 		error("a frame's total does not fit 64 bits");
 		goto cleanup;
 	}
-	{
-		const struct flame_node *root = flametree__node(tree, 0);
-
-		if (ninputs == 2 || (!lp_input && root->total[1] > 0))
-			so.coloring = COLORING_DIFF;
-		else if (root->total[1] > 0)
-			so.coloring = COLORING_ONOFF;
-	}
+	so.coloring = flame_coloring__choose(tree, ninputs, lp_input);
 	if (!so.title)
 		so.title = so.flamechart ? "Flame Chart" : so.inverted ? "Icicle Graph" : "Flame Graph";
 	if (use_cp) {
@@ -297,17 +253,8 @@ int main(int argc, char **argv)
 	}
 	ret = close_stdout() ? EXIT_RUNTIME : 0;
 	if (ret == 0 && use_cp) {
-		/* remember every colour used, as flamegraph.pl --cp does */
-		for (size_t i = 0; i < flametree__names(tree); i++) {
-			size_t len;
-			const char *name = flametree__name(tree, (uint32_t)i, &len);
-			uint32_t rgb;
-
-			if (!palette_map__get(palette_map, name, len, &rgb) &&
-			    palette_map__put(palette_map, name, len,
-					     palette__color(so.palette, so.hash, name, len)) < 0)
-				goto nomem;
-		}
+		if (palette_map__remember(palette_map, tree, so.palette, so.hash) < 0)
+			goto nomem;
 		if ((opt = palette_map__save(palette_map, "palette.map")) < 0) {
 			error("cannot write 'palette.map': %s", strerror(-opt));
 			ret = EXIT_RUNTIME;
@@ -320,7 +267,7 @@ nomem:
 cleanup:
 	profile__free(c);
 	flametree__free(tree);
-	strbuf__release(&sink.reversed);
+	flame_sink__release(&sink);
 	stackmap__free(palette_map);
 	free(events);
 	return ret;

@@ -188,6 +188,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	static char outbuf[1 << 20];
 
 	progname = offcpu_only ? "lp-offcpu" : "lp-record";
+	exit_failure = EXIT_OWN;
 	if (offcpu_only) {
 		/* no on-CPU sampling: the perf events only follow tasks and mappings */
 		o.perf.freq = o.perf.period = 0;
@@ -240,15 +241,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		case OPT_BUFFER: o.perf.wakeup_events = (unsigned)count("--buffer", optarg, 0, 1 << 30); break;
 		case OPT_NO_SPAWN: o.spawn_stacks = false; break;
 		case 'q': quiet = true; break;
-		case 'h':
-			fputs(offcpu_only ? offcpu_usage : record_usage, stdout);
-			return close_stdout() ? EXIT_OWN : 0;
-		case 'V':
-			printf("%s %s\n", progname, LP_VERSION);
-			return close_stdout() ? EXIT_OWN : 0;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
-			return EXIT_USAGE;
+			common_option(opt, offcpu_only ? offcpu_usage : record_usage);
 		}
 	}
 	if (optind < argc && o.npids)

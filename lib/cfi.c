@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* DWARF register numbers of x86-64 */
-enum { DWARF_RBP = 6, DWARF_RSP = 7, DWARF_RA = 16 };
+#include "arch.h"
+
+/* the frame pointer, stack pointer and return address's DWARF numbers (arch.h) */
+enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA };
 
 struct cfi {
 	int fd;
@@ -217,8 +219,8 @@ int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
 		return -ENOENT;
 	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1)
 		goto cleanup;
-	if (ops[0].atom == DW_OP_breg7 || ops[0].atom == DW_OP_breg6) {
-		rule->cfa_reg = ops[0].atom == DW_OP_breg7 ? DWARF_RSP : DWARF_RBP;
+	if (ops[0].atom == DW_OP_breg0 + DWARF_RSP || ops[0].atom == DW_OP_breg0 + DWARF_RBP) {
+		rule->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
 		rule->cfa_off = (int32_t)(int64_t)ops[0].number;
 	} else if (ops[0].atom == DW_OP_bregx && (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP)) {
 		rule->cfa_reg = (uint8_t)ops[0].number;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flametree.h"
+
 static const char *const palettes[] = {
 	"hot", "mem", "io", "wakeup", "java", "js", "perl", "red", "green", "blue",
 	"aqua", "yellow", "purple", "orange", "chain",
@@ -343,4 +345,19 @@ int palette_map__save(struct stackmap *m, const char *path)
 	if (fclose(f) != 0 && ret == 0)
 		ret = -errno;
 	return ret;
+}
+
+int palette_map__remember(struct stackmap *m, const struct flametree *t, const char *palette,
+			  enum palette_hash hash)
+{
+	for (size_t i = 0; i < flametree__names(t); i++) {
+		size_t len;
+		const char *name = flametree__name(t, (uint32_t)i, &len);
+		uint32_t rgb;
+
+		if (!palette_map__get(m, name, len, &rgb) &&
+		    palette_map__put(m, name, len, palette__color(palette, hash, name, len)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }

@@ -45,4 +45,9 @@ struct stackmap *palette_map__load(const char *path, struct lp_error *err);
 bool palette_map__get(struct stackmap *m, const char *name, size_t len, uint32_t *rgb);
 int palette_map__put(struct stackmap *m, const char *name, size_t len, uint32_t rgb);
 int palette_map__save(struct stackmap *m, const char *path);
+
+struct flametree;
+/* Puts the colour of every name of t that m lacks, as flamegraph.pl --cp remembers them. -ENOMEM. */
+int palette_map__remember(struct stackmap *m, const struct flametree *t, const char *palette,
+			  enum palette_hash hash);
 #endif

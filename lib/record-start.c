@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "offcpu.h"
+#include "offcpu-sampler.h"
 #include "perfevent.h"
 
 /* The id of sched:sched_process_fork and its child_pid's offset, from a tracefs directory; -1 if absent. */

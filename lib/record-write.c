@@ -12,7 +12,7 @@
 
 #include "hash.h"
 #include "lpstream.h"
-#include "offcpu.h"
+#include "offcpu-sampler.h"
 #include "perfevent.h"
 #include "stackmap.h"
 #include "strbuf.h"

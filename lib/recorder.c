@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "offcpu.h"
+#include "offcpu-sampler.h"
 #include "perfevent.h"
 
 enum { ARENA_CHUNK = 8 << 20 };

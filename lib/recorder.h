@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "offcpu.h"
+#include "offcpu-sampler.h"
 #include "perfevent.h"
 
 struct record_opts {

@@ -2,8 +2,8 @@
  * Off-CPU sampling with eBPF (bpf/offcpu.bpf.c): loads and attaches the
  * program, follows process trees, hands over the reported intervals.
  */
-#ifndef LP_OFFCPU_H
-#define LP_OFFCPU_H
+#ifndef LP_OFFCPU_SAMPLER_H
+#define LP_OFFCPU_SAMPLER_H
 
 #include <linux/types.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-#include "offcpu.h"
+#include "offcpu-sampler.h"
 
 #include <errno.h>
 #include <stdarg.h>

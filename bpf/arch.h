@@ -1,0 +1,37 @@
+/*
+ * The user registers the off-CPU program reads at switch-out, per
+ * architecture: the twin of lib/arch.h. Field names differ between the
+ * architectures' struct pt_regs; the local flavours below (libbpf ignores the
+ * ___suffix) let CO-RE find them in whatever kernel runs the program, so the
+ * object builds for any of them from one vmlinux.h.
+ */
+#ifndef LP_BPF_ARCH_H
+#define LP_BPF_ARCH_H
+
+#include <bpf/bpf_core_read.h>
+
+#if defined(__TARGET_ARCH_x86)
+#define LP_REG_IP(r) BPF_CORE_READ((r), ip)
+#define LP_REG_SP(r) BPF_CORE_READ((r), sp)
+#define LP_REG_FP(r) BPF_CORE_READ((r), bp)
+#elif defined(__TARGET_ARCH_arm64)
+struct pt_regs___lp_arm64 {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+} __attribute__((preserve_access_index));
+#define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), pc)
+#define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), sp)
+#define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[29])
+#elif defined(__TARGET_ARCH_riscv)
+struct pt_regs___lp_riscv {
+	unsigned long epc, ra, sp, gp, tp, t0, t1, t2, s0;
+} __attribute__((preserve_access_index));
+#define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), epc)
+#define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), sp)
+#define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), s0)
+#else
+#error "bpf/arch.h knows x86, arm64 and riscv: define __TARGET_ARCH_x86, _arm64 or _riscv"
+#endif
+
+#endif

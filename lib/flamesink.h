@@ -1,0 +1,39 @@
+/*
+ * From a profile to a flame graph's tree: stacks go straight into the tree
+ * as they are read (reversed for --reverse, merged from the leaves), or a
+ * time-ordered profile becomes a flame chart. And what the tree says about
+ * how to colour it.
+ */
+#ifndef LP_FLAMESINK_H
+#define LP_FLAMESINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flamesvg.h"
+#include "flametree.h"
+#include "profile.h"
+#include "strbuf.h"
+
+struct flame_sink {
+	struct flametree *tree;
+	bool reverse;		/* leaf first: merge stacks from their leaves */
+	struct strbuf reversed;
+};
+
+/* A profile_opts.sink: column 0 or 1 of the tree gets weight. -ENOMEM, -EOVERFLOW. */
+int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t weight);
+void flame_sink__release(struct flame_sink *s);
+
+/* Each thread's samples in time order, merged while consecutive stacks are equal: a flame chart. */
+int flametree__add_timed(struct flametree *t, struct profile *p);
+
+/*
+ * How to colour a finished tree: two inputs, or folded lines with two counts,
+ * make a differential graph; an lp stream with off-CPU time in column 1 an
+ * on/off-CPU blend; anything else the palette.
+ */
+enum flame_coloring flame_coloring__choose(const struct flametree *t, int ninputs, bool lp_input);
+
+#endif
