@@ -251,7 +251,7 @@ conforms() {
 
 @test "a full disk is an error, not a truncated output" {
 	[ -w /dev/full ] || skip "no /dev/full"
-	run --separate-stderr bash -c "lp-collapse --event-filter=cycles '$DATA/perf-edge.txt' > /dev/full"
+	run --separate-stderr bash -o pipefail -c "lp-collapse --event-filter=cycles '$DATA/perf-edge.txt' > /dev/full"
 	assert_failure 1
 	[ "$stderr" = "lp-collapse: cannot write output: No space left on device" ]
 }

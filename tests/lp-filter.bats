@@ -197,7 +197,7 @@ filter() {
 
 @test "a pipeline: lp-record | lp-filter | lp-svg" {
 	lp-record -q -o probe.lp "$LP_BUILD/workloads/split" --exit 0 2> /dev/null || skip "perf_event_open is not allowed here"
-	run --separate-stderr bash -c "lp-record -q '$LP_BUILD/workloads/demo' 0.3 | lp-filter deny:'$TOP/filters/libc-internals.deny' | lp-svg > p.svg"
+	run --separate-stderr bash -o pipefail -c "lp-record -q '$LP_BUILD/workloads/demo' 0.3 | lp-filter deny:'$TOP/filters/libc-internals.deny' | lp-svg > p.svg"
 	assert_success
 	grep -q '>worker</text>' p.svg
 	! grep -q '>__libc_start_call_main</text>' p.svg
@@ -211,4 +211,58 @@ filter() {
 	[[ "$stderr" == "lp-filter: unknown mode 'regex' (deny, allow or python)"* ]]
 	run --separate-stderr lp-filter deny:
 	assert_failure 2
+}
+
+# Golden files: tests/data/filter/cases names each case's arguments;
+# tools/regen-golden rewrites expected/NAME.out on purpose.
+golden() {
+	local args
+	args=$(awk -F'\t' -v n="$1" '$1 == n { print $2 }' "$DATA/filter/cases")
+	[ -n "$args" ] || fail "no golden case '$1' in tests/data/filter/cases"
+	cd "$TOP"
+	# shellcheck disable=SC2086
+	run --separate-stderr lp-filter $args
+	assert_success
+	assert_output - < "$DATA/filter/expected/$1.out"
+	[ -z "$stderr" ]
+}
+
+@test "golden: deny libc internals (EXEC and SYM rules) on a stream with P, X and comment lines" {
+	golden libc-deny
+}
+
+@test "golden: --mark deny of kernel entry frames leaves (cut) with an unknown location" {
+	golden kernel-deny-mark
+}
+
+@test "golden: allow only the program's own executable; spawn stacks filtered too" {
+	golden app-allow
+}
+
+@test "golden: --mark allow" {
+	golden app-allow-mark
+}
+
+@test "golden: a Python filter cuts deep recursion in samples and spawn stacks" {
+	golden recursion-python
+}
+
+@test "golden: folded stacks keep their first frame and counts" {
+	golden folded-mark
+}
+
+@test "perf script text is refused with the way to fold it" {
+	run -1 --separate-stderr lp-filter deny:"$TOP/filters/kernel-entry.deny" "$DATA/demo.perf-script.txt"
+	assert_equal "$stderr" "lp-filter: $DATA/demo.perf-script.txt: this is perf script text, not an lp stream or folded stacks: fold it with lp-collapse first"
+	assert_output ''
+}
+
+@test "streams of a newer or malformed version are refused" {
+	filter 'SYM ^x$'
+	printf '#lp-stream 99\n' > v99.lp
+	run -1 --separate-stderr lp-filter deny:f.txt v99.lp
+	assert_equal "$stderr" "lp-filter: v99.lp:1: lp stream version 99 is newer than this program reads (1)"
+	printf '#lp-stream one\n' > vone.lp
+	run -1 --separate-stderr lp-filter deny:f.txt vone.lp
+	assert_equal "$stderr" "lp-filter: vone.lp:1: malformed version line, expected '#lp-stream 1'"
 }

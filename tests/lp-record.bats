@@ -233,7 +233,7 @@ within() {
 }
 
 @test "a recording draws: lp-record | lp-svg" {
-	run --separate-stderr bash -c "lp-record -q '$W/demo' 0.3 | lp-svg > demo.svg"
+	run --separate-stderr bash -o pipefail -c "lp-record -q '$W/demo' 0.3 | lp-svg > demo.svg"
 	assert_success
 	grep -q '>crunch_numbers</text>' demo.svg
 	xmllint --noout demo.svg

@@ -139,7 +139,7 @@ setup() {
 }
 
 @test "a full disk is an error" {
-	run --separate-stderr bash -c "lp-svg basic.folded > /dev/full"
+	run --separate-stderr bash -o pipefail -c "lp-svg basic.folded > /dev/full"
 	assert_failure 1
 	[ "$stderr" = "lp-svg: cannot write output: No space left on device" ]
 }
