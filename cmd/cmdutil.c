@@ -20,20 +20,6 @@ void error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void error_at(const char *file, long line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: %s:", progname, file);
-	if (line > 0)
-		fprintf(stderr, "%ld:", line);
-	fputc(' ', stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void place(const char *file, long line, long col)
 {
 	if (!file)

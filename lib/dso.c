@@ -17,24 +17,3 @@ bool dso_is_perf_map(const char *s, size_t len)
 	}
 	return false;
 }
-
-static bool starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && memcmp(s, prefix, n) == 0;
-}
-
-bool loc_is_kernel(const char *s, size_t len)
-{
-	/* user-space pseudo-files that perf also names in brackets */
-	static const char *const user[] = { "[vdso]", "[vsyscall]", "[unknown]", "[anon", "[heap]",
-					    "[stack]", "[uprobes]" };
-
-	if (!starts_with(s, len, "["))
-		return false;
-	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
-		if (starts_with(s, len, user[i]))
-			return false;
-	return true;
-}

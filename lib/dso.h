@@ -8,7 +8,4 @@
 /* A JIT symbol map, /tmp/perf-PID.map (anywhere in s). */
 bool dso_is_perf_map(const char *s, size_t len);
 
-/* An lp LOCS entry of kernel code: [kernel.kallsyms]+0x..., [module]+0x... */
-bool loc_is_kernel(const char *s, size_t len);
-
 #endif

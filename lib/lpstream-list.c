@@ -6,53 +6,6 @@
 
 #include "escape.h"
 #include "numparse.h"
-#include "scan.h"
-
-void lp_list_iter__init(struct lp_list_iter *it, struct lp_span list)
-{
-	it->s = list.s;
-	it->len = list.len;
-	it->start = 0;
-	it->block = 0;
-	it->mask = list.len ? special_mask(list.s, list.len) : 0;
-	it->done = list.len == 0;
-}
-
-int lp_list_iter__next(struct lp_list_iter *it, struct lp_span *item, bool *escaped)
-{
-	bool esc = false;
-
-	if (it->done)
-		return 0;
-	/* a block at a time, then its separators bit by bit: items are short */
-	for (;;) {
-		while (it->mask) {
-			size_t i = it->block + (size_t)__builtin_ctz(it->mask);
-
-			it->mask &= it->mask - 1;
-			if (it->s[i] == '%') {
-				esc = true;
-				continue;
-			}
-			item->s = it->s + it->start;
-			item->len = i - it->start;
-			it->start = i + 1;
-			goto found;
-		}
-		it->block += 16;
-		if (it->block >= it->len)
-			break;
-		it->mask = special_mask(it->s + it->block, it->len - it->block);
-	}
-	/* the end of the list ends the last item */
-	item->s = it->s + it->start;
-	item->len = it->len - it->start;
-	it->done = true;
-found:
-	if (escaped)
-		*escaped = esc;
-	return 1;
-}
 
 size_t lp_list__count(struct lp_span list)
 {

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "scan.h"
 #include "strbuf.h"
 
 #define LP_STREAM_VERSION 1
@@ -138,9 +139,56 @@ struct lp_list_iter {
 	bool done;
 };
 
-void lp_list_iter__init(struct lp_list_iter *it, struct lp_span list);
-/* 1 with *item (and *escaped: it holds a '%'; may be NULL), or 0 at the end. "" has no items. */
-int lp_list_iter__next(struct lp_list_iter *it, struct lp_span *item, bool *escaped);
+static inline void lp_list_iter__init(struct lp_list_iter *it, struct lp_span list)
+{
+	it->s = list.s;
+	it->len = list.len;
+	it->start = 0;
+	it->block = 0;
+	it->mask = list.len ? special_mask(list.s, list.len) : 0;
+	it->done = list.len == 0;
+}
+
+/*
+ * 1 with *item (and *escaped: it holds a '%'; may be NULL), or 0 at the end.
+ * "" has no items. Inline: readers call it for every frame of every sample.
+ */
+static inline int lp_list_iter__next(struct lp_list_iter *it, struct lp_span *item, bool *escaped)
+{
+	bool esc = false;
+
+	if (it->done)
+		return 0;
+	/* a block at a time, then its separators bit by bit: items are short */
+	for (;;) {
+		while (it->mask) {
+			size_t i = it->block + (size_t)__builtin_ctz(it->mask);
+
+			it->mask &= it->mask - 1;
+			if (it->s[i] == '%') {
+				esc = true;
+				continue;
+			}
+			item->s = it->s + it->start;
+			item->len = i - it->start;
+			it->start = i + 1;
+			if (escaped)
+				*escaped = esc;
+			return 1;
+		}
+		it->block += 16;
+		if (it->block >= it->len)
+			break;
+		it->mask = special_mask(it->s + it->block, it->len - it->block);
+	}
+	/* the end of the list ends the last item */
+	item->s = it->s + it->start;
+	item->len = it->len - it->start;
+	it->done = true;
+	if (escaped)
+		*escaped = esc;
+	return 1;
+}
 
 size_t lp_list__count(struct lp_span list);
 
