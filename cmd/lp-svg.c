@@ -230,6 +230,14 @@ int main(int argc, char **argv)
 		error("a frame's total does not fit 64 bits");
 		goto cleanup;
 	}
+	/* an empty picture would pass for a result: flamegraph.pl refuses too */
+	if (flametree__count(tree) <= 1) {
+		if (co.only_tid)
+			error("no samples of thread %lld in the input", (long long)co.only_tid);
+		else
+			error("no stack counts found in the input");
+		goto cleanup;
+	}
 	so.coloring = flame_coloring__choose(tree, ninputs, lp_input);
 	if (!so.title)
 		so.title = so.flamechart ? "Flame Chart" : so.inverted ? "Icicle Graph" : "Flame Graph";

@@ -326,9 +326,6 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (st.throttled)
 		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 		      (unsigned long long)st.throttled);
-	if (!quiet && st.offcpu_attachment)
-		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
-		      (double)st.offcpu_ns / 1e9, st.offcpu_attachment);
 	if (!quiet)
 		error("%llu %ssamples (%llu callers recovered from CFI), %llu processes and %llu threads "
 		      "spawned; symbolised and written in %.3f s",
@@ -336,6 +333,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      offcpu_only ? "off-CPU " : "on-CPU ", (unsigned long long)st.recovered,
 		      (unsigned long long)st.processes, (unsigned long long)st.threads,
 		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	/* after the on-CPU summary: lp-record's main figure comes first */
+	if (!quiet && st.offcpu_attachment)
+		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
+		      (double)st.offcpu_ns / 1e9, st.offcpu_attachment);
 	if (o.argv) {
 		int ws = recorder__wait_status(active);
 

@@ -80,6 +80,8 @@ close_to() {
 	run --separate-stderr lp-record -o b.lp -- "$W/blocking"
 	assert_success
 	[[ "$stderr" == *"lp-record: "*" off-CPU samples ("* ]]
+	# the summary lists on-CPU before off-CPU
+	[[ "$stderr" == *" on-CPU samples ("*" off-CPU samples ("* ]]
 	grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
 	grep -qP '^S\t([^\t]*\t){4}offcpu\t' b.lp
 	# in time order

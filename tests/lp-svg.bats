@@ -143,3 +143,21 @@ setup() {
 	assert_failure 1
 	[ "$stderr" = "lp-svg: cannot write output: No space left on device" ]
 }
+
+@test "no stacks is an error, not an empty picture (as flamegraph.pl)" {
+	run -1 --separate-stderr lp-svg /dev/null
+	assert_equal "$stderr" "lp-svg: no stack counts found in the input"
+	assert_output ''
+	printf '#lp-stream 1\n# nothing sampled\n' > empty.lp
+	run -1 --separate-stderr lp-svg empty.lp
+	assert_equal "$stderr" "lp-svg: no stack counts found in the input"
+}
+
+@test "--flamechart --tid of a thread that is not in the input is an error" {
+	run -1 --separate-stderr lp-svg --flamechart --tid 99999 "$DATA/sample.lp"
+	assert_equal "$stderr" "lp-svg: no samples of thread 99999 in the input"
+	assert_output ''
+	run --separate-stderr lp-svg --flamechart --tid 11 "$DATA/sample.lp"
+	assert_success
+	assert_output --partial '<svg'
+}
