@@ -47,7 +47,7 @@ within() {
 	within "$(share ';sixty_percent( |;)' split.folded)" 55 65 "function sixty_percent"
 	within "$(share ';thirty_percent( |;)' split.folded)" 25 35 "function thirty_percent"
 	within "$(share ';ten_percent( |;)' split.folded)" 5 15 "function ten_percent"
-	[[ "$stderr" == *"samples ("*"callers recovered from CFI), 1 processes and 2 threads spawned; symbolised and written in "*" s" ]]
+	[[ "$stderr" == *"samples ("*"callers recovered from CFI), 1 processes and 2 threads spawned; symbolised and written in "*" s"* ]]
 }
 
 @test "every thread and process is there: spawned, named, parented, exec'd and exited" {
