@@ -253,26 +253,16 @@ static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool ke
 	return 0;
 }
 
-static struct lp_span cut_stack(const struct run *r)
-{
-	return (struct lp_span){ r->stack.s, r->stack.len };
-}
-
-static struct lp_span cut_locs(const struct run *r)
-{
-	return (struct lp_span){ r->locs.s, r->locs.len };
-}
-
 static int lp_line(struct run *r, char *line, size_t len)
 {
 	struct lp_sample s;
 	struct lp_proc p;
-	int version, ret = lp_line_kind(line, len, r->err);
+	int ret = lp_line_kind(line, len, r->err);
 
 	if (ret < 0)
 		return ret;
 	if (ret == LP_LINE_COMMENT) {
-		if ((ret = lp_version_line(line, len, &version, r->err)) < 0)
+		if ((ret = lp_version_line(line, len, NULL, r->err)) < 0)
 			return ret;
 		return lp_writer__raw(&r->out, line, len);
 	}
@@ -284,7 +274,7 @@ static int lp_line(struct run *r, char *line, size_t len)
 		if ((ret = lp_sample__parse(&r->fields, &s, r->err)) < 0 ||
 		    (ret = cut(r, s.stack, s.locs, false)) < 0)
 			return ret;
-		return lp_writer__replace_stack(&r->out, &r->fields, LP_SAMPLE_STACK_FIELD, cut_stack(r), cut_locs(r));
+		return lp_writer__replace_stack(&r->out, &r->fields, LP_SAMPLE_STACK_FIELD, lp_span__of(&r->stack), lp_span__of(&r->locs));
 	}
 	/* the spawning stack of a P record is filtered too */
 	if ((ret = lp_proc__parse(&r->fields, &p, r->err)) < 0)
@@ -293,7 +283,7 @@ static int lp_line(struct run *r, char *line, size_t len)
 		return lp_writer__raw(&r->out, line, len);
 	if ((ret = cut(r, p.stack, p.locs, false)) < 0)
 		return ret;
-	return lp_writer__replace_stack(&r->out, &r->fields, p.stack_field, cut_stack(r), cut_locs(r));
+	return lp_writer__replace_stack(&r->out, &r->fields, p.stack_field, lp_span__of(&r->stack), lp_span__of(&r->locs));
 }
 
 static int folded_line(struct run *r, char *line, size_t len)

@@ -19,24 +19,35 @@ size_t lp_list__count(struct lp_span list)
 	return n;
 }
 
+int lp_span__check_escapes(struct lp_span s, const char *what, size_t at, struct lp_error *err)
+{
+	const char *p = s.s, *end = s.s + s.len;
+
+	while ((p = memchr(p, '%', (size_t)(end - p)))) {
+		if (end - p < 3 || hex_digit((unsigned char)p[1]) < 0 || hex_digit((unsigned char)p[2]) < 0)
+			return lp_error__set(err, -EINVAL, "%s: '%%' at byte %zu is not followed by two hex digits",
+					     what, at + (size_t)(p - s.s) + 1);
+		p += 3;
+	}
+	return 0;
+}
+
 int lp_list__check(struct lp_span list, const char *what, bool empty_is_bad, size_t *items,
 		   struct lp_error *err)
 {
 	struct lp_list_iter it;
 	struct lp_span item;
 	bool escaped;
+	int ret;
 
 	*items = 0;
 	lp_list_iter__init(&it, list);
 	while (lp_list_iter__next(&it, &item, &escaped)) {
 		if (item.len == 0 && empty_is_bad)
 			return lp_error__set(err, -EINVAL, "%s: frame %zu has an empty name", what, *items + 1);
-		for (const char *p = item.s, *end = item.s + item.len;
-		     escaped && (p = memchr(p, '%', (size_t)(end - p))); p += 3)
-			if (end - p < 3 || hex_digit((unsigned char)p[1]) < 0 || hex_digit((unsigned char)p[2]) < 0)
-				return lp_error__set(err, -EINVAL,
-						     "%s: '%%' at byte %zu is not followed by two hex digits", what,
-						     (size_t)(p - list.s) + 1);
+		/* the walker saw every '%': only items that hold one are checked */
+		if (escaped && (ret = lp_span__check_escapes(item, what, (size_t)(item.s - list.s), err)) < 0)
+			return ret;
 		++*items;
 	}
 	return 0;

@@ -127,24 +127,18 @@ int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t t
 	return add_stack(w, stack, locs);
 }
 
-static const char *const proc_names[] = {
-	[LP_PROC_SPAWN] = "spawn",
-	[LP_PROC_EXEC] = "exec",
-	[LP_PROC_COMM] = "comm",
-	[LP_PROC_EXIT] = "exit",
-};
-
 int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, enum lp_proc_what what,
 		    const char *comm)
 {
+	const char *name = lp_proc__name(what);
 	int ret;
 
-	if (what >= LP_PROC_OTHER)
+	if (!name)
 		return -EINVAL;
 	strbuf__reset(&w->line);
 	if ((ret = add(w, "P\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
 	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, '\t')) < 0 ||
-	    (ret = add(w, proc_names[what], strlen(proc_names[what]))) < 0)
+	    (ret = add(w, name, strlen(name))) < 0)
 		return ret;
 	return add_field(w, comm);
 }

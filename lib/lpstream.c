@@ -95,7 +95,8 @@ int lp_version_line(const char *line, size_t len, int *version, struct lp_error 
 	if (v > LP_STREAM_VERSION)
 		return lp_error__set(err, -EINVAL, "lp stream version %d is newer than this program reads (%d)",
 				     (int)v, LP_STREAM_VERSION);
-	*version = (int)v;
+	if (version)
+		*version = (int)v;
 	return 1;
 }
 
@@ -125,15 +126,7 @@ static int field_id(struct lp_span s, const char *name, int64_t *out, struct lp_
 /* A field that is not a list: only its escapes are checked. */
 static int check_escapes(struct lp_span s, const char *name, struct lp_error *err)
 {
-	const char *p = s.s, *end = s.s + s.len;
-
-	while ((p = memchr(p, '%', (size_t)(end - p)))) {
-		if (end - p < 3 || hex_digit((unsigned char)p[1]) < 0 || hex_digit((unsigned char)p[2]) < 0)
-			return lp_error__set(err, -EINVAL, "%s: '%%' at byte %zu is not followed by two hex digits",
-					     name, (size_t)(p - s.s) + 1);
-		p += 3;
-	}
-	return 0;
+	return lp_span__check_escapes(s, name, 0, err);
 }
 
 /* STACK and LOCS: items counted and checked, in step. */
@@ -215,6 +208,11 @@ static const char *const proc_names[] = {
 	[LP_PROC_COMM] = "comm",
 	[LP_PROC_EXIT] = "exit",
 };
+
+const char *lp_proc__name(enum lp_proc_what what)
+{
+	return what < LP_PROC_OTHER ? proc_names[what] : NULL;
+}
 
 int lp_proc__parse(const struct lp_fields *f, struct lp_proc *p, struct lp_error *err)
 {

@@ -31,6 +31,12 @@ struct lp_span {
 
 #define LP_SPAN(lit) ((struct lp_span){ (lit), sizeof(lit) - 1 })
 
+/* What a buffer holds, as a span (valid until the buffer changes). */
+static inline struct lp_span lp_span__of(const struct strbuf *b)
+{
+	return (struct lp_span){ b->s, b->len };
+}
+
 static inline bool lp_span__eq(struct lp_span s, const char *lit, size_t n)
 {
 	return s.len == n && __builtin_memcmp(s.s, lit, n) == 0;
@@ -59,7 +65,7 @@ enum lp_line_kind {
 int lp_line_kind(const char *line, size_t len, struct lp_error *err);
 
 /*
- * Checks a comment line: 1 and *version set if it is "#lp-stream N", 0 for
+ * Checks a comment line: 1 and *version set (unless NULL) if it is "#lp-stream N", 0 for
  * another comment; -EINVAL for a malformed version line or a version newer
  * than this program reads.
  */
@@ -102,6 +108,9 @@ struct lp_proc {
 	struct lp_span path;		/* exec: escaped */
 	size_t stack_field;		/* spawn: index of STACK in the fields (LOCS follows) */
 };
+
+/* "spawn", "exec", "comm", "exit"; NULL for LP_PROC_OTHER. */
+const char *lp_proc__name(enum lp_proc_what what);
 
 /* Parses a P record split into f; -EINVAL naming the field and the problem. */
 int lp_proc__parse(const struct lp_fields *f, struct lp_proc *p, struct lp_error *err);
@@ -198,6 +207,12 @@ size_t lp_list__count(struct lp_span list);
  */
 int lp_list__check(struct lp_span list, const char *what, bool empty_is_bad, size_t *items,
 		   struct lp_error *err);
+
+/*
+ * Checks that every '%' of s is followed by two hex digits; -EINVAL naming
+ * what and the byte (counted from at, where s starts in its field).
+ */
+int lp_span__check_escapes(struct lp_span s, const char *what, size_t at, struct lp_error *err);
 
 /* Appends the unescaped form of an escaped span; -EINVAL on a bad escape. */
 int lp_span__unescape_to(struct strbuf *out, struct lp_span s);

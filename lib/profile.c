@@ -89,11 +89,6 @@ static void warn(struct profile *c, const char *msg)
 	lp_warn(c->o.warn, c->o.ctx, c->file, c->lines ? lines__lineno(c->lines) : 0, "%s", msg);
 }
 
-static int fail(struct lp_error *err, int ret, const char *fmt, const char *detail)
-{
-	return lp_error__set(err, ret, fmt, detail);
-}
-
 static bool is_hex(char ch)
 {
 	return hex_digit((unsigned char)ch) >= 0;
@@ -127,31 +122,31 @@ static int add(struct profile *c, const char *key, size_t len, int col, uint64_t
 
 	if (c->o.strip_hex) {
 		if (strip_hex(&c->hexless, key, len) < 0)
-			return fail(err, -ENOMEM, "%s", "out of memory");
+			return lp_error__set(err, -ENOMEM, "out of memory");
 		key = c->hexless.s;
 		len = c->hexless.len;
 	}
 	if (c->o.sink) {
 		int ret = c->o.sink(c->o.sink_ctx, key, len, col, c->o.samples ? 1 : weight);
 
-		return ret < 0 ? fail(err, ret, "%s", ret == -EOVERFLOW ?
+		return ret < 0 ? lp_error__set(err, ret, "%s", ret == -EOVERFLOW ?
 				      "a count does not fit 64 bits" : "out of memory") : 0;
 	}
 	e = stackmap__add(c->stacks, key, len, col, c->o.samples ? 1 : weight);
 	if (!e)
-		return fail(err, -errno, "%s", errno == EOVERFLOW ?
+		return lp_error__set(err, -errno, "%s", errno == EOVERFLOW ?
 			    "a stack's count does not fit 64 bits" : "out of memory");
 	if (!c->o.time_ordered)
 		return 0;
 	t = stackmap__add(c->threads, thread, threadlen, 0, 0);
 	if (!t)
-		return fail(err, -ENOMEM, "%s", "out of memory");
+		return lp_error__set(err, -ENOMEM, "out of memory");
 	if (c->ntimed == c->timed_cap) {
 		size_t cap = c->timed_cap ? c->timed_cap * 2 : 4096;
 		struct timed *v = realloc(c->timed, cap * sizeof(*v));
 
 		if (!v)
-			return fail(err, -ENOMEM, "%s", "out of memory");
+			return lp_error__set(err, -ENOMEM, "out of memory");
 		c->timed = v;
 		c->timed_cap = cap;
 	}
@@ -188,14 +183,14 @@ static int read_perf(struct profile *c, int col, struct lp_error *err)
 	int ret;
 
 	if (!p)
-		return fail(err, -errno, "%s", "cannot set up the perf script parser");
+		return lp_error__set(err, -errno, "cannot set up the perf script parser");
 	while ((ret = lines__next(c->lines, &line, &len)) > 0) {
 		const struct perfscript_sample *s;
 
 		ret = perfscript__line(p, line, len);
 		if (ret < 0) {
 			err->line = lines__lineno(c->lines);
-			fail(err, ret, "%s", ret == -ENOMEM ? "out of memory" : perfscript__error(p));
+			lp_error__set(err, ret, "%s", ret == -ENOMEM ? "out of memory" : perfscript__error(p));
 			goto cleanup;
 		}
 		if (ret == 0)
@@ -208,7 +203,7 @@ static int read_perf(struct profile *c, int col, struct lp_error *err)
 		}
 	}
 	if (ret < 0) {
-		fail(err, ret, "read error: %s", strerror(-ret));
+		lp_error__set(err, ret, "read error: %s", strerror(-ret));
 		goto cleanup;
 	}
 	if (perfscript__pending(p))
@@ -236,10 +231,9 @@ static int read_folded(struct profile *c, int col, struct lp_error *err)
 		if (ret < 0)
 			return ret;
 		if (f.ncounts == 2 && !c->o.diff)
-			return fail(err, -EINVAL, "%s",
-				    "a differential line (two counts) needs --diff");
+			return lp_error__set(err, -EINVAL, "a differential line (two counts) needs --diff");
 		if (f.ncounts == 2 && c->o.samples)
-			return fail(err, -EINVAL, "%s", "--samples cannot count differential lines");
+			return lp_error__set(err, -EINVAL, "--samples cannot count differential lines");
 		if (f.ncounts == 2) {
 			ret = add(c, f.stack, f.stacklen, 0, f.count[0], 0, "", 0, err);
 			if (ret == 0)
@@ -252,7 +246,7 @@ static int read_folded(struct profile *c, int col, struct lp_error *err)
 	}
 	err->line = 0;
 	if (ret < 0)
-		return fail(err, ret, "read error: %s", strerror(-ret));
+		return lp_error__set(err, ret, "read error: %s", strerror(-ret));
 	return 0;
 }
 
@@ -270,13 +264,13 @@ static int meta_event(struct profile *c, const char *line, size_t len, struct lp
 		return ret;
 	v = realloc(c->units, (c->nunits + 1) * sizeof(*v));
 	if (!v)
-		return fail(err, -ENOMEM, "%s", "out of memory");
+		return lp_error__set(err, -ENOMEM, "out of memory");
 	c->units = v;
 	if (strbuf__add(&key, d.key.s, d.key.len) < 0 || lp_span__unescape_to(&unit, d.unit) < 0 ||
 	    strbuf__addc(&key, 0) < 0 || strbuf__addc(&unit, 0) < 0) {
 		strbuf__release(&key);
 		strbuf__release(&unit);
-		return fail(err, -ENOMEM, "%s", "out of memory");
+		return lp_error__set(err, -ENOMEM, "out of memory");
 	}
 	v[c->nunits].event = key.s;
 	v[c->nunits].unit = unit.s;
@@ -414,7 +408,7 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 	struct lp_sample s;
 	char *line, tid[24];
 	size_t len;
-	int ret, version;
+	int ret;
 
 	while ((ret = lines__next(c->lines, &line, &len)) > 0) {
 		err->line = lines__lineno(c->lines);
@@ -422,7 +416,7 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 		if (ret < 0)
 			return ret;
 		if (ret == LP_LINE_COMMENT) {
-			if ((ret = lp_version_line(line, len, &version, err)) < 0 ||
+			if ((ret = lp_version_line(line, len, NULL, err)) < 0 ||
 			    (ret = meta_event(c, line, len, err)) < 0)
 				return ret;
 			continue;
@@ -430,7 +424,7 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 		if (line[0] != 'S')
 			continue;	/* other records carry no samples */
 		if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
-			return fail(err, ret, "%s", "out of memory");
+			return lp_error__set(err, ret, "out of memory");
 		if ((ret = lp_sample__parse(&c->fields, &s, err)) < 0)
 			return ret;
 		if (!event_selected(c, s.event))
@@ -438,9 +432,9 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 		if (c->o.only_tid > 0 && s.tid != c->o.only_tid)
 			continue;
 		if ((ret = check_unit(c, s.event)) < 0)
-			return fail(err, ret, "%s", "out of memory");
+			return lp_error__set(err, ret, "out of memory");
 		if ((ret = lp_key(c, &s)) < 0)
-			return fail(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
+			return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
 				    "out of memory");
 		snprintf(tid, sizeof(tid), "%" PRId64, s.tid);
 		ret = add(c, c->key.s, c->key.len,
@@ -451,7 +445,7 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 	}
 	err->line = 0;
 	if (ret < 0)
-		return fail(err, ret, "read error: %s", strerror(-ret));
+		return lp_error__set(err, ret, "read error: %s", strerror(-ret));
 	return 0;
 }
 
@@ -466,7 +460,7 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
 	c->file = name;
 	c->lines = lines__new(fd);
 	if (!c->lines)
-		return fail(err, -ENOMEM, "%s", "out of memory");
+		return lp_error__set(err, -ENOMEM, "out of memory");
 	if (format == LP_FORMAT_AUTO)
 		format = lp_format__detect(c->lines);
 	c->formats |= 1u << format;

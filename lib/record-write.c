@@ -169,11 +169,6 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid)
 	return symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
 }
 
-static struct lp_span span_of(const struct strbuf *b)
-{
-	return (struct lp_span){ b->s, b->len };
-}
-
 /* The task-clock time a sample stands for: its counter's advance, or the period. */
 static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 {
@@ -199,8 +194,8 @@ static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 /* An S record up to its attributes, with the stack in w->stack and w->locs. */
 static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, const char *event, uint64_t weight)
 {
-	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, span_of(&w->stack),
-				 span_of(&w->locs));
+	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, lp_span__of(&w->stack),
+				 lp_span__of(&w->locs));
 }
 
 static int write_sample(struct writer *w, const struct perf_event_header *h)
@@ -337,7 +332,7 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
-	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, span_of(&w->stack), span_of(&w->locs))) < 0)
+	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)
 		return ret;
 	return lp_writer__end(&w->out);
 }
