@@ -166,6 +166,8 @@ conforms() {
 	check $'S\t1\t1\t1\tx\tcpu\t1\ta%2\t-' "STACK: '%' at byte 2 is not followed by two hex digits"
 	check '' 'empty line'
 	check $'hello\tworld' "record type must be one capital letter, got 'hello'"
+	check $'\x01\x02' "record type must be one capital letter, got '\\x01\\x02'"
+	check $'#lp.event\tpf\tpage-faults' '#lp.event needs KEY PERF-EVENT PERIOD TITLE UNIT, got 2 fields'
 }
 
 @test "folded: several inputs are merged, counts summed, output sorted" {
