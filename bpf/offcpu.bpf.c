@@ -31,6 +31,7 @@ const volatile __u32 wakeup_every = 0;	/* records per reader wake-up; 0: when ha
 __u64 grid_start;	/* set by user space when the workload starts */
 __u64 drops;		/* records the ring buffer had no room for */
 __u64 pending;		/* records since the last wake-up */
+__u64 nmissed;		/* entries in missed_in: while 0, nobody looks there */
 
 /* A thread's slot: its next record, filled in at switch-out and at switch-in. */
 struct slot {
@@ -69,6 +70,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct slot);
 } zero_slot SEC(".maps");
+
+/*
+ * tp_btf only: where a traced thread came back on the CPU while its slot
+ * could not be had (task storage is busy on a CPU while an exiting task's
+ * storage is freed there), by thread id. The interval is reported from the
+ * slot as soon as the slot can be had again, ending here.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, OFFCPU_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, __u64);
+} missed_in SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -178,18 +193,18 @@ static __always_inline void send(struct slot *s)
 		__sync_fetch_and_add(&drops, 1);
 }
 
-/* Reports the interval that ends as next comes back on the CPU, if it counts. */
-static __always_inline void switch_in(struct slot *s, struct task_struct *next, bool kernel_now)
+/* Reports the interval of s that ended at end (as next came back on the CPU), if it counts. */
+static __always_inline void switch_in(struct slot *s, struct task_struct *next, __u64 end, bool kernel_now)
 {
-	__u64 now = bpf_ktime_get_ns(), weight;
+	__u64 weight;
 	__u32 nu = s->ev.nuser;
 	long n;
 
 	if (!s->ev.start)
 		return;
-	weight = weigh(s->ev.start, now);
+	weight = weigh(s->ev.start, end);
 	if (weight) {
-		s->ev.end = now;
+		s->ev.end = end;
 		s->ev.weight = weight;
 		if (kernel_now && (capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK) {
 			n = bpf_get_task_stack(next, &s->ips[nu], OFFCPU_MAX_STACK * 8, 0);
@@ -200,6 +215,30 @@ static __always_inline void switch_in(struct slot *s, struct task_struct *next, 
 	s->ev.start = 0;
 }
 
+/* Reports t's interval whose switch-in found no slot, if there was one. */
+static __always_inline void report_missed(struct slot *s, struct task_struct *t)
+{
+	__u32 tid = BPF_CORE_READ(t, pid);
+	__u64 *end = nmissed ? bpf_map_lookup_elem(&missed_in, &tid) : NULL;
+
+	if (!end)
+		return;
+	switch_in(s, t, *end, false);
+	if (bpf_map_delete_elem(&missed_in, &tid) == 0)
+		__sync_fetch_and_add(&nmissed, -1);
+}
+
+/* Remembers that t came back on the CPU at now without its slot; counted as lost if that fails too. */
+static __always_inline void miss(struct task_struct *t, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(t, pid);
+
+	if (bpf_map_update_elem(&missed_in, &tid, &now, BPF_NOEXIST) == 0)
+		__sync_fetch_and_add(&nmissed, 1);
+	else if (bpf_map_update_elem(&missed_in, &tid, &now, BPF_EXIST) < 0)
+		__sync_fetch_and_add(&drops, 1);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -208,15 +247,29 @@ int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_str
 
 	if (is_traced(prev)) {
 		s = bpf_task_storage_get(&task_slots, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (s)
+		if (s) {
+			report_missed(s, prev);
 			switch_out(ctx, s, prev, (struct pt_regs *)bpf_task_pt_regs(prev), preempt, prev_state,
 				   false);
-		else
+		} else {
 			__sync_fetch_and_add(&drops, 1);
+		}
 	}
 	s = bpf_task_storage_get(&task_slots, next, 0, 0);
-	if (s)
-		switch_in(s, next, true);
+	if (s) {
+		/*
+		 * A missed switch-in ended the slot's interval (its switch-out
+		 * since was lost, and counted): report that one, not [start, now).
+		 */
+		__u64 start = s->ev.start;
+
+		report_missed(s, next);
+		if (s->ev.start == start)
+			switch_in(s, next, bpf_ktime_get_ns(), true);
+	} else if (is_traced(next) && BPF_CORE_READ(next, bpf_storage)) {
+		/* it has task storage, so a slot: the storage was busy, not empty */
+		miss(next, bpf_ktime_get_ns());
+	}
 	return 0;
 }
 
@@ -248,7 +301,7 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 	tid = BPF_CORE_READ(next, pid);
 	s = bpf_map_lookup_elem(&tid_slots, &tid);
 	if (s)
-		switch_in(s, next, false);
+		switch_in(s, next, bpf_ktime_get_ns(), false);
 	return 0;
 }
 
@@ -312,6 +365,19 @@ int BPF_PROG(exec_raw, struct task_struct *p)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(exit_btf, struct task_struct *p)
 {
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct slot *s;
+
+	/* a missed switch-in's interval, before the thread is gone */
+	if (nmissed && bpf_map_lookup_elem(&missed_in, &tid)) {
+		s = bpf_task_storage_get(&task_slots, p, 0, 0);
+		if (s) {
+			report_missed(s, p);
+		} else if (bpf_map_delete_elem(&missed_in, &tid) == 0) {
+			__sync_fetch_and_add(&nmissed, -1);
+			__sync_fetch_and_add(&drops, 1);
+		}
+	}
 	on_exit(p);
 	return 0;
 }

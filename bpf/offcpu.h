@@ -11,6 +11,8 @@
 #define OFFCPU_SNAPSHOT 512
 /* Processes (thread groups) followed at once. */
 #define OFFCPU_MAX_PROCESSES 16384
+/* Threads whose return to the CPU could not be recorded in their slot, at once. */
+#define OFFCPU_MAX_THREADS 65536
 
 #define OFFCPU_USER 1
 #define OFFCPU_KERNEL 2

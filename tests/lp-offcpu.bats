@@ -218,3 +218,19 @@ close_to() {
 	lp-svg --title "blocking, on and off the CPU" b.lp > b.svg
 	browser recorded b.svg
 }
+
+# Threads exit (and the kernel frees their task storage) on the CPUs where a
+# sleeper wakes 3000 times: every time it really blocked (its own count of
+# voluntary context switches) is an interval reported, or one counted lost.
+@test "off-CPU intervals never vanish: blocked beside exiting threads, each reported or counted lost" {
+	for raw in "" --raw-tp; do
+		run --separate-stderr lp-offcpu -q -F -1 $raw -o c.lp -- "$W/churn" 3000
+		assert_success
+		blocked=$(awk '$1 == "naps" { print $4 }' <<< "$stderr")
+		[ "${blocked:-0}" -gt 2500 ] || fail "the sleeper blocked only '${blocked}' times"
+		reported=$(awk -F'\t' '$1 == "S" && $6 == "offcpu" && $8 ~ /(^|;)sleeper;nap(;|$)/' c.lp | wc -l)
+		lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' c.lp)
+		[ $((reported + lost)) -ge "$blocked" ] ||
+			fail "${raw:-tp_btf}: blocked $blocked times, $reported intervals reported, $lost counted lost"
+	done
+}
