@@ -141,7 +141,13 @@ $(O)/workloads/cxx: tests/workloads/cxx.cc
 	@$(if $(Q),echo "  CXX     $@")
 	$(Q)$(CXX) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -o $@ $<
 
-# The demo as too many programs are built: without frame pointers.
+# The demo as too many programs are built: without frame pointers; and frames
+# bigger than the stack snapshot, as bzip2's.
+$(O)/workloads/bigframe: tests/workloads/bigframe.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -o $@ $<
+
 $(O)/workloads/demo-nofp: tests/workloads/demo.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")

@@ -15,6 +15,7 @@
 #include "numparse.h"
 #include "recordcmd.h"
 #include "recorder.h"
+#include "symbolizer.h"
 
 enum { EXIT_OWN = 125 };
 
@@ -315,6 +316,11 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
 		      "raise it with sysctl kernel.perf_event_max_stack=N",
 		      (unsigned long long)st.truncated, perf_sysctl("perf_event_max_stack"));
+	if (st.unwind_stopped)
+		error("warning: %llu stacks start with " SYM_UNWIND_STOPPED ": unwinding reached an address that "
+		      "is not code (frames bigger than the stack snapshot, or code built without frame pointers "
+		      "or CFI); the callers of their first frame are unknown",
+		      (unsigned long long)st.unwind_stopped);
 	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq)
 		error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
 		      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,

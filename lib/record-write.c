@@ -90,6 +90,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid)
 	bool kernel = false, first = true, changed = false;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
+	int ret;
 
 	/* room for the chain and for every caller unwinding may add */
 	if (sm->nr + MAX_UNWIND > w->frames_cap) {
@@ -166,7 +167,11 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid)
 		if (run >= 8)
 			n -= run - 1;
 	}
-	return symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
+	ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
+	if (ret < 0)
+		return ret;
+	w->stats->unwind_stopped += (uint64_t)ret;
+	return 0;
 }
 
 /* The task-clock time a sample stands for: its counter's advance, or the period. */
@@ -516,6 +521,14 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		goto cleanup;
 	for (size_t i = 0; i < r->n && ret == 0; i++)
 		ret = write_record(&w, i);
+	/* known only once every stack is unwound: a trailer */
+	if (ret == 0 && stats->unwind_stopped) {
+		char buf[24];
+		const char *v[] = { buf };
+
+		snprintf(buf, sizeof(buf), "%" PRIu64, stats->unwind_stopped);
+		ret = lp_writer__meta(&w.out, "unwind-stopped", v, 1);
+	}
 cleanup:
 	symbolizer__free(w.sym);
 	stackmap__free(w.programs);

@@ -46,6 +46,7 @@ struct cached_frame {
 	pid_t pid;
 	uint32_t generation;
 	uint32_t flags;		/* bit 0: precise, bit 1: kernel */
+	bool outside;		/* a user address in no executable mapping */
 	uint32_t name_len, loc_len;
 	size_t off;		/* in cache_text; name then loc */
 };
@@ -321,9 +322,12 @@ static bool anonymous(const char *path)
 	       (path[0] != '/' && strcmp(path, "[vdso]") != 0);
 }
 
+/* Appends a user frame; 1 (not 0) when ip lies in no executable mapping of pid. */
 static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise, struct strbuf *stack,
 		      struct strbuf *locs)
 {
+	int ret;
+
 	struct process *p = process(s, pid, false);
 	uint64_t look = precise ? ip : ip - 1;
 	char loc[4200], name[64];
@@ -384,7 +388,9 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 		}
 	}
 	snprintf(name, sizeof(name), "[0x%" PRIx64 "]", ip);
-	return emit(name, "-", stack, locs);
+	ret = emit(name, "-", stack, locs);
+	/* anonymous executable memory is code (JIT) even without a map of its symbols */
+	return ret < 0 ? ret : !in_anonymous;
 }
 
 static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
@@ -410,7 +416,10 @@ static inline int append_item(struct strbuf *list, const char *escaped, size_t l
 	return 0;
 }
 
-/* Frames repeat: each distinct one is resolved once (per state of its process's mappings). */
+/*
+ * Frames repeat: each distinct one is resolved once (per state of its
+ * process's mappings). 1 for a user address outside every executable mapping.
+ */
 static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t ip, bool kernel, bool precise,
 		 struct strbuf *stack, struct strbuf *locs)
 {
@@ -432,13 +441,15 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 		    e->flags == flags) {
 			const char *text = s->cache_text.s + e->off;
 
-			if ((ret = append_item(stack, text, e->name_len)) < 0)
+			if ((ret = append_item(stack, text, e->name_len)) < 0 ||
+			    (ret = append_item(locs, text + e->name_len, e->loc_len)) < 0)
 				return ret;
-			return append_item(locs, text + e->name_len, e->loc_len);
+			return e->outside;
 		}
 	}
 	if ((ret = resolve(s, pid, ip, kernel, precise, stack, locs)) < 0)
 		return ret;
+	e->outside = ret == 1;
 	/* what resolve appended, without the separators */
 	stack_at += stack_at > 0;
 	locs_at += locs_at > 0;
@@ -450,9 +461,10 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 	e->off = s->cache_text.len;
 	e->name_len = (uint32_t)(stack->len - stack_at);
 	e->loc_len = (uint32_t)(locs->len - locs_at);
-	if ((ret = strbuf__add(&s->cache_text, stack->s + stack_at, e->name_len)) < 0)
+	if ((ret = strbuf__add(&s->cache_text, stack->s + stack_at, e->name_len)) < 0 ||
+	    (ret = strbuf__add(&s->cache_text, locs->s + locs_at, e->loc_len)) < 0)
 		return ret;
-	return strbuf__add(&s->cache_text, locs->s + locs_at, e->loc_len);
+	return e->outside;
 }
 
 static uint32_t generation_of(struct symbolizer *s, pid_t pid)
@@ -465,20 +477,38 @@ static uint32_t generation_of(struct symbolizer *s, pid_t pid)
 int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
 		      struct strbuf *stack, struct strbuf *locs)
 {
-	return frame(s, pid, generation_of(s, pid), ip, kernel, precise, stack, locs);
+	int ret = frame(s, pid, generation_of(s, pid), ip, kernel, precise, stack, locs);
+
+	return ret < 0 ? ret : 0;
 }
 
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
 		      struct strbuf *stack, struct strbuf *locs)
 {
 	uint32_t generation = generation_of(s, pid);
-	int ret = 0;
+	int ret, stopped = 0;
 
 	strbuf__reset(stack);
 	strbuf__reset(locs);
-	while (ret == 0 && n-- > 0)
+	while (n-- > 0) {
 		ret = frame(s, pid, generation, frames[n].ip, frames[n].kernel, frames[n].precise, stack, locs);
-	return ret;
+		if (ret < 0)
+			return ret;
+		/*
+		 * A return address outside the process's code is stack data that
+		 * unwinding took for one: it and everything rootward of it are
+		 * made up. The stack starts again from the marker.
+		 */
+		if (ret == 1 && !frames[n].precise) {
+			strbuf__reset(stack);
+			strbuf__reset(locs);
+			if ((ret = lp_list__append(stack, SYM_UNWIND_STOPPED, sizeof(SYM_UNWIND_STOPPED) - 1)) < 0 ||
+			    (ret = lp_list__append(locs, "-", 1)) < 0)
+				return ret;
+			stopped = 1;
+		}
+	}
+	return stopped;
 }
 
 static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,

@@ -43,9 +43,15 @@ struct sym_frame {
 	bool kernel, precise;
 };
 
+/* The root frame of a stack whose unwinding reached an address that is not code. */
+#define SYM_UNWIND_STOPPED "[unwind stopped]"
+
 /*
- * Appends a whole callchain, frames[n - 1] (the root) first and frames[0] (the
- * leaf) last, as symbolizer__frame would frame by frame.
+ * Writes a whole callchain, frames[n - 1] (the root) first and frames[0] (the
+ * leaf) last, as symbolizer__frame would frame by frame, except that a
+ * return address (a frame not precise) in no executable mapping of pid ends
+ * the stack there: it and its callers become one SYM_UNWIND_STOPPED frame.
+ * 1 when that happened, 0 when not, or -errno.
  */
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
 		      struct strbuf *stack, struct strbuf *locs);

@@ -261,3 +261,19 @@ within() {
 	run --separate-stderr lp-record -p 1 true
 	[ "$status" -eq 2 ]
 }
+
+@test "frames bigger than the stack snapshot, without frame pointers: no invented callers, one marker" {
+	run --separate-stderr lp-record --offcpu-freq 0 -o bf.lp -- "$W/bigframe" 0.5
+	assert_success
+	# no frame made of stack data: every user frame is named or in code
+	run ! grep -qP '^S\t.*\[0x[0-9a-f]+\]' bf.lp
+	stopped=$(grep -cP '^S\t([^\t]*\t){6}\[unwind stopped\];' bf.lp)
+	[ "$stopped" -gt 100 ] || fail "only $stopped stacks end in [unwind stopped]"
+	# the marker has no location, and STACK and LOCS stay in step
+	awk -F'\t' '$1 == "S" && $8 ~ /^\[unwind stopped\];/ { if ($9 !~ /^-;/) bad++ } END { exit bad }' bf.lp
+	lp-collapse bf.lp > /dev/null
+	grep -qxP "#lp.unwind-stopped\t$stopped" bf.lp
+	[[ "$stderr" == *"warning: $stopped stacks start with [unwind stopped]: "* ]]
+	# one stack for the hot function, not one per sample
+	[ "$(lp-collapse bf.lp | grep -c ';sort_block ')" -eq 1 ]
+}
