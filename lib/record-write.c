@@ -82,12 +82,34 @@ struct writer {
 };
 
 /*
- * The frames of a sample's callchain, root first, into w->stack and w->locs,
- * with the caller that frame-pointer walking lost recovered from CFI.
+ * The length of the frame-pointer loop the chain ends in (garbage in a
+ * register sends the kernel's walk round a few addresses to its depth limit),
+ * once trimmed to one turn; n when there is none.
  */
-static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid)
+static size_t without_loop(const struct sym_frame *frames, size_t n)
 {
-	bool kernel = false, first = true, changed = false;
+	for (size_t period = 1; period <= 4; period++) {
+		size_t same = 0;
+
+		while (same + period < n && !frames[n - 1 - same].kernel &&
+		       frames[n - 1 - same].ip == frames[n - 1 - same - period].ip)
+			same++;
+		/* eight turns of one address, or four of a longer loop */
+		if (same >= (period == 1 ? 7 : 4 * period))
+			return n - same;
+	}
+	return n;
+}
+
+/*
+ * The frames of a sample's callchain, root first, into w->stack and w->locs,
+ * with the caller that frame-pointer walking lost recovered from CFI. cut:
+ * the kernel stopped the chain at its depth limit; it is counted as truncated
+ * only when that lost real callers (not a loop, not stack data).
+ */
+static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
+{
+	bool kernel = false, first = true, changed = false, whole_stack = false;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
 	int ret;
@@ -156,21 +178,18 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid)
 				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, false };
 			n = total;
 			w->stats->recovered += changed;
+			/* CFI reached the outermost frame: nothing was cut */
+			whole_stack = outermost;
 		}
 	}
-	/* a frame-pointer loop (garbage in a register) repeats one address to the depth limit */
-	if (n >= 8) {
-		size_t run = 1;
+	size_t whole = n;
 
-		while (run < n && frames[n - 1 - run].ip == frames[n - 1].ip && !frames[n - 1].kernel)
-			run++;
-		if (run >= 8)
-			n -= run - 1;
-	}
+	n = without_loop(frames, n);
 	ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
 	if (ret < 0)
 		return ret;
 	w->stats->unwind_stopped += (uint64_t)ret;
+	w->stats->truncated += cut && !whole_stack && n == whole && ret == 0;
 	return 0;
 }
 
@@ -212,7 +231,8 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if (!perf_sample__decode(h, &w->r->layout, false, &sm))
 		return 0;
 	weight = sample_weight(w, &sm);
-	if ((ret = callchain(w, &sm, sm.pid)) < 0)
+	/* the chain holds a context marker besides the frames */
+	if ((ret = callchain(w, &sm, sm.pid, w->r->max_stack > 0 && sm.nr >= (uint64_t)w->r->max_stack + 1)) < 0)
 		return ret;
 	w->stats->samples++;
 	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
@@ -252,7 +272,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		n += ev->nuser;
 	}
 	sm.nr = n;
-	if ((ret = callchain(w, &sm, sm.pid)) < 0)
+	if ((ret = callchain(w, &sm, sm.pid, ev->truncated)) < 0)
 		return ret;
 	w->stats->offcpu_samples++;
 	w->stats->offcpu_ns += ev->weight;
@@ -334,7 +354,7 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 	}
 	strbuf__reset(&w->stack);
 	strbuf__reset(&w->locs);
-	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid)) < 0)
+	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
 	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)
@@ -486,15 +506,27 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 		v[1] = buf;
 		ret = lp_writer__meta(out, "achieved-hz", v, 2);
 	}
-	if (ret == 0 && st->truncated) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, st->truncated);
-		v[0] = "cpu";
-		v[1] = buf;
-		ret = lp_writer__meta(out, "truncated", v, 2);
-	}
 	return ret;
 }
 
+/* What is known only once every stack is unwound: a trailer of the stream. */
+static int write_trailer(struct lp_writer *out, const struct record_stats *st)
+{
+	char buf[24];
+	const char *v[2] = { "cpu", buf };
+	int ret = 0;
+
+	if (st->truncated) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->truncated);
+		ret = lp_writer__meta(out, "truncated", v, 2);
+	}
+	if (ret == 0 && st->unwind_stopped) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->unwind_stopped);
+		v[0] = buf;
+		ret = lp_writer__meta(out, "unwind-stopped", v, 1);
+	}
+	return ret;
+}
 
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
@@ -509,7 +541,6 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		qsort(r->index, r->n, sizeof(*r->index), cmp_index);
 	/* counted as the records came, for the header */
 	stats->lost = r->counts.lost;
-	stats->truncated = r->counts.truncated;
 	stats->achieved_hz = r->counts.sample_ns ? r->counts.samples / (r->counts.sample_ns / 1e9) : 0;
 	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
 	w.programs = stackmap__new();
@@ -521,14 +552,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		goto cleanup;
 	for (size_t i = 0; i < r->n && ret == 0; i++)
 		ret = write_record(&w, i);
-	/* known only once every stack is unwound: a trailer */
-	if (ret == 0 && stats->unwind_stopped) {
-		char buf[24];
-		const char *v[] = { buf };
-
-		snprintf(buf, sizeof(buf), "%" PRIu64, stats->unwind_stopped);
-		ret = lp_writer__meta(&w.out, "unwind-stopped", v, 1);
-	}
+	if (ret == 0)
+		ret = write_trailer(&w.out, stats);
 cleanup:
 	symbolizer__free(w.sym);
 	stackmap__free(w.programs);

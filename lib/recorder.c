@@ -71,16 +71,6 @@ const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *
 	return ev;
 }
 
-/* Whether a user stack was cut at the depth limit, rather than a frame-pointer loop that filled it. */
-static bool offcpu_truncated(const struct perf_event_header *h)
-{
-	const uint8_t *stack;
-	const uint64_t *ips;
-	const struct offcpu_event *ev = offcpu_record__parts(h, &stack, &ips);
-
-	return ev->truncated && !(ev->nuser >= 2 && ips[ev->nuser - 1] == ips[ev->nuser - 2]);
-}
-
 static uint64_t record_time(const struct perf_event_header *h)
 {
 	const uint8_t *stack;
@@ -89,22 +79,17 @@ static uint64_t record_time(const struct perf_event_header *h)
 	return h->type == LP_RECORD_OFFCPU ? offcpu_record__parts(h, &stack, &ips)->start : perf_record__time(h);
 }
 
-/* What the header says of the records: samples, their time, losses, cut stacks. */
+/* What the header says of the records: samples, their time, losses. */
 static void count(struct recorder *r, const struct perf_event_header *h)
 {
 	struct perf_sample s;
 
 	if (h->type == PERF_RECORD_LOST) {
 		r->counts.lost += perf_lost__count(h);
-	} else if (h->type == LP_RECORD_OFFCPU) {
-		r->counts.truncated += offcpu_truncated(h);
 	} else if (h->type == PERF_RECORD_SAMPLE && !perf_session__is_fork_id(r->session, perf_sample__id(h)) &&
 		   perf_sample__decode(h, &r->layout, false, &s)) {
 		r->counts.samples++;
 		r->counts.sample_ns += s.period;
-		/* the chain holds a context marker besides the frames */
-		if (r->max_stack > 0 && s.nr >= (uint64_t)r->max_stack + 1)
-			r->counts.truncated++;
 	}
 }
 

@@ -198,12 +198,26 @@ within() {
 	# busy while the kernel still frees the events of earlier recordings
 	for _ in $(seq 50); do echo 4 2> /dev/null > /proc/sys/kernel/perf_event_max_stack && break; sleep 0.1; done
 	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = 4 ] || skip "cannot set kernel.perf_event_max_stack"
-	run --separate-stderr lp-record --offcpu-freq 0 -o cut.lp "$W/split"
+	# 200 calls deep: deeper than the stack snapshot, so CFI cannot find the rest either
+	run --separate-stderr lp-record --offcpu-freq 0 -o cut.lp "$W/split" --deep
 	echo "$old" > /proc/sys/kernel/perf_event_max_stack
 	assert_success
 	cut=$(awk -F'\t' '$1 == "#lp.truncated" && $2 == "cpu" { print $3 }' cut.lp)
 	[ "${cut:-0}" -gt 0 ] || fail "no truncated stacks in the metadata"
 	[[ "$stderr" == *"lp-record: warning: $cut stacks reached kernel.perf_event_max_stack (4 frames) and were cut; raise it with sysctl kernel.perf_event_max_stack=N"* ]]
+}
+
+@test "stacks the kernel cut but CFI unwound to the root, or that loop, are not counted as cut" {
+	old=$(cat /proc/sys/kernel/perf_event_max_stack)
+	for _ in $(seq 50); do echo 4 2> /dev/null > /proc/sys/kernel/perf_event_max_stack && break; sleep 0.1; done
+	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = 4 ] || skip "cannot set kernel.perf_event_max_stack"
+	# shallow stacks: the snapshot holds them whole
+	run --separate-stderr lp-record --offcpu-freq 0 -o whole.lp "$W/split" --memcpy
+	echo "$old" > /proc/sys/kernel/perf_event_max_stack
+	assert_success
+	run ! grep -q '^#lp.truncated' whole.lp
+	[[ "$stderr" != *"reached kernel.perf_event_max_stack"* ]]
+	grep -qP '^S	([^	]*	){6}_start;__libc_start_main;__libc_start_call_main;main;copy_loop' whole.lp
 }
 
 @test "a rate above kernel.perf_event_max_sample_rate is lowered to it, with a warning and the remedy" {

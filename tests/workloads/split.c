@@ -8,7 +8,8 @@
  * Other modes: --jit (code in anonymous memory named by /tmp/perf-PID.map;
  * --jit-nomap without the map),
  * --syscalls (kernel time), --memcpy (time in libc), --early (a child that
- * exits at once), --sleep S, --exit N.
+ * exits at once), --deep (time 200 calls deep: deeper than a stack snapshot
+ * reaches), --sleep S, --exit N.
  * The base unit of CPU time is SPLIT_SECONDS (default 1).
  */
 #define _GNU_SOURCE
@@ -143,6 +144,20 @@ static void __attribute__((noinline)) copy_loop(double seconds)
 	}
 }
 
+/* Spins at the bottom of depth nested calls, each frame kept (no tail calls). */
+static double __attribute__((noinline)) dive(int depth, double seconds)
+{
+	volatile char frame[16] = { 0 };
+	double until;
+
+	if (depth > 0)
+		return dive(depth - 1, seconds) + frame[depth % 16];
+	until = cpu_seconds() + seconds;
+	while (cpu_seconds() < until)
+		sink++;
+	return frame[0];
+}
+
 static int early(void)
 {
 	pid_t child = fork();
@@ -177,6 +192,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "--early") == 0)
 		return early();
+	if (strcmp(mode, "--deep") == 0)
+		return (int)dive(200, 0.3 * unit());
 	if (strcmp(mode, "--sleep") == 0) {
 		printf("sleeping\n");
 		fflush(stdout);
