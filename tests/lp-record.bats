@@ -193,14 +193,20 @@ within() {
 	[[ "$stderr" == *"lp-record: warning: $lost samples lost: the ring buffers filled up; use a bigger -m or --buffer"* ]]
 }
 
-@test "stacks cut at kernel.perf_event_max_stack are counted in the metadata and on stderr" {
+# Runs lp-record ARGS with kernel.perf_event_max_stack at 4, restored after.
+record_with_max_stack_4() {
+	local old
 	old=$(cat /proc/sys/kernel/perf_event_max_stack)
 	# busy while the kernel still frees the events of earlier recordings
 	for _ in $(seq 50); do echo 4 2> /dev/null > /proc/sys/kernel/perf_event_max_stack && break; sleep 0.1; done
 	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = 4 ] || skip "cannot set kernel.perf_event_max_stack"
-	# 200 calls deep: deeper than the stack snapshot, so CFI cannot find the rest either
-	run --separate-stderr lp-record --offcpu-freq 0 -o cut.lp "$W/split" --deep
+	run --separate-stderr lp-record "$@"
 	echo "$old" > /proc/sys/kernel/perf_event_max_stack
+}
+
+@test "stacks cut at kernel.perf_event_max_stack are counted in the metadata and on stderr" {
+	# 200 calls deep: deeper than the stack snapshot, so CFI cannot find the rest either
+	record_with_max_stack_4 --offcpu-freq 0 -o cut.lp "$W/split" --deep
 	assert_success
 	cut=$(awk -F'\t' '$1 == "#lp.truncated" && $2 == "cpu" { print $3 }' cut.lp)
 	[ "${cut:-0}" -gt 0 ] || fail "no truncated stacks in the metadata"
@@ -208,12 +214,8 @@ within() {
 }
 
 @test "stacks the kernel cut but CFI unwound to the root, or that loop, are not counted as cut" {
-	old=$(cat /proc/sys/kernel/perf_event_max_stack)
-	for _ in $(seq 50); do echo 4 2> /dev/null > /proc/sys/kernel/perf_event_max_stack && break; sleep 0.1; done
-	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = 4 ] || skip "cannot set kernel.perf_event_max_stack"
 	# shallow stacks: the snapshot holds them whole
-	run --separate-stderr lp-record --offcpu-freq 0 -o whole.lp "$W/split" --memcpy
-	echo "$old" > /proc/sys/kernel/perf_event_max_stack
+	record_with_max_stack_4 --offcpu-freq 0 -o whole.lp "$W/split" --memcpy
 	assert_success
 	run ! grep -q '^#lp.truncated' whole.lp
 	[[ "$stderr" != *"reached kernel.perf_event_max_stack"* ]]
