@@ -82,9 +82,9 @@ struct writer {
 };
 
 /*
- * The length of the frame-pointer loop the chain ends in (garbage in a
- * register sends the kernel's walk round a few addresses to its depth limit),
- * once trimmed to one turn; n when there is none.
+ * How many frames of the chain to keep: a frame-pointer loop at its root
+ * (garbage in a register sends the kernel's walk round a few addresses to its
+ * depth limit) is kept for one turn; n when there is none.
  */
 static size_t without_loop(const struct sym_frame *frames, size_t n)
 {
