@@ -39,6 +39,14 @@ for hz in 99 999 4999; do
 done
 echo "lp-record on /bin/true: $(best "$bin/lp-record" -q -o "$work/true.lp" /bin/true)s (on and off the CPU), perf record: $(best perf record -q -o "$work/true.data" /bin/true)s"
 
+echo "== --stack-size: the user stack copied with each sample (-F 999, best of $runs)"
+for size in 2048 16384; do
+	t_lp=$(best "$bin/lp-record" -q --offcpu-freq 0 -F 999 --stack-size "$size" -o "$work/ss.lp" \
+		"$work/workload" "n$iters" 2)
+	t_perf=$(best perf record -q -F 999 --call-graph "dwarf,$size" -o "$work/ss.data" "$work/workload" "n$iters" 2)
+	echo "$size bytes: lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x, stream $(stat -c %s "$work/ss.lp") bytes), perf record --call-graph dwarf,$size ${t_perf}s ($(ratio "$t_perf" "$plain")x, perf.data $(stat -c %s "$work/ss.data") bytes)"
+done
+
 echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s)"
 "$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2> "$work/lp.err"
 n_lp=$(grep -c '^S' "$work/lp.lp")

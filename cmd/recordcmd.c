@@ -36,6 +36,9 @@ static const char record_usage[] =
 	"                        interval; 0: no off-CPU sampling\n"
 	"      --offcpu-buffer=N wake up every N off-CPU records (default: when half full)\n"
 	"      --capture=WHAT    stacks to take: user, kernel or both (user)\n"
+	"      --stack-size=BYTES user stack copied with each on-CPU sample for CFI\n"
+	"                        unwinding (2048, at most 65528): bigger reaches callers\n"
+	"                        beyond big frames, at that many bytes a sample\n"
 	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256)\n"
 	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
@@ -70,7 +73,8 @@ static const char offcpu_usage[] =
 	"Exit status: COMMAND's (128+N if killed by signal N), 125 for lp-offcpu's own\n"
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
-enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP };
+enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
+       OPT_STACK_SIZE };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -81,6 +85,7 @@ static const struct option long_options[] = {
 	{ "offcpu-buffer", required_argument, NULL, OPT_OFFCPU_BUFFER },
 	{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "buffer", required_argument, NULL, OPT_BUFFER },
 	{ "no-spawn-stacks", no_argument, NULL, OPT_NO_SPAWN },
@@ -196,7 +201,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		o.perf.mmap_pages = 64;
 	}
 	while ((opt = getopt_long(argc, argv, "+o:p:F:m:qhV", long_options, NULL)) != -1) {
-		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER))
+		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER ||
+				    opt == OPT_STACK_SIZE))
 			opt = '?';
 		if (!offcpu_only && opt == OPT_RAW_TP)
 			opt = '?';
@@ -241,6 +247,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			break;
 		case OPT_BUFFER: o.perf.wakeup_events = (unsigned)count("--buffer", optarg, 0, 1 << 30); break;
 		case OPT_NO_SPAWN: o.spawn_stacks = false; break;
+		case OPT_STACK_SIZE:
+			/* perf_event_open takes a multiple of 8 that fits a sample record */
+			o.perf.stack_snapshot = (unsigned)(count("--stack-size", optarg, 8, 65528) + 7) & ~7u;
+			break;
 		case 'q': quiet = true; break;
 		default:
 			common_option(opt, offcpu_only ? offcpu_usage : record_usage);

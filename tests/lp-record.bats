@@ -293,3 +293,14 @@ record_with_max_stack_4() {
 	# one stack for the hot function, not one per sample
 	[ "$(lp-collapse bf.lp | grep -c ';sort_block ')" -eq 1 ]
 }
+
+@test "--stack-size: a bigger snapshot reaches main past frames bigger than the default one" {
+	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
+	assert_success
+	awk -F'\t' '$1 == "S" { n++; if ($8 ~ /^_start;__libc_start_main;__libc_start_call_main;main;compress;/) m++ }
+		END { if (n < 100 || m < 0.95 * n) { print m " of " n " samples reach main"; exit 1 } }' big.lp
+	run ! grep -q 'unwind stopped' big.lp
+	run -2 --separate-stderr lp-record --stack-size 65536 true
+	assert_equal "$stderr" "lp-record: --stack-size needs a whole number from 8 to 65528, got '65536'
+Try 'lp-record --help' for more information."
+}
