@@ -140,7 +140,9 @@ static void __attribute__((noinline)) copy_loop(double seconds)
 
 	while (cpu_seconds() < until) {
 		memcpy(a, b, sizeof(a));
-		b[sink++ % sizeof(b)]++;
+		/* read the copy, or the compiler drops it as a dead store */
+		b[sink % sizeof(b)] += a[sink % sizeof(a)];
+		sink++;
 	}
 }
 
