@@ -98,11 +98,19 @@ static const struct option long_options[] = {
 static struct recorder *active;
 static volatile sig_atomic_t stop;
 
+/*
+ * Ctrl-C (or SIGTERM) goes to the command; a command that ignores it is sent
+ * SIGTERM at the second, SIGKILL at the third, so it can always be stopped,
+ * and the stream is still written whole.
+ */
 static void on_signal(int sig)
 {
+	static volatile sig_atomic_t times;
+
 	stop = 1;
+	times++;
 	if (active)
-		recorder__signal(active, sig);
+		recorder__signal(active, times == 1 ? sig : times == 2 ? SIGTERM : SIGKILL);
 }
 
 static uint64_t count(const char *opt, const char *arg, uint64_t min, uint64_t max)

@@ -306,3 +306,20 @@ record_with_max_stack_4() {
 	assert_equal "$stderr" "lp-record: --stack-size needs a whole number from 8 to 65528, got '65536'
 Try 'lp-record --help' for more information."
 }
+
+@test "a command that ignores Ctrl-C: the second sends SIGTERM, the third SIGKILL, and the stream is whole" {
+	# ignored signals stay ignored across exec: sleep cannot be interrupted
+	lp-record -q --offcpu-freq 0 -o stubborn.lp -- bash -c 'trap "" INT TERM; exec sleep 30' &
+	pid=$!
+	for _ in $(seq 50); do grep -q '^#lp-stream' stubborn.lp 2> /dev/null && break; pgrep -x sleep > /dev/null && break; sleep 0.1; done
+	sleep 0.3
+	kill -INT "$pid"; sleep 0.3
+	kill -INT "$pid"; sleep 0.3
+	kill -0 "$pid" 2> /dev/null || fail "lp-record ended before the third Ctrl-C"
+	kill -INT "$pid"
+	status=0
+	wait "$pid" || status=$?
+	[ "$status" -eq 137 ] || fail "lp-record exited $status, not 137 (the command's SIGKILL)"
+	head -1 stubborn.lp | grep -qx '#lp-stream 1'
+	grep -qP '^P\t\d+\t\d+\t\d+\texit\tsleep$' stubborn.lp
+}
