@@ -77,13 +77,27 @@ struct {
  * storage is freed there), by thread id. The interval is reported from the
  * slot as soon as the slot can be had again, ending here.
  */
+struct missed {
+	__u64 end;
+	__u64 nkernel;
+	__u64 ips[OFFCPU_MAX_STACK];	/* the kernel stack as the thread came back */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, OFFCPU_MAX_THREADS);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct missed);
 } missed_in SEC(".maps");
+
+/* Where a missed switch-in is put together: too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct missed);
+} missed_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -218,24 +232,44 @@ static __always_inline void switch_in(struct slot *s, struct task_struct *next, 
 /* Reports t's interval whose switch-in found no slot, if there was one. */
 static __always_inline void report_missed(struct slot *s, struct task_struct *t)
 {
-	__u32 tid = BPF_CORE_READ(t, pid);
-	__u64 *end = nmissed ? bpf_map_lookup_elem(&missed_in, &tid) : NULL;
+	__u32 tid = BPF_CORE_READ(t, pid), nu = s->ev.nuser;
+	struct missed *m = nmissed ? bpf_map_lookup_elem(&missed_in, &tid) : NULL;
 
-	if (!end)
+	if (!m)
 		return;
-	switch_in(s, t, *end, false);
+	/* the kernel stack taken when it came back, where switch_in would have taken it */
+	if ((capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK && m->nkernel <= OFFCPU_MAX_STACK) {
+		bpf_probe_read_kernel(&s->ips[nu], m->nkernel * 8, m->ips);
+		s->ev.nkernel = (__u16)m->nkernel;
+	}
+	switch_in(s, t, m->end, false);
 	if (bpf_map_delete_elem(&missed_in, &tid) == 0)
 		__sync_fetch_and_add(&nmissed, -1);
 }
 
-/* Remembers that t came back on the CPU at now without its slot; counted as lost if that fails too. */
+/*
+ * Remembers that t came back on the CPU at now without its slot, with its
+ * kernel stack; counted as lost if that fails too.
+ */
 static __always_inline void miss(struct task_struct *t, __u64 now)
 {
-	__u32 tid = BPF_CORE_READ(t, pid);
+	__u32 tid = BPF_CORE_READ(t, pid), zero = 0;
+	struct missed *m = bpf_map_lookup_elem(&missed_scratch, &zero);
+	long n;
 
-	if (bpf_map_update_elem(&missed_in, &tid, &now, BPF_NOEXIST) == 0)
+	if (!m) {
+		__sync_fetch_and_add(&drops, 1);
+		return;
+	}
+	m->end = now;
+	m->nkernel = 0;
+	if (capture & OFFCPU_KERNEL) {
+		n = bpf_get_task_stack(t, m->ips, sizeof(m->ips), 0);
+		m->nkernel = n > 0 ? (__u64)n / 8 : 0;
+	}
+	if (bpf_map_update_elem(&missed_in, &tid, m, BPF_NOEXIST) == 0)
 		__sync_fetch_and_add(&nmissed, 1);
-	else if (bpf_map_update_elem(&missed_in, &tid, &now, BPF_EXIST) < 0)
+	else if (bpf_map_update_elem(&missed_in, &tid, m, BPF_EXIST) < 0)
 		__sync_fetch_and_add(&drops, 1);
 }
 
