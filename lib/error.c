@@ -2,6 +2,27 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+const char *lp_quote(const char *s, size_t len, char *buf, size_t size)
+{
+	size_t n = len < 40 ? len : 40, o = 0;
+
+	for (size_t i = 0; i < n && o + 5 < size; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch >= 0x20 && ch < 0x7f)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
+	}
+	if (len > n && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = 0;
+	return buf;
+}
 
 void lp_error__clear(struct lp_error *e)
 {

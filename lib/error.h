@@ -6,6 +6,8 @@
 #ifndef LP_ERROR_H
 #define LP_ERROR_H
 
+#include <stddef.h>
+
 enum { LP_ERROR_MSG = 1024 };	/* a Python traceback's last lines fit */
 
 struct lp_error {
@@ -19,6 +21,14 @@ void lp_error__clear(struct lp_error *e);
 
 /* Sets e's message (e may be NULL) and returns ret, for `return lp_error__set(e, -EINVAL, ...)`. */
 int lp_error__set(struct lp_error *e, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * At most 40 bytes of input for a message, into buf (64 bytes are enough),
+ * "..." when there was more; bytes that are not printable ASCII as \xHH, so a
+ * message never carries a binary input's bytes to a terminal. Returns buf.
+ */
+const char *lp_quote(const char *s, size_t len, char *buf, size_t size);
+enum { LP_QUOTE_SIZE = 4 * 40 + 4 };
 
 /*
  * Warnings: something lib/ went on past (a dropped last sample, a program

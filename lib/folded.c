@@ -29,14 +29,15 @@ int folded_parse(const char *line, size_t len, struct folded_line *out, struct l
 {
 	const char *num, *num1;
 	size_t textlen, numlen, text1len, num1len;
+	char q[LP_QUOTE_SIZE];
 	int ret;
 
 	if (split_last(line, len, &textlen, &num, &numlen) < 0)
 		return lp_error__set(err, -EINVAL, "expected 'STACK COUNT', found no count");
 	ret = parse_u64(num, numlen, &out->count[0]);
 	if (ret < 0)
-		return lp_error__set(err, -EINVAL, "count '%.*s' is %s", (int)(numlen > 40 ? 40 : numlen), num,
-			 ret == -ERANGE ? "too large" : "not a non-negative integer");
+		return lp_error__set(err, -EINVAL, "count '%s' is %s", lp_quote(num, numlen, q, sizeof(q)),
+				     ret == -ERANGE ? "too large" : "not a non-negative integer");
 	out->ncounts = 1;
 	out->count[1] = 0;
 	/* a second count: digits right before, after a blank (never a scan of the whole stack) */
@@ -48,8 +49,8 @@ int folded_parse(const char *line, size_t len, struct folded_line *out, struct l
 	if (num1len > 0 && num1len < textlen && is_blank(line[text1len])) {
 		out->count[1] = out->count[0];
 		if (parse_u64(num1, num1len, &out->count[0]) < 0)
-			return lp_error__set(err, -EINVAL, "count '%.*s' is too large",
-				 (int)(num1len > 40 ? 40 : num1len), num1);
+			return lp_error__set(err, -EINVAL, "count '%s' is too large",
+					     lp_quote(num1, num1len, q, sizeof(q)));
 		out->ncounts = 2;
 		textlen = text1len;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lines.h"
+#include "perfscript.h"
 
 static const char *const format_names[] = {
 	[LP_FORMAT_AUTO] = "auto",
@@ -29,19 +30,11 @@ const char *lp_format__name(enum lp_format f)
 	return f <= LP_FORMAT_FOLDED ? format_names[f] : "?";
 }
 
-static bool ends_in_count(const char *s, size_t len)
-{
-	size_t i = len;
-
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	return i < len && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t');
-}
-
 enum lp_format lp_format__detect(struct lines *r)
 {
 	const char *line, *next;
-	size_t len, nextlen, i;
+	size_t len, nextlen = 0, i;
+	int more;
 	size_t magic = sizeof(LP_STREAM_MAGIC) - 1;
 
 	for (i = 0; i < 256; i++) {
@@ -52,13 +45,19 @@ enum lp_format lp_format__detect(struct lines *r)
 		if (len > 0 && line[0] != '#')
 			break;
 	}
+	/* perf's header of comments alone (a recording without samples) */
 	if (i == 256)
 		return LP_FORMAT_PERF;
 	if (len >= 2 && line[0] >= 'A' && line[0] <= 'Z' && line[1] == '\t')
 		return LP_FORMAT_LP;
-	if (line[0] == ' ' || line[0] == '\t')
-		return LP_FORMAT_PERF;
-	if (lines__peek(r, i + 1, &next, &nextlen) > 0 && (nextlen == 0 || next[0] == ' ' || next[0] == '\t'))
-		return LP_FORMAT_PERF;
-	return ends_in_count(line, len) ? LP_FORMAT_FOLDED : LP_FORMAT_PERF;
+	/*
+	 * perf script text by its real shape: a sample header, followed by its
+	 * frames (indented) or a blank line. Anything else is read as folded
+	 * stacks, whose parser names the first line that is not one.
+	 */
+	if (!perfscript__is_header(line, len))
+		return LP_FORMAT_FOLDED;
+	more = lines__peek(r, i + 1, &next, &nextlen);
+	return more == 0 || (more > 0 && (nextlen == 0 || next[0] == ' ' || next[0] == '\t')) ? LP_FORMAT_PERF :
+												  LP_FORMAT_FOLDED;
 }

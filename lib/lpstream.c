@@ -40,35 +40,16 @@ void lp_fields__release(struct lp_fields *f)
 	f->n = f->cap = 0;
 }
 
-/*
- * At most 40 bytes of a field for a message, bytes that are not printable
- * ASCII as \xHH: a message must not carry a binary input's bytes to a terminal.
- */
 static const char *excerpt(struct lp_span s, char *buf, size_t size)
 {
-	size_t n = s.len < 40 ? s.len : 40, o = 0;
-
-	for (size_t i = 0; i < n && o + 5 < size; i++) {
-		unsigned char ch = (unsigned char)s.s[i];
-
-		if (ch >= 0x20 && ch < 0x7f)
-			buf[o++] = (char)ch;
-		else
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
-	}
-	if (s.len > n && o + 4 < size) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = 0;
-	return buf;
+	return lp_quote(s.s, s.len, buf, size);
 }
 
 int lp_line_kind(const char *line, size_t len, struct lp_error *err)
 {
 	const char *tab;
 	size_t typelen;
-	char q[200];
+	char q[LP_QUOTE_SIZE];
 
 	if (len == 0)
 		return lp_error__set(err, -EINVAL, "empty line");
@@ -102,7 +83,7 @@ int lp_version_line(const char *line, size_t len, int *version, struct lp_error 
 
 static int field_u64(struct lp_span s, const char *name, uint64_t *out, struct lp_error *err)
 {
-	char q[200];
+	char q[LP_QUOTE_SIZE];
 
 	if (parse_u64(s.s, s.len, out) == 0)
 		return 0;
@@ -146,7 +127,7 @@ static int check_stack(struct lp_span stack, struct lp_span locs, struct lp_erro
 
 static int check_attrs(const struct lp_span *v, size_t n, struct lp_error *err)
 {
-	char q[200];
+	char q[LP_QUOTE_SIZE];
 
 	for (size_t i = 0; i < n; i++) {
 		const char *eq = memchr(v[i].s, '=', v[i].len);

@@ -455,3 +455,50 @@ int perfscript__line(struct perfscript *p, const char *line, size_t len)
 		 "unrecognized line: not a sample header, a stack frame or a blank line");
 	return -EINVAL;
 }
+
+/* The next whitespace-separated token of s[*i..len), or false at the end. */
+static bool next_token(const char *s, size_t len, size_t *i, const char **tok, size_t *toklen)
+{
+	while (*i < len && is_space((unsigned char)s[*i]))
+		++*i;
+	if (*i == len)
+		return false;
+	*tok = s + *i;
+	while (*i < len && !is_space((unsigned char)s[*i]))
+		++*i;
+	*toklen = (size_t)(s + *i - *tok);
+	return true;
+}
+
+/* PID or PID/TID */
+static bool is_ids(const char *t, size_t n)
+{
+	size_t i = 0, digits = 0;
+
+	while (i < n && t[i] >= '0' && t[i] <= '9')
+		i++, digits++;
+	if (i < n && t[i] == '/')
+		for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++)
+			;
+	return digits > 0 && i == n;
+}
+
+bool perfscript__is_header(const char *line, size_t len)
+{
+	const char *t;
+	size_t i = 0, n;
+	bool ids = false;
+
+	if (len == 0 || is_space((unsigned char)line[0]) || !next_token(line, len, &i, &t, &n))
+		return false;
+	/* the command's name may hold spaces: the ids are the first number after it */
+	while (!ids && next_token(line, len, &i, &t, &n))
+		ids = is_ids(t, n);
+	if (!ids)
+		return false;
+	/* then an event, "cycles:" or "sched:sched_switch:", after the CPU, time and period */
+	while (next_token(line, len, &i, &t, &n))
+		if (n >= 2 && t[n - 1] == ':' && (t[0] == '_' || ((t[0] | 0x20) >= 'a' && (t[0] | 0x20) <= 'z')))
+			return true;
+	return false;
+}

@@ -51,6 +51,13 @@ void perfscript__free(struct perfscript *p);
  */
 int perfscript__line(struct perfscript *p, const char *line, size_t len);
 const struct perfscript_sample *perfscript__sample(const struct perfscript *p);
+
+/*
+ * Whether line has the shape of a perf script sample header: a command, its
+ * PID (or PID/TID), then an event name ending in ':'. For telling formats
+ * apart; the parser itself accepts what stackcollapse-perf.pl does.
+ */
+bool perfscript__is_header(const char *line, size_t len);
 const char *perfscript__error(const struct perfscript *p);
 
 /*

@@ -114,8 +114,10 @@ static int parse_line(struct stackfilter *f, char *line, size_t len, long lineno
 		*group_empty = false;
 		return add_statement(f, keywords[k].target, line + re, len - re, *group, lineno, (long)re + 1, err);
 	}
-	line[i] = 0;
-	return fail(err, lineno, (long)word + 1, "unknown keyword '%s' (SYM, EXEC, ANY or OR)", line + word);
+	char q[LP_QUOTE_SIZE];
+
+	return fail(err, lineno, (long)word + 1, "unknown keyword '%s' (SYM, EXEC, ANY or OR)",
+		    lp_quote(line + word, i - word, q, sizeof(q)));
 }
 
 struct stackfilter *stackfilter__load(const char *path, struct lp_error *err)

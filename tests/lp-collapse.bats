@@ -276,3 +276,28 @@ conforms() {
 	assert_line --partial '--time-ordered'
 	assert_line --partial '--event-filter'
 }
+
+@test "perf script text is told by its shape; anything else is read as folded and named where it fails" {
+	# a bad count on line 1 of folded stacks gets the folded message, as on line 2
+	printf 'a;b 1.5\nc 2\n' > "$BATS_TEST_TMPDIR/bad1.folded"
+	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/bad1.folded"
+	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/bad1.folded:1: count '1.5' is not a non-negative integer"
+	# a header-like line without an event is not a perf script sample
+	printf 'zz 5 6:\n\tffff a (b)\n\n' > "$BATS_TEST_TMPDIR/zz.txt"
+	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/zz.txt"
+	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/zz.txt:1: count '6:' is not a non-negative integer"
+	# binary input is refused, and its bytes are quoted, not echoed
+	head -c 100000 /dev/urandom > "$BATS_TEST_TMPDIR/random.bin"
+	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/random.bin"
+	assert_output ''
+	[[ "$stderr" == "lp-collapse: $BATS_TEST_TMPDIR/random.bin:"* ]]
+	if printf '%s' "$stderr" | LC_ALL=C grep -qP '[^\x09\x0a\x20-\x7e]'; then fail "raw bytes in: $stderr"; fi
+	printf 'a;b \x01\xff\n' > "$BATS_TEST_TMPDIR/binary.txt"
+	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/binary.txt"
+	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/binary.txt:1: count '\x01\xff' is not a non-negative integer"
+	# a perf sample whose header has an event, and a frame after it, is still perf script
+	printf 'app 10 [000] 1.000: 5 cycles:\n\t 400100 main+0x10 (/app)\n\n' > "$BATS_TEST_TMPDIR/one.perf"
+	run --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/one.perf"
+	assert_success
+	assert_output 'app;main 5'
+}
