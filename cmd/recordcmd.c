@@ -14,6 +14,7 @@
 #include "cmdutil.h"
 #include "numparse.h"
 #include "recordcmd.h"
+#include "lpstream.h"
 #include "recorder.h"
 #include "symbolizer.h"
 
@@ -111,6 +112,17 @@ static void on_signal(int sig)
 	times++;
 	if (active)
 		recorder__signal(active, times == 1 ? sig : times == 2 ? SIGTERM : SIGKILL);
+}
+
+static int write_version(FILE *out)
+{
+	struct lp_writer w;
+	int ret;
+
+	lp_writer__init(&w, out);
+	ret = lp_writer__version(&w);
+	lp_writer__release(&w);
+	return ret < 0 || fflush(out) != 0 || ferror(out) ? -1 : 0;
 }
 
 static uint64_t count(const char *opt, const char *arg, uint64_t min, uint64_t max)
@@ -284,6 +296,12 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		o.workload_stdout = STDERR_FILENO;
 	}
 	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
+	/* the stream's first line now: an output that cannot be written is found before the command runs */
+	if (write_version(out) < 0) {
+		error("cannot write %s%s%s: %s", output ? "'" : "the stream to stdout", output ? output : "",
+		      output ? "'" : "", strerror(errno ? errno : EIO));
+		goto cleanup;
+	}
 
 	active = recorder__new(&o);
 	if (!active) {
@@ -336,8 +354,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      (unsigned long long)st.truncated, perf_sysctl("perf_event_max_stack"));
 	if (st.unwind_stopped)
 		error("warning: %llu stacks start with " SYM_UNWIND_STOPPED ": unwinding reached an address that "
-		      "is not code (frames bigger than the stack snapshot, or code built without frame pointers "
-		      "or CFI); the callers of their first frame are unknown",
+		      "is not code (frames bigger than the stack snapshot, or code with neither frame pointers "
+		      "nor CFI); the callers of their first frame are unknown",
 		      (unsigned long long)st.unwind_stopped);
 	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq)
 		error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "

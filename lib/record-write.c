@@ -443,9 +443,9 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 	struct utsname u;
 	char buf[64];
 	const char *v[3];
-	int ret = lp_writer__version(out);
+	int ret = 0;
 
-	if (ret == 0 && r->o.argv) {
+	if (r->o.argv) {
 		size_t n = 0;
 
 		while (r->o.argv[n])

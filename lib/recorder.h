@@ -60,7 +60,11 @@ void recorder__signal(struct recorder *r, int sig);
 /* The command's wait status (after recorder__run). */
 int recorder__wait_status(const struct recorder *r);
 
-/* Writes the lp stream. -ENOMEM, -EIO. */
+/*
+ * Writes the lp stream after its version line, which the caller writes first
+ * (lp_writer__version) so that an output that cannot be written is found
+ * before the command starts. -ENOMEM, -EIO.
+ */
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats);
 
 #endif

@@ -323,3 +323,10 @@ Try 'lp-record --help' for more information."
 	head -1 stubborn.lp | grep -qx '#lp-stream 1'
 	grep -qP '^P\t\d+\t\d+\t\d+\texit\tsleep$' stubborn.lp
 }
+
+@test "an output that cannot be written is an error before the command runs" {
+	run -125 --separate-stderr lp-record -q -o /dev/full -- sh -c 'echo the command ran >&2'
+	assert_equal "$stderr" "lp-record: cannot write '/dev/full': No space left on device"
+	run -125 --separate-stderr bash -c "lp-record -q -- sh -c 'echo the command ran >&2' > /dev/full"
+	assert_equal "$stderr" "lp-record: cannot write the stream to stdout: No space left on device"
+}
