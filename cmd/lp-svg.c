@@ -227,7 +227,9 @@ int main(int argc, char **argv)
 		goto nomem;
 	}
 	if (flametree__finish(tree) < 0) {
-		error("a frame's total does not fit 64 bits");
+		/* the sum of all inputs overflowed: name them */
+		error("%s%s%s: a frame's total does not fit 64 bits", ninputs ? argv[optind] : "stdin",
+		      ninputs == 2 ? " and " : "", ninputs == 2 ? argv[optind + 1] : "");
 		goto cleanup;
 	}
 	/* an empty picture would pass for a result: flamegraph.pl refuses too */

@@ -161,3 +161,10 @@ setup() {
 	assert_success
 	assert_output --partial '<svg'
 }
+
+@test "a total that does not fit 64 bits names the input" {
+	printf 'a;b 18446744073709551615\na;c 1\n' > big.folded
+	run -1 --separate-stderr lp-svg big.folded
+	assert_equal "$stderr" "lp-svg: big.folded: a frame's total does not fit 64 bits"
+	assert_output ''
+}
