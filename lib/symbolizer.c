@@ -71,6 +71,7 @@ struct symbolizer {
 	struct stackmap *file_ids;	/* path -> index + 1 (in count[0]) */
 	struct symtab *kernel;
 	bool kernel_tried;
+	bool python_hinted;
 	lp_warn_fn warn;
 	void *ctx;
 };
@@ -323,6 +324,43 @@ static bool anonymous(const char *path)
 }
 
 /* Appends a user frame; 1 (not 0) when ip lies in no executable mapping of pid. */
+/* Whether process p maps a file whose name ends in suffix (a runtime's program or library). */
+static bool maps_file(const struct symbolizer *s, const struct process *p, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	for (size_t i = 0; i < p->n; i++) {
+		const char *path = s->files[p->maps[i].file].path;
+		size_t len = strlen(path);
+
+		if (len >= n && strcmp(path + len - n, suffix) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* How the runtime that made a process's JIT code is told to write /tmp/perf-PID.map. */
+static const char *jit_remedy(const struct symbolizer *s, const struct process *p)
+{
+	if (maps_file(s, p, "/node") || maps_file(s, p, "/nodejs"))
+		return "run node with --perf-basic-prof";
+	if (maps_file(s, p, "/libjvm.so"))
+		return "load a perf map agent into the JVM (e.g. perf-map-agent), or run java with -XX:+DumpPerfMapAtExit";
+	if (maps_file(s, p, "/python3") || maps_file(s, p, "/libpython3.so"))
+		return "run Python 3.12 or later with -X perf";
+	return "the JIT must write it (node --perf-basic-prof, python3.12 -X perf, a JVM perf map agent)";
+}
+
+/* Once: CPython before 3.12 runs every Python function in this one C function. */
+static void python_hint(struct symbolizer *s, const char *sym)
+{
+	if (s->python_hinted || strcmp(sym, "_PyEval_EvalFrameDefault") != 0)
+		return;
+	s->python_hinted = true;
+	warn_once(s, "Python functions show as _PyEval_EvalFrameDefault: the interpreter runs them all "
+		     "there; Python 3.12 or later run with -X perf (or PYTHONPERFSUPPORT=1) names them");
+}
+
 static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise, struct strbuf *stack,
 		      struct strbuf *locs)
 {
@@ -355,6 +393,8 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 		}
 		sym = elfsym__lookup(e, addr);
 		snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, addr + (ip - look));
+		if (sym)
+			python_hint(s, sym);
 		if (!sym) {
 			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
 			sym = name;
@@ -375,7 +415,8 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 			warn_once(s, loc);
 		} else if (!p->perfmap) {
 			snprintf(loc, sizeof(loc), "samples in anonymous memory of process %d and no JIT "
-				 "symbols for them: cannot read '%s' (%s)", (int)pid, path, strerror(errno));
+				 "symbols for them: cannot read '%s' (%s); %s", (int)pid, path, strerror(errno),
+				 jit_remedy(s, p));
 			warn_once(s, loc);
 		}
 	}

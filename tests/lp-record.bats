@@ -142,8 +142,21 @@ within() {
 	run --separate-stderr lp-record -o nomap.lp "$W/split" --jit-nomap
 	assert_success
 	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' nomap.lp)
-	[[ "$stderr" == *"lp-record: warning: samples in anonymous memory of process $pid and no JIT symbols for them: cannot read '/tmp/perf-$pid.map' (No such file or directory)"* ]]
+	[[ "$stderr" == *"lp-record: warning: samples in anonymous memory of process $pid and no JIT symbols for them: cannot read '/tmp/perf-$pid.map' (No such file or directory); the JIT must write it (node --perf-basic-prof, python3.12 -X perf, a JVM perf map agent)"* ]]
 	lp-collapse nomap.lp | grep -q '\[0x[0-9a-f]*\] '
+}
+
+@test "interpreters and JITs: what is missing is said once, with how to get it" {
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o py.lp -- /usr/bin/python3 -c 'sum(i * i for i in range(3000000))'
+	assert_success
+	[ "$(grep -c 'Python functions show as _PyEval_EvalFrameDefault' <<< "$stderr")" -eq 1 ]
+	[[ "$stderr" == *"Python 3.12 or later run with -X perf (or PYTHONPERFSUPPORT=1) names them"* ]]
+	command -v node > /dev/null || skip "no node"
+	printf '%s\n' 'let t = Date.now(), x = 0; while (Date.now() - t < 500) x += Math.sqrt(t % 7);' > busy.js
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o node.lp -- node busy.js
+	assert_success
+	[[ "$stderr" == *"and no JIT symbols for them: cannot read '/tmp/perf-"*".map' (No such file or directory); run node with --perf-basic-prof"* ]]
 }
 
 @test "--capture both adds kernel frames with their locations" {
