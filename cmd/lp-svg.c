@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"  -e, --event=KEY[,KEY] lp: draw these events only (default: cpu and offcpu,\n"
 	"                        coloured by off-CPU share when both are there)\n"
 	"      --negate          differential: swap red and blue\n"
+	"      --max-depth=N     draw N frames of a deeper stack, the rest as one frame\n"
+	"                        (2048; 0: all)\n"
 	"  -f, --format=FMT      read inputs as lp, perf or folded (default auto)\n"
 	"Looks (flamegraph.pl's options):\n"
 	"      --title=TEXT --subtitle=TEXT --notes=TEXT\n"
@@ -52,7 +54,7 @@ enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_NOTES, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH,
 	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
 	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
-	OPT_FLAMECHART, OPT_NEGATE, OPT_TID,
+	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +80,7 @@ static const struct option long_options[] = {
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "negate", no_argument, NULL, OPT_NEGATE },
 	{ "tid", required_argument, NULL, OPT_TID },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "event", required_argument, NULL, 'e' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -112,7 +115,7 @@ int main(int argc, char **argv)
 					  flamegraph_css_len };
 	const char **events = NULL;
 	struct profile *c = NULL;
-	struct flame_sink sink = { 0 };
+	struct flame_sink sink = { .max_depth = 2048 };
 	struct flametree *tree = NULL;
 	struct stackmap *palette_map = NULL;
 	bool use_cp = false, lp_input;
@@ -171,6 +174,11 @@ int main(int argc, char **argv)
 		case OPT_REVERSE: sink.reverse = true; break;
 		case OPT_FLAMECHART: so.flamechart = co.time_ordered = true; break;
 		case OPT_NEGATE: so.negate = true; break;
+		case OPT_MAX_DEPTH:
+			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u > 1000000)
+				usage_error("--max-depth needs a number of frames from 0 to 1000000, got '%s'", optarg);
+			sink.max_depth = (size_t)u;
+			break;
 		case OPT_TID:
 			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u == 0 || u > INT32_MAX)
 				usage_error("--tid needs a thread id, got '%s'", optarg);
@@ -200,8 +208,8 @@ int main(int argc, char **argv)
 	tree = flametree__new();
 	if (!tree)
 		goto nomem;
+	sink.tree = tree;
 	if (!so.flamechart) {
-		sink.tree = tree;
 		co.sink = flame_sink__add;
 		co.sink_ctx = &sink;
 	}
@@ -217,7 +225,7 @@ int main(int argc, char **argv)
 	lp_input = profile__formats(c) & (1u << LP_FORMAT_LP);
 	so.unit = lp_input ? profile__unit(c) : NULL;
 	if (so.flamechart) {
-		int built = flametree__add_timed(tree, c);
+		int built = flame_sink__add_timed(&sink, c);
 
 		if (built < 0) {
 			error("cannot build the flame chart: %s", strerror(-built));
@@ -232,6 +240,9 @@ int main(int argc, char **argv)
 		      ninputs == 2 ? " and " : "", ninputs == 2 ? argv[optind + 1] : "");
 		goto cleanup;
 	}
+	if (sink.folded)
+		error("warning: %llu stacks are deeper than %zu frames: their deeper frames are drawn as one "
+		      FLAME_DEEPER " frame (--max-depth)", (unsigned long long)sink.folded, sink.max_depth);
 	/* an empty picture would pass for a result: flamegraph.pl refuses too */
 	if (flametree__count(tree) <= 1) {
 		if (co.only_tid)

@@ -1,6 +1,7 @@
 #include "flamesink.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* The frames of stack in the other order, into out. */
 static int reverse_frames(struct strbuf *out, const char *stack, size_t len)
@@ -21,6 +22,34 @@ static int reverse_frames(struct strbuf *out, const char *stack, size_t len)
 	}
 }
 
+/*
+ * A stack of more than max_depth frames keeps its first max_depth, and one
+ * FLAME_DEEPER frame stands for the rest: a picture of a runaway recursion
+ * stays drawable (a 25M-frame stack made a 3 GB SVG).
+ */
+static int cap_depth(struct flame_sink *s, const char **stack, size_t *len)
+{
+	const char *p = *stack, *end = *stack + *len;
+	size_t frames = 1;
+
+	if (!s->max_depth)
+		return 0;
+	while ((p = memchr(p, ';', (size_t)(end - p))) && frames < s->max_depth) {
+		p++;
+		frames++;
+	}
+	if (!p)
+		return 0;	/* max_depth frames or fewer */
+	strbuf__reset(&s->capped);
+	if (strbuf__add(&s->capped, *stack, (size_t)(p - *stack) + 1) < 0 ||
+	    strbuf__add(&s->capped, FLAME_DEEPER, sizeof(FLAME_DEEPER) - 1) < 0)
+		return -ENOMEM;
+	*stack = s->capped.s;
+	*len = s->capped.len;
+	s->folded++;
+	return 0;
+}
+
 int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t weight)
 {
 	struct flame_sink *s = ctx;
@@ -31,22 +60,29 @@ int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t 
 		stack = s->reversed.s;
 		len = s->reversed.len;
 	}
+	if (cap_depth(s, &stack, &len) < 0)
+		return -ENOMEM;
 	return flametree__add_merged(s->tree, stack, len, col == 0 ? weight : 0, col == 1 ? weight : 0);
 }
 
 void flame_sink__release(struct flame_sink *s)
 {
 	strbuf__release(&s->reversed);
+	strbuf__release(&s->capped);
 }
 
-static int add_timed(void *tree, const char *stack, size_t len, uint64_t count)
+static int add_timed(void *ctx, const char *stack, size_t len, uint64_t count)
 {
-	return flametree__add(tree, stack, len, count, 0);
+	struct flame_sink *s = ctx;
+
+	if (cap_depth(s, &stack, &len) < 0)
+		return -ENOMEM;
+	return flametree__add(s->tree, stack, len, count, 0);
 }
 
-int flametree__add_timed(struct flametree *t, struct profile *p)
+int flame_sink__add_timed(struct flame_sink *s, struct profile *p)
 {
-	return profile__each_timed(p, add_timed, t);
+	return profile__each_timed(p, add_timed, s);
 }
 
 enum flame_coloring flame_coloring__choose(const struct flametree *t, int ninputs, bool lp_input)

@@ -16,18 +16,23 @@
 #include "profile.h"
 #include "strbuf.h"
 
+/* The frame that stands for the frames of a stack deeper than the depth limit. */
+#define FLAME_DEEPER "[deeper frames folded]"
+
 struct flame_sink {
 	struct flametree *tree;
 	bool reverse;		/* leaf first: merge stacks from their leaves */
-	struct strbuf reversed;
+	size_t max_depth;	/* frames drawn of a stack, the rest folded into FLAME_DEEPER; 0: all */
+	uint64_t folded;	/* stacks that were deeper */
+	struct strbuf reversed, capped;
 };
 
 /* A profile_opts.sink: column 0 or 1 of the tree gets weight. -ENOMEM, -EOVERFLOW. */
 int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t weight);
 void flame_sink__release(struct flame_sink *s);
 
-/* Each thread's samples in time order, merged while consecutive stacks are equal: a flame chart. */
-int flametree__add_timed(struct flametree *t, struct profile *p);
+/* Each thread's samples of p in time order, merged while consecutive stacks are equal: a flame chart. */
+int flame_sink__add_timed(struct flame_sink *s, struct profile *p);
 
 /*
  * How to colour a finished tree: two inputs, or folded lines with two counts,

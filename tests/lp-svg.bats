@@ -168,3 +168,17 @@ setup() {
 	assert_equal "$stderr" "lp-svg: big.folded: a frame's total does not fit 64 bits"
 	assert_output ''
 }
+
+@test "deep stacks are drawn to --max-depth, the rest folded into one marked frame, with a warning" {
+	awk 'BEGIN { printf "deep"; for (i = 0; i < 200000; i++) printf ";f%d", i; print " 3"; print "deep;g 1" }' > deep.folded
+	run --separate-stderr lp-svg deep.folded
+	assert_success
+	assert_equal "$stderr" "lp-svg: warning: 1 stacks are deeper than 2048 frames: their deeper frames are drawn as one [deeper frames folded] frame (--max-depth)"
+	[ "$(grep -o '<title>' <<< "$output" | wc -l)" -lt 2100 ] || fail "more frames drawn than the limit"
+	grep -q '\[deeper frames folded\]' <<< "$output"
+	[ "${#output}" -lt 2000000 ]
+	run --separate-stderr lp-svg --max-depth 10 --flamechart deep.folded
+	assert_success
+	[[ "$stderr" == *"1 stacks are deeper than 10 frames"* ]]
+	run -2 --separate-stderr lp-svg --max-depth many deep.folded
+}
