@@ -324,29 +324,25 @@ static bool anonymous(const char *path)
 }
 
 /* Appends a user frame; 1 (not 0) when ip lies in no executable mapping of pid. */
-/* Whether process p maps a file whose name ends in suffix (a runtime's program or library). */
-static bool maps_file(const struct symbolizer *s, const struct process *p, const char *suffix)
+/* Whether process p maps a file whose name starts with prefix (a runtime's program or library: python3.11). */
+static bool maps_file(const struct symbolizer *s, const struct process *p, const char *prefix)
 {
-	size_t n = strlen(suffix);
+	size_t n = strlen(prefix);
 
-	for (size_t i = 0; i < p->n; i++) {
-		const char *path = s->files[p->maps[i].file].path;
-		size_t len = strlen(path);
-
-		if (len >= n && strcmp(path + len - n, suffix) == 0)
+	for (size_t i = 0; i < p->n; i++)
+		if (strncmp(basename_of(s->files[p->maps[i].file].path), prefix, n) == 0)
 			return true;
-	}
 	return false;
 }
 
 /* How the runtime that made a process's JIT code is told to write /tmp/perf-PID.map. */
 static const char *jit_remedy(const struct symbolizer *s, const struct process *p)
 {
-	if (maps_file(s, p, "/node") || maps_file(s, p, "/nodejs"))
+	if (maps_file(s, p, "node"))
 		return "run node with --perf-basic-prof";
-	if (maps_file(s, p, "/libjvm.so"))
+	if (maps_file(s, p, "libjvm.so"))
 		return "load a perf map agent into the JVM (e.g. perf-map-agent), or run java with -XX:+DumpPerfMapAtExit";
-	if (maps_file(s, p, "/python3") || maps_file(s, p, "/libpython3.so"))
+	if (maps_file(s, p, "python3") || maps_file(s, p, "libpython3"))
 		return "run Python 3.12 or later with -X perf";
 	return "the JIT must write it (node --perf-basic-prof, python3.12 -X perf, a JVM perf map agent)";
 }
