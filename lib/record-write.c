@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "fpchain.h"
 #include "hash.h"
 #include "lpstream.h"
 #include "offcpu-sampler.h"
@@ -109,14 +110,14 @@ static size_t without_loop(const struct sym_frame *frames, size_t n)
  */
 static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
 {
-	bool kernel = false, first = true, changed = false, whole_stack = false;
+	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
 	int ret;
 
-	/* room for the chain and for every caller unwinding may add */
-	if (sm->nr + MAX_UNWIND > w->frames_cap) {
-		size_t cap = sm->nr + MAX_UNWIND;
+	/* room for the chain, every caller unwinding may add and a marker */
+	if (sm->nr + MAX_UNWIND + 1 > w->frames_cap) {
+		size_t cap = sm->nr + MAX_UNWIND + 1;
 		struct sym_frame *v = realloc(w->frames, cap * sizeof(*v));
 
 		if (!v)
@@ -143,7 +144,13 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
 		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND];
 		bool outermost;
-		size_t nknown = 0, k;
+		size_t nknown = 0, k, walked = n - user - 1;
+		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
+
+		if (believed < walked) {
+			n = user + 1 + believed;
+			fp_astray = true;
+		}
 
 		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
 			known[nknown++] = frames[i].ip;
@@ -181,6 +188,9 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 			/* CFI reached the outermost frame: nothing was cut */
 			whole_stack = outermost;
 		}
+		/* what the walk read off the stack is not kept, and the stack says so */
+		if (fp_astray && !outermost)
+			frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
 	}
 	size_t whole = n;
 

@@ -528,15 +528,22 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 	strbuf__reset(stack);
 	strbuf__reset(locs);
 	while (n-- > 0) {
-		ret = frame(s, pid, generation, frames[n].ip, frames[n].kernel, frames[n].precise, stack, locs);
-		if (ret < 0)
-			return ret;
-		/*
-		 * A return address outside the process's code is stack data that
-		 * unwinding took for one: it and everything rootward of it are
-		 * made up. The stack starts again from the marker.
-		 */
-		if (ret == 1 && !frames[n].precise) {
+		bool stop = !frames[n].kernel && frames[n].ip == SYM_STOPPED_IP;
+
+		if (!stop) {
+			ret = frame(s, pid, generation, frames[n].ip, frames[n].kernel, frames[n].precise, stack,
+				    locs);
+			if (ret < 0)
+				return ret;
+			/*
+			 * A return address outside the process's code is stack data
+			 * that unwinding took for one: it and everything rootward of
+			 * it are made up.
+			 */
+			stop = ret == 1 && !frames[n].precise;
+		}
+		/* the stack starts again from the marker */
+		if (stop) {
 			strbuf__reset(stack);
 			strbuf__reset(locs);
 			if ((ret = lp_list__append(stack, SYM_UNWIND_STOPPED, sizeof(SYM_UNWIND_STOPPED) - 1)) < 0 ||

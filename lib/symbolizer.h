@@ -43,8 +43,13 @@ struct sym_frame {
 	bool kernel, precise;
 };
 
-/* The root frame of a stack whose unwinding reached an address that is not code. */
+/*
+ * The root frame of a stack whose unwinding reached an address that is not
+ * code, or a frame-pointer chain that left the stack. A user frame at
+ * SYM_STOPPED_IP asks symbolizer__chain for it.
+ */
 #define SYM_UNWIND_STOPPED "[unwind stopped]"
+#define SYM_STOPPED_IP 0
 
 /*
  * Writes a whole callchain, frames[n - 1] (the root) first and frames[0] (the

@@ -309,6 +309,20 @@ record_with_max_stack_4() {
 	[ "$(lp-collapse bf.lp | grep -c ';sort_block ')" -eq 1 ]
 }
 
+@test "a frame-pointer chain that leaves the stack gives no callers, even ones that are code" {
+	[ "$(uname -m)" = x86_64 ] || skip "the decoy workload sets %rbp with x86-64 assembly"
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o decoy.lp -- "$W/bigframe" decoy 0.5
+	assert_success
+	run ! grep -q 'decoy;' decoy.lp
+	# every sample of the spinning function: its callers are unknown, and said so
+	awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 == "[unwind stopped];spin_astray") m++ }
+		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' decoy.lp
+	# with the whole frame in the snapshot, CFI finds the real callers
+	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" decoy 0.5 > /dev/null
+	awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 ~ /;main;astray;spin_astray$/) m++ }
+		END { if (n < 50 || m < 0.95 * n) { print m " of " n " samples reach main"; exit 1 } }' whole.lp
+}
+
 @test "--stack-size: a bigger snapshot reaches main past frames bigger than the default one" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success

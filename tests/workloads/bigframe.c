@@ -4,7 +4,11 @@
  * mainSort does. Unwinding cannot reach past them; what it must not do is
  * make callers up out of stack data.
  *
- *   bigframe [SECONDS]   (default 1)
+ *   bigframe [SECONDS]         (default 1)
+ *   bigframe decoy [SECONDS]   the same, with %rbp pointing at a made-up
+ *                              frame record {0, &decoy + 1} outside the
+ *                              stack: frame-pointer walking finds a caller
+ *                              "decoy" that is code, and no caller at all
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +53,51 @@ __attribute__((noinline)) static unsigned compress(double seconds)
 	return x;
 }
 
+__attribute__((noinline)) void decoy(void)
+{
+	puts("decoy is never called");
+}
+
+#if defined(__x86_64__)
+static const void *fake_record[2];
+
+/* Spins with %rbp at fake_record, in a frame as big as sort_block's. */
+__attribute__((noinline)) static unsigned spin_astray(unsigned seed)
+{
+	volatile unsigned counts[3072];
+	unsigned long n = 20000000;
+
+	/* in pages the kernel can copy into a sample: they were touched */
+	for (size_t i = 0; i < 3072; i++)
+		counts[i] = seed + i;
+	__asm__ volatile("mov %1, %%rbp\n1:\tdec %0\n\tjnz 1b" : "+r"(n) : "r"(fake_record) : "rbp", "cc");
+	return counts[seed % 3072] + (unsigned)n;
+}
+
+__attribute__((noinline)) static unsigned astray(double seconds)
+{
+	double start = now();
+	unsigned x = 1;
+
+	fake_record[0] = NULL;
+	fake_record[1] = (const char *)decoy + 1;
+	while (now() - start < seconds)
+		x += spin_astray(x);
+	return x;
+}
+#endif
+
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 1;
-
-	printf("%u\n", compress(seconds));
+	if (argc > 1 && strcmp(argv[1], "decoy") == 0) {
+#if defined(__x86_64__)
+		printf("%u\n", astray(argc > 2 ? atof(argv[2]) : 1));
+		return 0;
+#else
+		fputs("bigframe: decoy is for x86-64\n", stderr);
+		return 2;
+#endif
+	}
+	printf("%u\n", compress(argc > 1 ? atof(argv[1]) : 1));
 	return 0;
 }

@@ -1,0 +1,26 @@
+/*
+ * The kernel walks a user stack's frame pointers without asking whether they
+ * are any: in code built without them %rbp (x29) holds whatever the compiler
+ * put there, and the walk turns the words it points at into return addresses
+ * and the next frame. A chain that goes down, sideways or off the stack is
+ * such a walk, and nothing it reads from there on is a caller.
+ */
+#include <string.h>
+
+#include "fpchain.h"
+
+size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes)
+{
+	uint64_t lowest = sp;
+
+	for (size_t i = 0; i < nframes; i++) {
+		if (bp % 8 || bp < lowest || bp - sp > FP_CHAIN_MAX_SPAN)
+			return i;
+		/* the record {next frame, return address} is beyond the snapshot */
+		if (bp - sp > size || size - (bp - sp) < 16)
+			return nframes;
+		lowest = bp + 16;
+		memcpy(&bp, stack + (bp - sp), 8);
+	}
+	return nframes;
+}

@@ -1,0 +1,24 @@
+/* How much of the kernel's frame-pointer walk of a user stack can be believed. */
+#ifndef LP_FPCHAIN_H
+#define LP_FPCHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Farthest a frame record may lie above the sampled stack pointer: further
+ * away it is not the thread's stack (a heap or data pointer in a register
+ * that code without frame pointers uses as any other).
+ */
+#define FP_CHAIN_MAX_SPAN (256ULL << 20)
+
+/*
+ * The number of the nframes return addresses the kernel read from the frame
+ * chain starting at bp that come from plausible frame records: each aligned,
+ * above the one before (the first at or above sp), within FP_CHAIN_MAX_SPAN
+ * of sp. The records are read from the snapshot of the stack at sp (size
+ * bytes); past its end nothing more can be checked and the rest is believed.
+ */
+size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes);
+
+#endif

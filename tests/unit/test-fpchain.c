@@ -1,0 +1,51 @@
+#include <string.h>
+
+#include "fpchain.h"
+#include "tap.h"
+
+#define SP 0x7ffc00001000ULL
+
+static uint8_t stack[512];
+
+/* Writes the frame record {next, ra} at address at of the snapshot. */
+static void record(uint64_t at, uint64_t next, uint64_t ra)
+{
+	memcpy(stack + (at - SP), &next, 8);
+	memcpy(stack + (at - SP) + 8, &ra, 8);
+}
+
+int main(void)
+{
+	/* a chain of three records going up the stack, then the outermost (next 0) */
+	record(SP + 0x20, SP + 0x60, 0x401000);
+	record(SP + 0x60, SP + 0x100, 0x401100);
+	record(SP + 0x100, 0, 0x401200);
+	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 3) == 3, "a chain up the stack is believed");
+	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 0) == 0, "no frames, nothing to believe");
+
+	ok(fp_chain__plausible(SP, 0x555555558050ULL, stack, sizeof(stack), 2) == 0,
+	   "a first frame below the stack pointer (a data address) is not believed");
+	ok(fp_chain__plausible(SP, SP + (512ULL << 20), stack, sizeof(stack), 2) == 0,
+	   "a first frame far above the stack pointer (a heap mapping) is not believed");
+	ok(fp_chain__plausible(SP, SP + 0x24, stack, sizeof(stack), 2) == 0, "an unaligned frame is not believed");
+	ok(fp_chain__plausible(SP, 3, stack, sizeof(stack), 1) == 0, "a small number in the register is not a frame");
+
+	record(SP + 0x60, SP + 0x40, 0x401100);
+	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 3) == 2,
+	   "a chain that goes back down is believed up to the record that points down");
+	record(SP + 0x60, SP + 0x60, 0x401100);
+	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 5) == 2, "a record pointing at itself ends it");
+	record(SP + 0x60, SP + 0x68, 0x401100);
+	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 5) == 2,
+	   "a record overlapping the one before ends it");
+
+	record(SP + 0x60, SP + 0x4000, 0x401100);
+	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 6) == 6,
+	   "past the snapshot nothing can be checked: the rest is believed");
+	record(SP + 0x1f8 - 8, SP + 0x300, 0x401100);
+	ok(fp_chain__plausible(SP, SP + 0x1f8, stack, sizeof(stack), 4) == 4,
+	   "a record cut by the snapshot's end is not read");
+	ok(fp_chain__plausible(SP, SP + 0x20, stack, 0, 4) == 4, "without a snapshot only the first is checked");
+	ok(fp_chain__plausible(SP, SP - 16, stack, 0, 4) == 0, "even without a snapshot, a first frame below sp");
+	return tap_done();
+}
