@@ -16,6 +16,7 @@
 #include "offcpu-sampler.h"
 #include "perfevent.h"
 #include "stackmap.h"
+#include "stackroot.h"
 #include "strbuf.h"
 #include "symbolizer.h"
 
@@ -73,6 +74,7 @@ struct writer {
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct recorder *r;
 	struct symbolizer *sym;
+	struct stack_roots *roots;	/* each process's stacks' one root */
 	struct lp_writer out;
 	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
 	struct record_stats *stats;
@@ -113,7 +115,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
-	int ret;
+	int ret, stopped;
 
 	/* room for the chain, every caller unwinding may add and a marker */
 	if (sm->nr + MAX_UNWIND + 1 > w->frames_cap) {
@@ -195,11 +197,16 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	size_t whole = n;
 
 	n = without_loop(frames, n);
-	ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs);
-	if (ret < 0)
+	if ((ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs)) < 0)
 		return ret;
-	w->stats->unwind_stopped += (uint64_t)ret;
-	w->stats->truncated += cut && !whole_stack && n == whole && ret == 0;
+	stopped = ret;
+	if ((ret = stack_roots__complete(w->roots, pid, &w->stack, &w->locs)) < 0)
+		return ret;
+	/* completed: it reaches the process's root after all */
+	if (ret == 1)
+		stopped = 0;
+	w->stats->unwind_stopped += (uint64_t)stopped;
+	w->stats->truncated += cut && !whole_stack && n == whole && !stopped && ret == 0;
 	return 0;
 }
 
@@ -337,6 +344,8 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 	set_comm(w->r, c.tid, c.comm);
 	if (c.exec && (ret = symbolizer__exec(w->sym, c.pid)) < 0)
 		return ret;
+	if (c.exec)
+		stack_roots__forget(w->roots, c.pid);
 	if (path && (ret = check_frame_pointers(w, path)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, c.pid, c.tid, c.exec ? LP_PROC_EXEC : LP_PROC_COMM, c.comm)) < 0 ||
@@ -397,6 +406,8 @@ static int write_record(struct writer *w, size_t i)
 		return write_fork(w, i, time);
 	case PERF_RECORD_EXIT:
 		perf_task__decode(h, &t);
+		if (t.pid == t.tid)
+			stack_roots__forget(w->roots, t.pid);
 		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, comm_of(r, t.tid))) < 0)
 			return ret;
 		return lp_writer__end(&w->out);
@@ -554,7 +565,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	stats->achieved_hz = r->counts.sample_ns ? r->counts.samples / (r->counts.sample_ns / 1e9) : 0;
 	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
 	w.programs = stackmap__new();
-	if (!w.sym || !w.programs || match_fork_stacks(&w) < 0) {
+	w.roots = stack_roots__new();
+	if (!w.sym || !w.programs || !w.roots || match_fork_stacks(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -566,6 +578,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		ret = write_trailer(&w.out, stats);
 cleanup:
 	symbolizer__free(w.sym);
+	stack_roots__free(w.roots);
 	stackmap__free(w.programs);
 	free(w.fork_stacks);
 	free(w.frames);

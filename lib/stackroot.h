@@ -1,0 +1,34 @@
+/*
+ * One root for a process's stacks. A frame-pointer chain ends at the first
+ * caller without a frame pointer, which in most programs is libc's own
+ * thread entry (__libc_start_call_main, start_thread): stacks of JIT code,
+ * Rust programs and other code CFI cannot unwind then start there, while
+ * the process's unwound stacks start at _start or clone3, and one program
+ * draws as two towers. Those entries have one caller each, so what was seen
+ * rootward of one (at the same return address, in the same process) is what
+ * is rootward of it every time.
+ */
+#ifndef LP_STACKROOT_H
+#define LP_STACKROOT_H
+
+#include <sys/types.h>
+
+#include "strbuf.h"
+
+struct stack_roots;
+
+struct stack_roots *stack_roots__new(void);
+void stack_roots__free(struct stack_roots *r);
+
+/*
+ * Given a user stack of pid (STACK and LOCS lists of an S record, root
+ * first): learns its frames rootward of an entry, or, when it starts at an
+ * entry whose callers were seen, puts them in front. 1 when it completed the
+ * stack, 0 when not, -ENOMEM.
+ */
+int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack, struct strbuf *locs);
+
+/* Forgets what was seen of pid: it exec'd or exited, and its pid may come back as another program. */
+void stack_roots__forget(struct stack_roots *r, pid_t pid);
+
+#endif
