@@ -13,6 +13,9 @@
 
 #include "arch.h"
 
+/* Data pages of each CPU's ring of lifecycle records (and spawn stacks). */
+enum { LIFE_PAGES = 128 };
+
 struct ring {
 	int fd;			/* the event whose buffer this is */
 	void *base;
@@ -22,7 +25,7 @@ struct ring {
 struct perf_session {
 	struct perf_opts o;
 	int ncpus;
-	struct ring *rings;	/* one per CPU that could be opened */
+	struct ring *rings;	/* samples, then lifecycle records: one of each per CPU that could be opened */
 	int nrings;
 	int *fds;		/* every event opened */
 	size_t nfds, fds_cap;
@@ -82,31 +85,51 @@ static void common_attr(const struct perf_opts *o, struct perf_event_attr *a, ui
 	add_snapshot(o, a);
 }
 
+/* Wakes the reader when a ring of pages is a quarter full, or every wakeup_events samples. */
+static void wakeup_attr(const struct perf_opts *o, struct perf_event_attr *a, unsigned pages)
+{
+	if (o->wakeup_events) {
+		a->wakeup_events = o->wakeup_events;
+	} else {
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(pages * 4096 / 4);
+	}
+}
+
+static bool sampling(const struct perf_opts *o)
+{
+	return o->freq || o->period;
+}
+
 static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE | (o->read_values ? PERF_SAMPLE_READ : 0));
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
-	if (!o->freq && !o->period) {
-		/* no sampling: only the records that follow tasks and mappings */
-		a->config = PERF_COUNT_SW_DUMMY;
-	} else if (o->freq) {
+	if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
 	} else {
 		a->sample_period = o->period;
 	}
+	wakeup_attr(o, a, o->mmap_pages);
+}
+
+/*
+ * The records that follow tasks and mappings, in rings of their own: samples
+ * that overflow theirs must not take spawns, execs and exits with them.
+ */
+static void life_attr(const struct perf_opts *o, struct perf_event_attr *a)
+{
+	common_attr(o, a, LP_SAMPLE_TYPE);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
-	if (o->wakeup_events) {
-		a->wakeup_events = o->wakeup_events;
-	} else {
-		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(o->mmap_pages * 4096 / 4);
-	}
+	wakeup_attr(o, a, LIFE_PAGES);
 }
 
 static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
@@ -132,48 +155,77 @@ static int keep_fd(struct perf_session *s, int fd)
 	return 0;
 }
 
+/*
+ * Opens one event of pid on cpu into ring (mapping the ring when it has none
+ * yet: the first task). -errno, ENODEV for an offline CPU.
+ */
+static int open_into(struct perf_session *s, struct perf_event_attr *attr, pid_t pid, int cpu, struct ring *r,
+		     unsigned pages, struct lp_error *err, const char *what)
+{
+	int fd = sys_perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC), ret;
+
+	if (fd < 0) {
+		ret = errno;
+		if (ret == ENODEV || ret == ENXIO)
+			return -ENODEV;
+		lp_error__set(err, 0, "perf_event_open of %s", what);
+		return -ret;
+	}
+	if ((ret = keep_fd(s, fd)) < 0) {
+		close(fd);
+		return ret;
+	}
+	if (!r->base) {
+		r->size = pages * s->page;
+		r->base = mmap(NULL, r->size + s->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (r->base == MAP_FAILED) {
+			ret = errno;
+			r->base = NULL;
+			lp_error__set(err, 0, "mmap of the ring buffer of %s (see -m)", what);
+			return -ret;
+		}
+		r->fd = fd;
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+		ret = errno;
+		lp_error__set(err, 0, "redirecting a thread's %s", what);
+		return -ret;
+	}
+	return fd;
+}
+
 static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_error *err)
 {
 	struct perf_event_attr attr;
 	int opened = 0;
 
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		struct ring *r = s->rings[cpu].base ? &s->rings[cpu] : NULL;
-		int fd, ret;
+		struct ring *samples = &s->rings[cpu], *life = &s->rings[s->ncpus + cpu];
+		int fd;
 
-		clock_attr(&s->o, &attr);
-		fd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == EINVAL && s->o.read_values && first && cpu == 0) {
-			/* older kernels refuse PERF_SAMPLE_READ with inherit */
-			s->o.read_values = false;
+		/* a CPU that was offline when the first task's events were opened has no rings */
+		if (!first && !life->base)
+			continue;
+		if (sampling(&s->o)) {
 			clock_attr(&s->o, &attr);
-			fd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		}
-		if (fd < 0) {
-			if (errno == ENODEV || errno == ENXIO)
-				continue;	/* an offline CPU */
-			lp_error__set(err, 0, "perf_event_open of task-clock");
-			return -errno;
-		}
-		if ((ret = keep_fd(s, fd)) < 0) {
-			close(fd);
-			return ret;
-		}
-		if (first) {
-			r = &s->rings[cpu];
-			r->size = s->o.mmap_pages * s->page;
-			r->base = mmap(NULL, r->size + s->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-			if (r->base == MAP_FAILED) {
-				r->base = NULL;
-				lp_error__set(err, 0, "mmap of the ring buffer (see -m)");
-				return -errno;
+			fd = open_into(s, &attr, pid, cpu, samples, s->o.mmap_pages, err, "task-clock");
+			if (fd == -EINVAL && s->o.read_values && first && cpu == 0) {
+				/* older kernels refuse PERF_SAMPLE_READ with inherit */
+				s->o.read_values = false;
+				clock_attr(&s->o, &attr);
+				fd = open_into(s, &attr, pid, cpu, samples, s->o.mmap_pages, err, "task-clock");
 			}
-			r->fd = fd;
-		} else if (r && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
-			lp_error__set(err, 0, "redirecting a thread's samples");
-			return -errno;
+			if (fd == -ENODEV)
+				continue;
+			if (fd < 0)
+				return fd;
 		}
-		if (s->o.fork_tracepoint >= 0 && s->rings[cpu].base) {
+		life_attr(&s->o, &attr);
+		fd = open_into(s, &attr, pid, cpu, life, LIFE_PAGES, err, "task and mapping records");
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0)
+			return fd;
+		if (s->o.fork_tracepoint >= 0) {
 			uint64_t id;
 			uint64_t *ids;
 			int tfd;
@@ -181,7 +233,7 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			fork_attr(&s->o, &attr);
 			tfd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 			if (tfd >= 0) {
-				if (keep_fd(s, tfd) < 0 || ioctl(tfd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0 ||
+				if (keep_fd(s, tfd) < 0 || ioctl(tfd, PERF_EVENT_IOC_SET_OUTPUT, life->fd) < 0 ||
 				    ioctl(tfd, PERF_EVENT_IOC_ID, &id) < 0) {
 					lp_error__set(err, 0, "the fork tracepoint");
 					return -errno;
@@ -215,14 +267,14 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 	s->extra_fd = -1;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
 	s->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	s->rings = calloc((size_t)s->ncpus, sizeof(*s->rings));
+	s->nrings = 2 * s->ncpus;
+	s->rings = calloc((size_t)s->nrings, sizeof(*s->rings));
 	if (!s->rings) {
 		free(s);
 		return NULL;
 	}
-	for (int i = 0; i < s->ncpus; i++)
+	for (int i = 0; i < s->nrings; i++)
 		s->rings[i].fd = -1;
-	s->nrings = s->ncpus;
 	ret = open_task(s, pid, true, err);
 	if (ret < 0) {
 		perf_session__free(s);

@@ -562,7 +562,15 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		qsort(r->index, r->n, sizeof(*r->index), cmp_index);
 	/* counted as the records came, for the header */
 	stats->lost = r->counts.lost;
-	stats->achieved_hz = r->counts.sample_ns ? r->counts.samples / (r->counts.sample_ns / 1e9) : 0;
+	/*
+	 * Samples kept per second of the command's CPU time; lost ones are not
+	 * there to count. Attached to a process, whose CPU time is not known,
+	 * per second of the time the kept samples stand for.
+	 */
+	if (r->child_cpu_ns)
+		stats->achieved_hz = r->counts.samples / (r->child_cpu_ns / 1e9);
+	else if (r->counts.sample_ns)
+		stats->achieved_hz = r->counts.samples / (r->counts.sample_ns / 1e9);
 	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
 	w.programs = stackmap__new();
 	w.roots = stack_roots__new();

@@ -39,6 +39,7 @@ struct recorder {
 	pid_t child;
 	int wait_status;
 	bool exited;
+	uint64_t child_cpu_ns;	/* CPU time of the command and the children it waited for, once exited */
 	uint64_t start_ns;
 
 	struct chunk *chunks;

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -150,6 +152,11 @@ static int keep_offcpu(void *ctx, const struct offcpu_event *ev, size_t size)
 	return recorder__keep(ctx, h);
 }
 
+static uint64_t timeval_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
 void recorder__signal(struct recorder *r, int sig)
 {
 	if (r->child > 0 && !r->exited)
@@ -181,10 +188,13 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 		if (ret < 0)
 			return ret;
 		if (r->child > 0 && !r->exited) {
-			pid_t w = waitpid(r->child, &r->wait_status, WNOHANG);
+			struct rusage ru;
+			pid_t w = wait4(r->child, &r->wait_status, WNOHANG, &ru);
 
-			if (w == r->child)
+			if (w == r->child) {
 				r->exited = true;
+				r->child_cpu_ns = timeval_ns(ru.ru_utime) + timeval_ns(ru.ru_stime);
+			}
 		}
 		if (r->exited || (!r->o.argv && (*stop || hangup || !attached_alive(r))))
 			break;

@@ -206,6 +206,24 @@ within() {
 	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "cpu" { print $3 }' lost.lp)
 	[ "${lost:-0}" -gt 0 ] || fail "no lost samples in the metadata: $(grep '^#lp' lost.lp)"
 	[[ "$stderr" == *"lp-record: warning: $lost samples lost: the ring buffers filled up; use a bigger -m or --buffer"* ]]
+	# the process tree is whole all the same: 2 threads and a process spawned, 2 execs, 4 exits
+	assert_equal "$(grep -cP '^P\t([^\t]*\t){3}spawn\t' lost.lp) $(grep -cP '^P\t([^\t]*\t){3}exec\t' lost.lp) $(grep -cP '^P\t([^\t]*\t){3}exit\t' lost.lp)" "3 2 4"
+	# and the achieved rate counts the samples kept, not the ones asked for
+	kept=$(grep -c '^S' lost.lp)
+	achieved=$(awk -F'\t' '$1 == "#lp.achieved-hz" { print $3 }' lost.lp)
+	[ $((lost * 10)) -lt $((kept + lost)) ] || [ "$achieved" -lt 9500 ] ||
+		fail "$kept kept and $lost lost at 10000 Hz, yet $achieved Hz achieved"
+}
+
+@test "lifecycle records are kept when samples are lost: every thread's spawn and exit" {
+	run --separate-stderr lp-record -q --offcpu-freq 0 -m 1 --buffer 100000 -F 4999 -o churn.lp -- "$W/churn" 300
+	assert_success
+	threads=$(awk '$1 == "naps" { print $6 }' <<< "$stderr")
+	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "cpu" { print $3 }' churn.lp)
+	[ "${lost:-0}" -gt 0 ] || skip "no samples were lost"
+	# the sleeper and each short-lived thread: spawned and exited; and the main thread exited
+	assert_equal "$(grep -cP '^P\t([^\t]*\t){3}spawn\t' churn.lp) $(grep -cP '^P\t([^\t]*\t){3}exit\t' churn.lp)" \
+		"$((threads + 1)) $((threads + 2))"
 }
 
 # Runs lp-record ARGS with kernel.perf_event_max_stack at 4, restored after.

@@ -3,9 +3,10 @@
  * thread sleeps 1 ms at a time in nap() while the main thread keeps starting
  * short-lived threads that exit at once, all on the CPUs the test pins them
  * to, so threads exit (and free their BPF task storage) on the CPU where the
- * sleeper wakes. Prints "naps N blocked M" on stderr: M is how many times the
+ * sleeper wakes. Prints "naps N blocked M threads T" on stderr: M is how many times the
  * sleeper really left the CPU to wait (its voluntary context switches; a
- * nap whose timer expired first does not block), each one blocked interval.
+ * nap whose timer expired first does not block), each one blocked interval;
+ * T how many short-lived threads were started.
  *
  *   churn [ROUNDS]   (default 400 naps)
  */
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 400;
 	pthread_t s, t;
+	long threads = 0;
 
 	if (rounds <= 0 || pthread_create(&s, NULL, sleeper, (void *)rounds) != 0)
 		return 1;
@@ -56,8 +58,9 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, brief, NULL) != 0)
 			return 1;
 		pthread_join(t, NULL);
+		threads++;
 	}
 	pthread_join(s, NULL);
-	fprintf(stderr, "naps %ld blocked %ld\n", rounds, blocked);
+	fprintf(stderr, "naps %ld blocked %ld threads %ld\n", rounds, blocked, threads);
 	return 0;
 }
