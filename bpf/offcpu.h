@@ -18,6 +18,13 @@
 #define OFFCPU_KERNEL 2
 
 /*
+ * The state of an event that is a followed process's end, not an interval:
+ * start is when its last thread exited, weight its exit_code (a wait status:
+ * exit status << 8, or the signal that killed it), and no stack follows.
+ */
+#define OFFCPU_EXITED 'X'
+
+/*
  * One reported off-CPU interval [start, end) of a thread. In the ring buffer
  * it is followed by OFFCPU_SNAPSHOT bytes of user stack (snapshot_size of
  * them valid, copied from sp), then nuser user and nkernel kernel return

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #include "fpchain.h"
 #include "hash.h"
@@ -69,9 +70,17 @@ struct last_value {
 	uint64_t key, value;
 };
 
+/* How a process ended: its wait status. */
+struct proc_end {
+	struct htab_entry head;
+	pid_t pid;
+	int status;
+};
+
 struct writer {
 	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
+	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
 	struct recorder *r;
 	struct symbolizer *sym;
 	struct stack_roots *roots;	/* each process's stacks' one root */
@@ -333,6 +342,65 @@ static int check_frame_pointers(struct writer *w, const char *path)
 	return 0;
 }
 
+/* The wait status of pid, from the kernel (the off-CPU program) or from waiting for the command. */
+static bool exit_status(const struct writer *w, pid_t pid, int *status)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)pid);
+	const struct proc_end *e;
+
+	for (size_t i = h; w->ends.n && (e = htab__at(&w->ends, i))->head.used; i++)
+		if (e->head.hash == h && e->pid == pid) {
+			*status = e->status;
+			return true;
+		}
+	if (pid == w->r->child && w->r->exited) {
+		*status = w->r->wait_status;
+		return true;
+	}
+	return false;
+}
+
+/* Collects the processes' ends the off-CPU program reported. */
+static int collect_ends(struct writer *w)
+{
+	for (size_t i = 0; i < w->r->n; i++) {
+		const struct perf_event_header *h = w->r->index[i].h;
+		const struct offcpu_event *ev = (const struct offcpu_event *)(h + 1);
+		uint64_t hash = hash_mix((uint64_t)ev->pid);
+		struct proc_end *e;
+
+		if (h->type != LP_RECORD_PROC_END)
+			continue;
+		if (htab__reserve(&w->ends) < 0)
+			return -ENOMEM;
+		for (size_t j = hash; (e = htab__at(&w->ends, j))->head.used; j++)
+			if (e->head.hash == hash && e->pid == (pid_t)ev->pid)
+				break;
+		if (!e->head.used)
+			htab__insert(&w->ends, e, hash);
+		e->pid = (pid_t)ev->pid;
+		e->status = (int)ev->weight;
+	}
+	return 0;
+}
+
+/* A process's exit record says how it ended: status=N, or signal=SIGNAME when a signal killed it. */
+static int put_exit_status(struct writer *w, int status)
+{
+	char name[32];
+	const char *abbrev;
+
+	if (WIFSIGNALED(status)) {
+		abbrev = sigabbrev_np(WTERMSIG(status));
+		if (abbrev)
+			snprintf(name, sizeof(name), "SIG%s", abbrev);
+		else
+			snprintf(name, sizeof(name), "%d", WTERMSIG(status));
+		return lp_writer__attr_str(&w->out, "signal", name);
+	}
+	return lp_writer__attr_u64(&w->out, "status", (uint64_t)WEXITSTATUS(status));
+}
+
 static int write_comm(struct writer *w, size_t i, uint64_t time)
 {
 	struct perf_comm c;
@@ -388,7 +456,7 @@ static int write_record(struct writer *w, size_t i)
 	uint64_t time = r->index[i].time;
 	struct perf_mmap2 m;
 	struct perf_task t;
-	int ret;
+	int ret, status;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -409,6 +477,8 @@ static int write_record(struct writer *w, size_t i)
 		if (t.pid == t.tid)
 			stack_roots__forget(w->roots, t.pid);
 		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, comm_of(r, t.tid))) < 0)
+			return ret;
+		if (t.pid == t.tid && exit_status(w, t.pid, &status) && (ret = put_exit_status(w, status)) < 0)
 			return ret;
 		return lp_writer__end(&w->out);
 	case PERF_RECORD_THROTTLE:
@@ -551,7 +621,9 @@ static int write_trailer(struct lp_writer *out, const struct record_stats *st)
 
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
-	struct writer w = { .r = r, .stats = stats, .values = HTAB_INIT(struct last_value) };
+	struct writer w = {
+		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end)
+	};
 	int ret = 0;
 
 	lp_writer__init(&w.out, out);
@@ -574,7 +646,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
 	w.programs = stackmap__new();
 	w.roots = stack_roots__new();
-	if (!w.sym || !w.programs || !w.roots || match_fork_stacks(&w) < 0) {
+	if (!w.sym || !w.programs || !w.roots || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -591,6 +663,7 @@ cleanup:
 	free(w.fork_stacks);
 	free(w.frames);
 	htab__release(&w.values);
+	htab__release(&w.ends);
 	strbuf__release(&w.stack);
 	strbuf__release(&w.locs);
 	lp_writer__release(&w.out);

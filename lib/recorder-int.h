@@ -11,7 +11,7 @@
 #include "recorder.h"
 
 /* Our own record type among the kept ones: an off-CPU interval from the BPF ring buffer. */
-enum { LP_RECORD_OFFCPU = 0x4c50 };
+enum { LP_RECORD_OFFCPU = 0x4c50, LP_RECORD_PROC_END = 0x4c51 };
 
 struct index_entry {
 	uint64_t time, seq;

@@ -78,6 +78,8 @@ static uint64_t record_time(const struct perf_event_header *h)
 	const uint8_t *stack;
 	const uint64_t *ips;
 
+	if (h->type == LP_RECORD_PROC_END)
+		return ((const struct offcpu_event *)(h + 1))->start;
 	return h->type == LP_RECORD_OFFCPU ? offcpu_record__parts(h, &stack, &ips)->start : perf_record__time(h);
 }
 
@@ -137,6 +139,14 @@ static int keep_offcpu(void *ctx, const struct offcpu_event *ev, size_t size)
 	size_t snap = perf_round8(ev->snapshot_size), nips = (size_t)ev->nuser + ev->nkernel;
 	char *p = buf + 8;
 
+	/* a process's end: the event alone */
+	if (ev->state == OFFCPU_EXITED) {
+		memcpy(p, ev, sizeof(*ev));
+		h->type = LP_RECORD_PROC_END;
+		h->misc = 0;
+		h->size = (uint16_t)(8 + sizeof(*ev));
+		return recorder__keep(ctx, h);
+	}
 	if (ev->snapshot_size > OFFCPU_SNAPSHOT || ev->nuser > OFFCPU_MAX_STACK ||
 	    ev->nkernel > OFFCPU_MAX_STACK || size < sizeof(*ev) + OFFCPU_SNAPSHOT + nips * 8)
 		return -EPROTO;

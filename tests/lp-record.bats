@@ -215,6 +215,21 @@ within() {
 		fail "$kept kept and $lost lost at 10000 Hz, yet $achieved Hz achieved"
 }
 
+@test "a process's exit record says how it ended: status=N, or signal=SIGNAME" {
+	run --separate-stderr lp-record -q -o ex.lp -- sh -c 'sh -c "kill -9 \$\$"; sh -c "exit 7"; exit 5'
+	assert_failure 5
+	run -0 grep -oP '^P\t([^\t]*\t){3}exit\tsh\t\K.*' ex.lp
+	assert_output "signal=SIGKILL
+status=7
+status=5"
+	# without the off-CPU program only the command's own end is known
+	lp-record -q --offcpu-freq 0 -o ex0.lp -- sh -c 'sh -c "exit 7"; exit 5' || true
+	run -0 grep -P '^P\t([^\t]*\t){3}exit\t' ex0.lp
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *$'\texit\tsh' ]]
+	[[ "${lines[1]}" == *$'\texit\tsh\tstatus=5' ]]
+}
+
 @test "lifecycle records are kept when samples are lost: every thread's spawn and exit" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 -m 1 --buffer 100000 -F 4999 -o churn.lp -- "$W/churn" 300
 	assert_success
