@@ -70,8 +70,8 @@ within() {
 	grep -qP "^P\t\d+\t$child\t$child\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;[^\t]*fork[^\t]*\t" split.lp ||
 		fail "the child's spawning stack is not main;...fork"
 	! awk -F'\t' '$1 == "P" && $5 == "spawn" && $9 ~ /\[0x/' split.lp | grep . || fail "a spawning stack has an unknown frame"
-	grep -qP "^P\t\d+\t$child\t$child\texit\ttenner\$" split.lp
-	grep -qP "^P\t\d+\t$root\t$root\texit\tsplit\$" split.lp
+	grep -qP "^P\t\d+\t$child\t$child\texit\ttenner\tstatus=0\$" split.lp
+	grep -qP "^P\t\d+\t$root\t$root\texit\tsplit\tstatus=0\$" split.lp
 }
 
 @test "each thread's sampled time is at least its CPU time, and no more than its lifetime" {
@@ -98,7 +98,7 @@ within() {
 	lp-record -q -o early.lp "$W/split" --early
 	n=$(awk -F'\t' '$1 == "P" && $5 == "spawn" { print $3 }' early.lp)
 	[ -n "$n" ]
-	grep -qP "^P\t\d+\t$n\t$n\texit\tsplit\$" early.lp
+	grep -qP "^P\t\d+\t$n\t$n\texit\tsplit\tstatus=0\$" early.lp
 	lp-collapse early.lp | grep -q ';after_early_child '
 }
 
@@ -195,7 +195,7 @@ within() {
 	wait "$rec" || status=$?
 	[ "${status:-0}" -eq 130 ] || fail "exit status ${status:-0}, expected 130 (SIGINT)"
 	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' int.lp)
-	grep -qP "^P\t\d+\t$pid\t$pid\texit\tsplit\$" int.lp
+	grep -qP "^P\t\d+\t$pid\t$pid\texit\tsplit\tsignal=SIGINT\$" int.lp
 	[ "$(tail -c1 int.lp | od -An -c | tr -d ' ')" = '\n' ]
 }
 
@@ -397,7 +397,7 @@ Try 'lp-record --help' for more information."
 	wait "$pid" || status=$?
 	[ "$status" -eq 137 ] || fail "lp-record exited $status, not 137 (the command's SIGKILL)"
 	head -1 stubborn.lp | grep -qx '#lp-stream 1'
-	grep -qP '^P\t\d+\t\d+\t\d+\texit\tsleep$' stubborn.lp
+	grep -qP '^P\t\d+\t\d+\t\d+\texit\tsleep\tsignal=SIGKILL$' stubborn.lp
 }
 
 @test "an output that cannot be written is an error before the command runs" {
