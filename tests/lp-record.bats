@@ -94,11 +94,11 @@ within() {
 	[ "$(awk -F'\t' '$1 == "S" { print $7 }' split.lp | sort -u | wc -l)" -gt 10 ]
 }
 
-@test "a child that exits at once is still recorded" {
+@test "a child that exits at once is still recorded (with its status, 3)" {
 	lp-record -q -o early.lp "$W/split" --early
 	n=$(awk -F'\t' '$1 == "P" && $5 == "spawn" { print $3 }' early.lp)
 	[ -n "$n" ]
-	grep -qP "^P\t\d+\t$n\t$n\texit\tsplit\tstatus=0\$" early.lp
+	grep -qP "^P\t\d+\t$n\t$n\texit\tsplit\tstatus=3\$" early.lp
 	lp-collapse early.lp | grep -q ';after_early_child '
 }
 
