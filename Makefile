@@ -36,7 +36,8 @@ PKG_libelf = libelf-dev
 PKG_libdw = libdw-dev
 PKG_python3-embed = libpython3-dev
 PKG_libbpf = libbpf-dev
-PKGS = libpcre2-8 zlib libelf libdw libbpf
+PKG_libtraceevent = libtraceevent-dev
+PKGS = libpcre2-8 zlib libelf libdw libbpf libtraceevent
 CHECK_PKGS = $(PKGS) python3-embed
 
 NO_DEPS_GOALS = deps clean help
@@ -44,7 +45,10 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(foreach p,$(CHECK_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,\
   $(error pkg-config cannot find $(p): install the Debian package $(PKG_$(p)) (or run 'make deps' as root))))
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
+# libpfm4 (named PMU events) has no pkg-config file
+$(if $(wildcard /usr/include/perfmon/pfmlib_perf_event.h),,\
+  $(error libpfm4 is missing: install the Debian package libpfm4-dev (or run 'make deps' as root)))
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm
 endif
 
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
