@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "eventlist.h"
 #include "numparse.h"
 #include "recordcmd.h"
 #include "lpstream.h"
@@ -37,6 +38,11 @@ static const char record_usage[] =
 	"                        interval; 0: no off-CPU sampling\n"
 	"      --offcpu-buffer=N wake up every N off-CPU records (default: when half full)\n"
 	"      --capture=WHAT    stacks to take: user, kernel or both (user)\n"
+	"  -e, --event=EVENT[,PERIOD[,TITLE[,UNIT]]]\n"
+	"                        also sample EVENT every PERIOD occurrences, with stacks\n"
+	"                        (repeatable): cycles, page-faults, rNNNN, PMU/TERMS/,\n"
+	"                        SYSTEM:TRACEPOINT, a libpfm4 name; see --list-events\n"
+	"      --list-events[=PATTERN] list the events this machine offers and exit\n"
 	"      --stack-size=BYTES user stack copied with each on-CPU sample for CFI\n"
 	"                        unwinding (2048, at most 65528): bigger reaches callers\n"
 	"                        beyond big frames, at that many bytes a sample\n"
@@ -75,7 +81,7 @@ static const char offcpu_usage[] =
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
-       OPT_STACK_SIZE };
+       OPT_STACK_SIZE, OPT_LIST_EVENTS };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -87,6 +93,8 @@ static const struct option long_options[] = {
 	{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+	{ "event", required_argument, NULL, 'e' },
+	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "buffer", required_argument, NULL, OPT_BUFFER },
 	{ "no-spawn-stacks", no_argument, NULL, OPT_NO_SPAWN },
@@ -183,6 +191,55 @@ static int check_system(struct record_opts *o)
 	return 0;
 }
 
+static int print_event(void *ctx, const struct event_info *e)
+{
+	(void)ctx;
+	if (e->unavailable)
+		printf("%-50s %s (%s)\n", e->name, event_kind__name(e->kind), e->unavailable);
+	else
+		printf("%-50s %s\n", e->name, event_kind__name(e->kind));
+	return ferror(stdout) ? -EIO : 0;
+}
+
+/* --list-events: the exit status */
+static int list_events(const char *pattern)
+{
+	if (event_list__each(pattern, print_event, NULL) < 0 || close_stdout() != 0) {
+		error("cannot write the list: %s", strerror(errno ? errno : EIO));
+		return EXIT_OWN;
+	}
+	return 0;
+}
+
+/* Adds -e arg to the events to record: a usage error when it names no event this machine has. */
+static void add_event(struct record_opts *o, struct event_spec *specs, struct perf_custom *customs, const char *arg)
+{
+	struct event_spec *e = &specs[o->nevents];
+	struct lp_error err = { 0 };
+	int ret;
+
+	if (o->nevents == RECORD_MAX_EVENTS)
+		usage_error("at most %d events (-e)", RECORD_MAX_EVENTS);
+	if ((ret = event_spec__parse(e, arg, NULL, &err)) < 0) {
+		if (ret == -ENOMEM) {
+			error("out of memory");
+			exit(EXIT_OWN);
+		}
+		usage_error("-e '%s': %s", arg, err.msg);
+	}
+	for (size_t i = 0; i < o->nevents; i++)
+		if (strcmp(specs[i].key, e->key) == 0)
+			usage_error("-e '%s': event '%s' is already recorded", arg, e->name);
+	if (strcmp(e->key, "cpu") == 0 || strcmp(e->key, "offcpu") == 0)
+		usage_error("-e '%s': '%s' is lp-record's own event key", arg, e->key);
+	customs[o->nevents] = (struct perf_custom){
+		.name = e->name, .type = e->type, .config = e->config, .config1 = e->config1,
+		.config2 = e->config2, .period = e->period, .tracepoint = e->kind == EVENT_TRACEPOINT,
+	};
+	o->nevents++;
+	o->perf.ncustoms = o->nevents;
+}
+
 /* An off-CPU rate: ticks a second, or -1 (every interval); 0 only where allow_zero. */
 static int64_t offcpu_freq(const char *opt, const char *arg, bool allow_zero)
 {
@@ -212,6 +269,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	struct timespec t0, t1;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static char outbuf[1 << 20];
+	static struct event_spec specs[RECORD_MAX_EVENTS];
+	static struct perf_custom customs[RECORD_MAX_EVENTS];
 
 	progname = offcpu_only ? "lp-offcpu" : "lp-record";
 	exit_failure = EXIT_OWN;
@@ -220,9 +279,11 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		o.perf.freq = o.perf.period = 0;
 		o.perf.mmap_pages = 64;
 	}
-	while ((opt = getopt_long(argc, argv, "+o:p:F:m:qhV", long_options, NULL)) != -1) {
+	o.events = specs;
+	o.perf.customs = customs;
+	while ((opt = getopt_long(argc, argv, "+o:p:F:m:e:qhV", long_options, NULL)) != -1) {
 		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER ||
-				    opt == OPT_STACK_SIZE))
+				    opt == OPT_STACK_SIZE || opt == 'e' || opt == OPT_LIST_EVENTS))
 			opt = '?';
 		if (!offcpu_only && opt == OPT_RAW_TP)
 			opt = '?';
@@ -271,6 +332,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			/* perf_event_open takes a multiple of 8 that fits a sample record */
 			o.perf.stack_snapshot = (unsigned)(count("--stack-size", optarg, 8, 65528) + 7) & ~7u;
 			break;
+		case 'e': add_event(&o, specs, customs, optarg); break;
+		case OPT_LIST_EVENTS: exit(list_events(optarg)); break;
 		case 'q': quiet = true; break;
 		default:
 			common_option(opt, offcpu_only ? offcpu_usage : record_usage);
@@ -286,7 +349,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		goto cleanup;
 
 	if (output) {
-		out = fopen(output, "w");
+		out = fopen(output, "we");
 		if (!out) {
 			error("cannot open '%s': %s", output, strerror(errno));
 			goto cleanup;
@@ -318,6 +381,11 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		} else if ((ret == -EACCES || ret == -EPERM) && offcpu_only) {
 			error("%s: %s: run as root, or give %s CAP_BPF and CAP_PERFMON", err.msg, strerror(-ret),
 			      progname);
+		} else if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) &&
+			   strncmp(err.msg, "perf_event_open of event", 24) == 0) {
+			error("%s: %s: this machine has no PMU that counts it (virtual machines often have "
+			      "none: perf stat says 'not supported' too); software events and tracepoints "
+			      "work everywhere (lp-record --list-events)", err.msg, strerror(-ret));
 		} else if (ret == -EACCES || ret == -EPERM) {
 			error("%s: %s: run as root, or give %s CAP_PERFMON, or lower "
 			      "kernel.perf_event_paranoid", err.msg, strerror(-ret), progname);
@@ -391,5 +459,7 @@ cleanup:
 		fclose(out);
 	recorder__free(active);
 	free(pids);
+	for (size_t i = 0; i < o.nevents; i++)
+		event_spec__release(&specs[i]);
 	return status;
 }

@@ -20,13 +20,24 @@ struct ring {
 	int fd;			/* the event whose buffer this is */
 	void *base;
 	size_t size;		/* data area */
+	int event;		/* PERF_SESSION_CLOCK, PERF_SESSION_LIFE or a custom event's index */
+	uint64_t lost;		/* records the kernel had no room for */
+};
+
+/* A custom event's id (as its samples carry it) and index. */
+struct custom_id {
+	uint64_t id;
+	int index;
 };
 
 struct perf_session {
 	struct perf_opts o;
 	int ncpus;
-	struct ring *rings;	/* samples, then lifecycle records: one of each per CPU that could be opened */
+	/* per CPU that could be opened: task-clock samples, task records, then each custom event's */
+	struct ring *rings;
 	int nrings;
+	struct custom_id *custom_ids;
+	size_t ncustom_ids;
 	int *fds;		/* every event opened */
 	size_t nfds, fds_cap;
 	uint64_t *fork_ids;
@@ -132,6 +143,23 @@ static void life_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	wakeup_attr(o, a, LIFE_PAGES);
 }
 
+bool perf_custom__no_period(const struct perf_custom *c)
+{
+	return c->period > 1 && (c->type == PERF_TYPE_SOFTWARE || c->type == PERF_TYPE_TRACEPOINT);
+}
+
+static void custom_attr(const struct perf_opts *o, const struct perf_custom *c, struct perf_event_attr *a)
+{
+	common_attr(o, a, (LP_SAMPLE_TYPE & ~(perf_custom__no_period(c) ? PERF_SAMPLE_PERIOD : 0)) |
+		    (c->tracepoint ? PERF_SAMPLE_RAW : 0));
+	a->type = c->type;
+	a->config = c->config;
+	a->config1 = c->config1;
+	a->config2 = c->config2;
+	a->sample_period = c->period;
+	wakeup_attr(o, a, o->mmap_pages);
+}
+
 static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE | PERF_SAMPLE_RAW);
@@ -225,6 +253,29 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			continue;
 		if (fd < 0)
 			return fd;
+		for (size_t k = 0; k < s->o.ncustoms; k++) {
+			const struct perf_custom *c = &s->o.customs[k];
+			struct custom_id *v;
+			uint64_t id;
+
+			char what[192];
+
+			custom_attr(&s->o, c, &attr);
+			snprintf(what, sizeof(what), "event '%s'", c->name);
+			fd = open_into(s, &attr, pid, cpu, &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu],
+				       s->o.mmap_pages, err, what);
+			if (fd < 0)
+				return fd;
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+				lp_error__set(err, 0, "the id of event '%s'", c->name);
+				return -errno;
+			}
+			v = realloc(s->custom_ids, (s->ncustom_ids + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			s->custom_ids = v;
+			s->custom_ids[s->ncustom_ids++] = (struct custom_id){ id, (int)k };
+		}
 		if (s->o.fork_tracepoint >= 0) {
 			uint64_t id;
 			uint64_t *ids;
@@ -267,14 +318,17 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 	s->extra_fd = -1;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
 	s->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	s->nrings = 2 * s->ncpus;
+	s->nrings = (int)(2 + o->ncustoms) * s->ncpus;
 	s->rings = calloc((size_t)s->nrings, sizeof(*s->rings));
 	if (!s->rings) {
 		free(s);
 		return NULL;
 	}
-	for (int i = 0; i < s->nrings; i++)
+	for (int i = 0; i < s->nrings; i++) {
 		s->rings[i].fd = -1;
+		s->rings[i].event = i < s->ncpus ? PERF_SESSION_CLOCK : i < 2 * s->ncpus ? PERF_SESSION_LIFE :
+			i / s->ncpus - 2;
+	}
 	ret = open_task(s, pid, true, err);
 	if (ret < 0) {
 		perf_session__free(s);
@@ -301,6 +355,7 @@ void perf_session__free(struct perf_session *s)
 	free(s->fds);
 	free(s->rings);
 	free(s->fork_ids);
+	free(s->custom_ids);
 	free(s->tmp);
 	free(s);
 }
@@ -334,6 +389,24 @@ struct perf_layout perf_session__layout(const struct perf_session *s)
 		.read_value = s->o.read_values,
 		.regs_and_stack = s->o.stack_snapshot && (s->o.capture & CAPTURE_USER),
 	};
+}
+
+int perf_session__custom_of(const struct perf_session *s, uint64_t id)
+{
+	for (size_t i = 0; i < s->ncustom_ids; i++)
+		if (s->custom_ids[i].id == id)
+			return s->custom_ids[i].index;
+	return -1;
+}
+
+uint64_t perf_session__lost(const struct perf_session *s, int event)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < s->nrings; i++)
+		if (s->rings[i].event == event)
+			n += s->rings[i].lost;
+	return n;
 }
 
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id)
@@ -378,6 +451,8 @@ static int drain(struct perf_session *s, struct ring *r, perf_record_fn fn, void
 			memcpy(s->tmp + first, data, size - first);
 			h = (struct perf_event_header *)s->tmp;
 		}
+		if (h->type == PERF_RECORD_LOST)
+			r->lost += perf_lost__count(h);
 		ret = fn(ctx, h);
 		if (ret < 0)
 			break;

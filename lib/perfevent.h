@@ -1,6 +1,8 @@
 /*
- * perf_event_open sessions: one sampling event per CPU on a task (inherited by
- * everything it spawns), each with a ring buffer, and the records read out.
+ * perf_event_open sessions: on a task (inherited by everything it spawns),
+ * per CPU a task-clock sampling event, an event for the records that follow
+ * tasks and mappings, and any custom events, each with a ring buffer of its
+ * own; and the records read out.
  */
 #ifndef LP_PERFEVENT_H
 #define LP_PERFEVENT_H
@@ -25,6 +27,14 @@ enum capture {
 			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
 			PERF_SAMPLE_CALLCHAIN)
 
+/* An event sampled besides task-clock (lp-record -e). */
+struct perf_custom {
+	const char *name;	/* for messages */
+	uint32_t type;
+	uint64_t config, config1, config2, period;
+	bool tracepoint;	/* its samples carry PERF_SAMPLE_RAW */
+};
+
 struct perf_opts {
 	uint64_t freq;		/* samples a second, or 0 to use period */
 	uint64_t period;	/* ns of task-clock between samples; with freq 0 too: no sampling */
@@ -35,6 +45,8 @@ struct perf_opts {
 	int fork_tracepoint;	/* id of sched:sched_process_fork, or -1 */
 	unsigned stack_snapshot;	/* bytes of user stack (and user registers) with each sample, or 0 */
 	bool read_values;	/* ask for the counter's value with each sample (dropped if refused) */
+	const struct perf_custom *customs;
+	size_t ncustoms;
 };
 
 
@@ -75,6 +87,23 @@ struct perf_layout perf_session__layout(const struct perf_session *s);
 
 /* Event ids of the sampling event and of the fork tracepoint, per CPU. */
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id);
+
+/*
+ * Whether custom event c's samples go without PERF_SAMPLE_PERIOD: with it the
+ * kernel samples every occurrence of a software event or tracepoint,
+ * whatever the period (and says period 1), so a fixed period above 1 must
+ * go without it, each sample then standing for that period.
+ */
+bool perf_custom__no_period(const struct perf_custom *c);
+
+/* The custom event (its index in perf_opts.customs) a sample's id belongs to, or -1. */
+int perf_session__custom_of(const struct perf_session *s, uint64_t id);
+
+/* Which events' rings perf_session__lost counts: task-clock's, the task records', or a custom index. */
+enum { PERF_SESSION_CLOCK = -1, PERF_SESSION_LIFE = -2 };
+
+/* Records the kernel lost in the rings of event (PERF_RECORD_LOST), so far. */
+uint64_t perf_session__lost(const struct perf_session *s, int event);
 
 /* The kernel's limits, from /proc/sys/kernel (or -1). */
 long perf_sysctl(const char *name);

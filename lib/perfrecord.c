@@ -45,18 +45,18 @@ uint64_t perf_sample__id(const struct perf_event_header *h)
 bool perf_sample__decode(const struct perf_event_header *h, const struct perf_layout *l, bool raw,
 			 struct perf_sample *s)
 {
-	size_t off = SAMPLE_AFTER_PERIOD, size = h->size;
+	size_t off = l->no_period ? SAMPLE_PERIOD : SAMPLE_AFTER_PERIOD, size = h->size;
 	uint64_t regs[LP_SAMPLE_NREGS];
 
 	memset(s, 0, sizeof(*s));
-	if (size < SAMPLE_AFTER_PERIOD + 8)
+	if (size < off + 8)
 		return false;
 	s->id = u64_at(h, SAMPLE_ID);
 	s->pid = (pid_t)u32_at(h, SAMPLE_PID);
 	s->tid = (pid_t)u32_at(h, SAMPLE_TID);
 	s->time = u64_at(h, SAMPLE_TIME);
 	s->cpu = u32_at(h, SAMPLE_CPU);
-	s->period = u64_at(h, SAMPLE_PERIOD);
+	s->period = l->no_period ? 0 : u64_at(h, SAMPLE_PERIOD);
 	if (!raw && l->read_value) {
 		s->has_value = true;
 		s->value = u64_at(h, off);

@@ -25,6 +25,7 @@ static inline size_t perf_round8(size_t n)
 struct perf_layout {
 	bool read_value;	/* PERF_SAMPLE_READ (not in tracepoint samples) */
 	bool regs_and_stack;	/* PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER */
+	bool no_period;		/* without PERF_SAMPLE_PERIOD: a software event's fixed period (period 0) */
 };
 
 /* A sample record taken apart: pointers are into the record. */

@@ -20,6 +20,8 @@
 #include "stackroot.h"
 #include "strbuf.h"
 #include "symbolizer.h"
+#include "tpfields.h"
+#include "tracefs.h"
 
 /* Callers CFI unwinding may add to a chain. */
 enum { MAX_UNWIND = 32 };
@@ -81,6 +83,7 @@ struct writer {
 	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
+	struct tp_fields *tp[RECORD_MAX_EVENTS];	/* a custom tracepoint's field decoder, or NULL */
 	struct recorder *r;
 	struct symbolizer *sym;
 	struct stack_roots *roots;	/* each process's stacks' one root */
@@ -263,6 +266,83 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	w->stats->samples++;
 	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
+		return ret;
+	return lp_writer__end(&w->out);
+}
+
+static int put_tp_field(void *ctx, const char *key, const char *value)
+{
+	struct writer *w = ctx;
+	char renamed[128];
+
+	/* the sample's own cpu= comes first */
+	if (strcmp(key, "cpu") == 0) {
+		snprintf(renamed, sizeof(renamed), "tp_%s", key);
+		key = renamed;
+	}
+	return lp_writer__attr_str(&w->out, key, value);
+}
+
+/* The field decoders of the custom tracepoints; one without is a warning, and its samples go without fields. */
+static int load_tp_fields(struct writer *w)
+{
+	const struct recorder *r = w->r;
+	const char *dir = NULL;
+	struct lp_error err = { 0 };
+
+	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++) {
+		const struct event_spec *e = &r->o.events[k];
+		size_t len;
+		char *text;
+
+		if (e->kind != EVENT_TRACEPOINT)
+			continue;
+		if (!dir && !(dir = tracefs__dir()))
+			return 0;
+		text = tracefs__event_format(dir, e->tp_system, e->tp_name, &len);
+		if (!text) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			lp_warn(r->o.warn, r->o.ctx, NULL, 0, "cannot read the format of tracepoint '%s': its "
+				"fields are left out", e->name);
+			continue;
+		}
+		w->tp[k] = tp_fields__new(text, len, e->tp_system, &err);
+		free(text);
+		if (!w->tp[k]) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			lp_warn(r->o.warn, r->o.ctx, NULL, 0, "%s: its fields are left out", err.msg);
+		}
+	}
+	return 0;
+}
+
+/* A sample of a custom event: weighed by its period, in the event's unit. */
+static int write_custom(struct writer *w, const struct perf_event_header *h, size_t k)
+{
+	const struct event_spec *e = &w->r->o.events[k];
+	struct perf_layout layout = w->r->layout;
+	struct perf_sample sm;
+	int ret;
+
+	/* no counter value: that is task-clock's */
+	layout.read_value = false;
+	layout.no_period = perf_custom__no_period(&w->r->o.perf.customs[k]);
+	if (!perf_sample__decode(h, &layout, e->kind == EVENT_TRACEPOINT, &sm))
+		return 0;
+	if (layout.no_period)
+		sm.period = e->period;
+	if ((ret = callchain(w, &sm, sm.pid, w->r->max_stack > 0 && sm.nr >= (uint64_t)w->r->max_stack + 1)) < 0)
+		return ret;
+	if (k < RECORD_MAX_EVENTS)
+		w->stats->custom_samples[k]++;
+	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, e->key, sm.period)) < 0 ||
+	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
+		return ret;
+	/* a record the format does not describe keeps what could be read of it */
+	if (k < RECORD_MAX_EVENTS && w->tp[k] && sm.raw &&
+	    (ret = tp_fields__each(w->tp[k], sm.raw, sm.raw_size, put_tp_field, w)) < 0 && ret != -EPROTO)
 		return ret;
 	return lp_writer__end(&w->out);
 }
@@ -462,6 +542,8 @@ static int write_record(struct writer *w, size_t i)
 	case PERF_RECORD_SAMPLE:
 		if (perf_session__is_fork_id(r->session, perf_sample__id(h)))
 			return 0;
+		if ((ret = perf_session__custom_of(r->session, perf_sample__id(h))) >= 0)
+			return write_custom(w, h, (size_t)ret);
 		return write_sample(w, h);
 	case LP_RECORD_OFFCPU:
 		return write_offcpu(w, h);
@@ -591,6 +673,18 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 		if (ret == 0)
 			ret = lp_writer__meta(out, "lost", v, 2);
 	}
+	for (size_t k = 0; ret == 0 && k < r->o.nevents; k++) {
+		const struct event_spec *e = &r->o.events[k];
+		const char *d[5] = { e->key, e->name, buf, e->title, e->unit };
+
+		snprintf(buf, sizeof(buf), "%" PRIu64, e->period);
+		ret = lp_writer__meta(out, "event", d, 5);
+		snprintf(buf, sizeof(buf), "%" PRIu64, k < RECORD_MAX_EVENTS ? st->custom_lost[k] : 0);
+		v[0] = e->key;
+		v[1] = buf;
+		if (ret == 0)
+			ret = lp_writer__meta(out, "lost", v, 2);
+	}
 	if (ret == 0 && oncpu(r)) {
 		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
 		v[0] = "cpu";
@@ -633,7 +727,10 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	if (r->n)
 		qsort(r->index, r->n, sizeof(*r->index), cmp_index);
 	/* counted as the records came, for the header */
-	stats->lost = r->counts.lost;
+	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
+	stats->task_records_lost = perf_session__lost(r->session, PERF_SESSION_LIFE);
+	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++)
+		stats->custom_lost[k] = perf_session__lost(r->session, (int)k);
 	/*
 	 * Samples kept per second of the command's CPU time; lost ones are not
 	 * there to count. Attached to a process, whose CPU time is not known,
@@ -646,7 +743,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
 	w.programs = stackmap__new();
 	w.roots = stack_roots__new();
-	if (!w.sym || !w.programs || !w.roots || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0) {
+	if (!w.sym || !w.programs || !w.roots || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0 ||
+	    load_tp_fields(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -664,6 +762,8 @@ cleanup:
 	free(w.frames);
 	htab__release(&w.values);
 	htab__release(&w.ends);
+	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
+		tp_fields__free(w.tp[k]);
 	strbuf__release(&w.stack);
 	strbuf__release(&w.locs);
 	lp_writer__release(&w.out);

@@ -88,10 +88,10 @@ static void count(struct recorder *r, const struct perf_event_header *h)
 {
 	struct perf_sample s;
 
-	if (h->type == PERF_RECORD_LOST) {
-		r->counts.lost += perf_lost__count(h);
-	} else if (h->type == PERF_RECORD_SAMPLE && !perf_session__is_fork_id(r->session, perf_sample__id(h)) &&
-		   perf_sample__decode(h, &r->layout, false, &s)) {
+	/* lost records are counted by the session, per ring */
+	if (h->type == PERF_RECORD_SAMPLE && !perf_session__is_fork_id(r->session, perf_sample__id(h)) &&
+	    perf_session__custom_of(r->session, perf_sample__id(h)) < 0 &&
+	    perf_sample__decode(h, &r->layout, false, &s)) {
 		r->counts.samples++;
 		r->counts.sample_ns += s.period;
 	}

@@ -13,7 +13,11 @@
 #include <sys/types.h>
 
 #include "offcpu-sampler.h"
+#include "eventspec.h"
 #include "perfevent.h"
+
+/* Custom events (-e) at most. */
+#define RECORD_MAX_EVENTS 32
 
 struct record_opts {
 	struct perf_opts perf;		/* freq and period 0: no on-CPU sampling */
@@ -21,6 +25,8 @@ struct record_opts {
 	bool offcpu_required;		/* fail without it rather than warn and go on */
 	struct offcpu_opts offcpu_opts;
 	bool spawn_stacks;		/* sample sched_process_fork for spawning stacks */
+	const struct event_spec *events;	/* custom events (-e), as perf.customs opens them */
+	size_t nevents;
 	char *const *argv;		/* the command, or NULL with pids */
 	const pid_t *pids;
 	size_t npids;
@@ -36,6 +42,8 @@ struct record_stats {
 	uint64_t unwind_stopped;	/* stacks whose unwinding reached an address that is not code */
 	double achieved_hz;	/* samples per second of sampled CPU time */
 	uint64_t processes, threads;
+	uint64_t task_records_lost;	/* spawns, execs, exits, mappings the kernel had no room for */
+	uint64_t custom_samples[RECORD_MAX_EVENTS], custom_lost[RECORD_MAX_EVENTS];	/* per -e event */
 	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;
 	const char *offcpu_attachment;	/* NULL when off-CPU sampling was off */
 };

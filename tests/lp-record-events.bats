@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# lp-record -e: custom events (software, tracepoints, hardware where there is a PMU), recorded
+# from real programs with the real kernel.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	W=$LP_BUILD/workloads
+	[ -x "$W/writes" ] || fail "workloads not built (make check builds them)"
+	if ! lp-record -q -o probe.lp -e page-faults -- true 2> probe.err; then
+		skip "perf_event_open is not allowed here: $(cat probe.err)"
+	fi
+}
+
+# The samples of event EV in FILE: "COUNT STACK" lines.
+stacks_of() {
+	awk -F'\t' -v ev="$1" '$1 == "S" && $6 == ev { n[$8]++ } END { for (s in n) print n[s], s }' "$2" | sort -rn
+}
+
+@test "a tracepoint at period 1: one sample per write(2), under the function that called write, with its fields" {
+	run --separate-stderr lp-record -q -o w.lp -e syscalls:sys_enter_write -- "$W/writes" 1000 10
+	assert_success
+	fd=$(awk '$1 == "writes" { print $4 }' <<< "$stderr")
+	# exactly one sample per call, each with the caller of libc's write
+	assert_equal "$(awk -F'\t' '$1 == "S" && $6 == "syscalls:sys_enter_write" && $8 ~ /;main;emit;write$/' w.lp | wc -l)" 1000
+	# the tracepoint's own fields, decoded: fd and count of each of those writes
+	assert_equal "$(awk -F'\t' -v fd="$fd" '$1 == "S" && $8 ~ /;emit;write$/ && $0 ~ "\tfd=" fd "\t" && $0 ~ /\tcount=5(\t|$)/' w.lp | wc -l)" 1000
+	grep -qxP '#lp.event\tsyscalls:sys_enter_write\tsyscalls:sys_enter_write\t1\tsyscalls:sys_enter_write\tevents' w.lp
+	grep -qxP '#lp.lost\tsyscalls:sys_enter_write\t0' w.lp
+	# and the readers select it
+	run -0 lp-collapse -e syscalls:sys_enter_write w.lp
+	assert_line --regexp '^writes;_start;.*;main;emit;write 1000$'
+}
+
+@test "a software event with title and unit: page faults of freshly touched pages within 1%" {
+	run --separate-stderr lp-record -q -o pf.lp -e 'page-faults,1,Page faults,faults' -- "$W/writes" 10 4000
+	assert_success
+	faults=$(awk '$1 == "writes" { print $8 }' <<< "$stderr")
+	sampled=$(awk -F'\t' '$1 == "S" && $6 == "page-faults" && $8 ~ /;main;touch$/ { n += $7 } END { print n + 0 }' pf.lp)
+	awk -v s="$sampled" -v f="$faults" 'BEGIN { exit !(f > 3900 && s >= f * 0.99 && s <= f * 1.01) }' ||
+		fail "$sampled page faults sampled under touch, $faults taken"
+	grep -qxP '#lp.event\tpage-faults\tpage-faults\t1\tPage faults\tfaults' pf.lp
+}
+
+@test "a period above 1 samples every PERIOD-th event, each sample weighing PERIOD" {
+	lp-record -q -o p.lp -e syscalls:sys_enter_write,100 -e page-faults,10 -- "$W/writes" 1000 1000 2> /dev/null
+	assert_equal "$(stacks_of syscalls:sys_enter_write p.lp | awk '$2 ~ /;emit;write$/ { print $1 }')" 10
+	assert_equal "$(awk -F'\t' '$1 == "S" && $6 == "syscalls:sys_enter_write" && $8 ~ /;emit;write$/ { w += $7 } END { print w }' p.lp)" 1000
+	grep -qxP '#lp.event\tpage-faults\tpage-faults\t10\tpage-faults\tevents' p.lp
+	run -0 awk -F'\t' '$1 == "S" && $6 == "page-faults" { print $7 }' p.lp
+	assert_equal "$(sort -u <<< "$output")" 10
+	[ "${#lines[@]}" -ge 100 ]
+}
+
+@test "PMU syntax with commas, and a hardware event: recorded where there is a PMU, a clear error where not" {
+	if perf stat -e cycles -x, true 2>&1 | grep -q 'not supported'; then
+		run --separate-stderr lp-record -o c.lp -e cycles -- "$W/writes" 10 10
+		assert_failure 125
+		[[ "$stderr" == "lp-record: perf_event_open of event 'cycles': "*"this machine has no PMU that counts it"* ]]
+		# nothing recorded as if it were data
+		run ! grep -q $'^S\t' c.lp
+	else
+		run --separate-stderr lp-record -q -o c.lp -e cycles,100003 -- "$W/writes" 100000 10
+		assert_success
+		grep -qP '^S\t([^\t]*\t){4}cycles\t100003\t[^\t]*;emit' c.lp
+	fi
+	# the software PMU by its sysfs name and terms: page faults (config 2 of type software)
+	[ -d /sys/bus/event_source/devices/software ] || skip "no software PMU in sysfs"
+	run --separate-stderr lp-record -q -o s.lp -e 'software/config=2/,1,faults by PMU syntax,faults' -- "$W/writes" 10 500
+	assert_success
+	grep -qxP '#lp.event\tsoftware_config_2_\tsoftware/config=2/\t1\tfaults by PMU syntax\tfaults' s.lp
+	[ "$(awk -F'\t' '$1 == "S" && $6 == "software_config_2_" && $8 ~ /;touch$/' s.lp | wc -l)" -ge 495 ]
+}
+
+@test "--list-events: what this machine offers, and why what it lacks is missing" {
+	run -0 lp-record --list-events
+	assert_line --regexp '^page-faults +software$'
+	assert_line --regexp '^syscalls:sys_enter_write +tracepoint$'
+	# hardware events are there, available or said not to be
+	assert_line --regexp '^cycles +hardware( \(not supported here: no PMU counts it\))?$'
+	run -0 lp-record --list-events=sys_enter_writ
+	assert_line --regexp '^syscalls:sys_enter_write +tracepoint$'
+	refute_output --partial 'page-faults'
+	run -0 lp-record --list-events='sched:sched_process_e*'
+	assert_line --regexp '^sched:sched_process_exec +tracepoint$'
+	assert_line --regexp '^sched:sched_process_exit +tracepoint$'
+}
+
+@test "-e usage errors say what is wrong" {
+	run -2 --separate-stderr lp-record -e no-such-event -- true
+	[[ "$stderr" == "lp-record: -e 'no-such-event': unknown event 'no-such-event': "* ]]
+	run -2 --separate-stderr lp-record -e page-faults,often -- true
+	[[ "$stderr" == "lp-record: -e 'page-faults,often': the period of 'page-faults' must be a whole number of events from 1, got 'often'"* ]]
+	run -2 --separate-stderr lp-record -e page-faults -e page-faults,10 -- true
+	[[ "$stderr" == "lp-record: -e 'page-faults,10': event 'page-faults' is already recorded"* ]]
+	run -2 --separate-stderr lp-record -e nosuchpmu/event=1/ -- true
+	[[ "$stderr" == "lp-record: -e 'nosuchpmu/event=1/': no PMU 'nosuchpmu' on this machine"* ]]
+	run -2 --separate-stderr lp-offcpu -e page-faults -- true
+}
+
+@test "the command inherits none of lp-record's descriptors (its output file)" {
+	lp-record -q -o out.lp -- sh -c 'ls -l /proc/$$/fd/' > fds.txt
+	run ! grep -q 'out.lp' fds.txt
+	grep -q ' 0 -> ' fds.txt
+}
