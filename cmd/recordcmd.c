@@ -447,6 +447,17 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (!quiet && st.offcpu_attachment)
 		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
 		      (double)st.offcpu_ns / 1e9, st.offcpu_attachment);
+	for (size_t k = 0; k < o.nevents; k++) {
+		if (st.custom_lost[k])
+			error("warning: %llu samples of '%s' lost: the ring buffers filled up; use a bigger -m, "
+			      "--buffer or period", (unsigned long long)st.custom_lost[k], specs[k].name);
+		if (!quiet)
+			error("%llu samples of '%s' (period %llu)", (unsigned long long)st.custom_samples[k],
+			      specs[k].name, (unsigned long long)specs[k].period);
+	}
+	if (st.task_records_lost)
+		error("warning: %llu records of spawns, execs, exits or mappings lost: their ring buffers "
+		      "filled up; some threads may lack names or symbols", (unsigned long long)st.task_records_lost);
 	if (o.argv) {
 		int ws = recorder__wait_status(active);
 
