@@ -27,6 +27,10 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 period_ns = 0;	/* tick spacing; 0 reports every interval */
 const volatile __u32 capture = OFFCPU_USER;
 const volatile __u32 wakeup_every = 0;	/* records per reader wake-up; 0: when half full */
+const volatile bool trace_all = false;	/* every process but the idle task and the recorder (-a) */
+const volatile __u32 self_tgid = 0;	/* the recorder, whose own waiting is not the workload's */
+const volatile bool some_cpus = false;	/* intervals begin only on the CPUs of cpu_mask (-C) */
+const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
 
 __u64 grid_start;	/* set by user space when the workload starts */
 __u64 drops;		/* records the ring buffer had no room for */
@@ -107,9 +111,22 @@ struct {
 static __always_inline bool is_traced(struct task_struct *t)
 {
 	__u32 tgid = BPF_CORE_READ(t, tgid);
-	__u8 *active = bpf_map_lookup_elem(&traced, &tgid);
+	__u8 *active;
 
+	if (trace_all)
+		return tgid != 0 && tgid != self_tgid;
+	active = bpf_map_lookup_elem(&traced, &tgid);
 	return active && *active;
+}
+
+/* Whether an interval may begin on this CPU. */
+static __always_inline bool on_our_cpu(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!some_cpus)
+		return true;
+	return cpu < OFFCPU_MAX_CPUS && (cpu_mask[(cpu / 64) & (OFFCPU_MAX_CPUS / 64 - 1)] >> (cpu % 64) & 1);
 }
 
 static __always_inline char state_letter(bool preempt, unsigned int state)
@@ -307,7 +324,7 @@ int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_str
 {
 	struct slot *s;
 
-	if (is_traced(prev)) {
+	if (is_traced(prev) && on_our_cpu()) {
 		s = bpf_task_storage_get(&task_slots, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (s) {
 			report_missed(s, prev);
@@ -342,7 +359,7 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 	struct slot *s;
 	__u32 tid, zero = 0;
 
-	if (is_traced(prev)) {
+	if (is_traced(prev) && on_our_cpu()) {
 		tid = BPF_CORE_READ(prev, pid);
 		s = bpf_map_lookup_elem(&tid_slots, &tid);
 		if (!s) {

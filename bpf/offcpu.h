@@ -14,6 +14,9 @@
 /* Threads whose return to the CPU could not be recorded in their slot, at once. */
 #define OFFCPU_MAX_THREADS 65536
 
+/* CPUs a system-wide recording may be limited to (-C): a bitmap of this many bits. */
+#define OFFCPU_MAX_CPUS 1024
+
 #define OFFCPU_USER 1
 #define OFFCPU_KERNEL 2
 

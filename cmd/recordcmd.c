@@ -24,6 +24,7 @@ enum { EXIT_OWN = 125 };
 static const char record_usage[] =
 	"Usage: lp-record [OPTION]... [--] COMMAND [ARG]...\n"
 	"       lp-record [OPTION]... -p PID[,PID]...\n"
+	"       lp-record [OPTION]... -a|-C LIST [[--] COMMAND [ARG]...]\n"
 	"Sample COMMAND and every thread and process it spawns on the CPU and off it\n"
 	"(blocked or waiting), and write the samples, symbolised, with thread and\n"
 	"process lifecycle, as an lp stream (lp-stream(5)) on stdout or to FILE.\n"
@@ -32,6 +33,9 @@ static const char record_usage[] =
 	"\n"
 	"  -o, --output=FILE     write the stream to FILE\n"
 	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C\n"
+	"  -a, --all-cpus        record every process on the machine, while COMMAND\n"
+	"                        runs or until Ctrl-C\n"
+	"  -C, --cpu=LIST        as -a, on the CPUs of LIST only (0,2-3)\n"
 	"  -F, --freq=HZ         samples a second of CPU time per thread (999)\n"
 	"      --period=NS       sample every NS of CPU time instead\n"
 	"      --offcpu-freq=HZ  off-CPU ticks a second (1000); -1: every off-CPU\n"
@@ -94,6 +98,8 @@ static const struct option long_options[] = {
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "event", required_argument, NULL, 'e' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
 	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "buffer", required_argument, NULL, OPT_BUFFER },
@@ -240,6 +246,37 @@ static void add_event(struct record_opts *o, struct event_spec *specs, struct pe
 	o->perf.ncustoms = o->nevents;
 }
 
+/* -C LIST: "0,2-3" into a bitmap of CPUs. */
+static void parse_cpus(const char *arg, uint64_t *mask, size_t words)
+{
+	const char *p = arg;
+
+	memset(mask, 0, words * 8);
+	while (*p) {
+		size_t n = strcspn(p, ","), dash;
+		char item[32];
+		uint64_t lo, hi;
+
+		if (n == 0 || n >= sizeof(item))
+			usage_error("-C needs a list of CPUs such as 0,2-3, got '%s'", arg);
+		memcpy(item, p, n);
+		item[n] = 0;
+		dash = strcspn(item, "-");
+		if (parse_u64(item, dash, &lo) < 0 ||
+		    (item[dash] ? parse_u64(item + dash + 1, strlen(item + dash + 1), &hi) < 0 : (hi = lo, 0)) ||
+		    hi < lo || hi >= words * 64)
+			usage_error("-C needs a list of CPUs from 0 to %zu such as 0,2-3, got '%s'", words * 64 - 1,
+				    arg);
+		for (uint64_t c = lo; c <= hi; c++)
+			mask[c / 64] |= 1ULL << (c % 64);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (p == arg)
+		usage_error("-C needs a list of CPUs such as 0,2-3");
+}
+
 /* An off-CPU rate: ticks a second, or -1 (every interval); 0 only where allow_zero. */
 static int64_t offcpu_freq(const char *opt, const char *arg, bool allow_zero)
 {
@@ -271,6 +308,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	static char outbuf[1 << 20];
 	static struct event_spec specs[RECORD_MAX_EVENTS];
 	static struct perf_custom customs[RECORD_MAX_EVENTS];
+	static uint64_t cpu_mask[1024 / 64];
 
 	progname = offcpu_only ? "lp-offcpu" : "lp-record";
 	exit_failure = EXIT_OWN;
@@ -281,7 +319,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	}
 	o.events = specs;
 	o.perf.customs = customs;
-	while ((opt = getopt_long(argc, argv, "+o:p:F:m:e:qhV", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:p:F:m:e:aC:qhV", long_options, NULL)) != -1) {
 		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER ||
 				    opt == OPT_STACK_SIZE || opt == 'e' || opt == OPT_LIST_EVENTS))
 			opt = '?';
@@ -333,6 +371,12 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			o.perf.stack_snapshot = (unsigned)(count("--stack-size", optarg, 8, 65528) + 7) & ~7u;
 			break;
 		case 'e': add_event(&o, specs, customs, optarg); break;
+		case 'a': o.perf.system_wide = o.offcpu_opts.all = true; break;
+		case 'C':
+			parse_cpus(optarg, cpu_mask, sizeof(cpu_mask) / 8);
+			o.perf.system_wide = o.offcpu_opts.all = true;
+			o.perf.cpu_mask = o.offcpu_opts.cpu_mask = cpu_mask;
+			break;
 		case OPT_LIST_EVENTS: exit(list_events(optarg)); break;
 		case 'q': quiet = true; break;
 		default:
@@ -341,7 +385,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	}
 	if (optind < argc && o.npids)
 		usage_error("give a command or -p, not both");
-	if (optind == argc && !o.npids)
+	if (o.npids && o.perf.system_wide)
+		usage_error("-p records some processes, -a and -C all of them: give one");
+	if (optind == argc && !o.npids && !o.perf.system_wide)
 		usage_error("no command to record");
 	o.argv = optind < argc ? argv + optind : NULL;
 	o.pids = pids;

@@ -75,6 +75,12 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, str
 	skel->rodata->capture = (o->capture & CAPTURE_USER ? OFFCPU_USER : 0) |
 				(o->capture & CAPTURE_KERNEL ? OFFCPU_KERNEL : 0);
 	skel->rodata->wakeup_every = o->wakeup_every;
+	skel->rodata->trace_all = o->all;
+	skel->rodata->self_tgid = (uint32_t)getpid();
+	if (o->cpu_mask) {
+		skel->rodata->some_cpus = true;
+		memcpy((void *)skel->rodata->cpu_mask, o->cpu_mask, sizeof(skel->rodata->cpu_mask));
+	}
 	bpf_object__for_each_program(p, skel->obj) {
 		const char *kind = raw_tp ? "raw_tp/" : "tp_btf/";
 

@@ -19,6 +19,8 @@ struct offcpu_opts {
 	enum capture capture;
 	unsigned wakeup_every;	/* records per reader wake-up; 0: when the ring is half full */
 	bool raw_tp;		/* use the raw tracepoint even where tp_btf works */
+	bool all;		/* every process but this one (system-wide), not those followed */
+	const uint64_t *cpu_mask;	/* intervals begin only on these CPUs (a bitmap), or NULL: any */
 };
 
 struct offcpu;

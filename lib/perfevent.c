@@ -87,7 +87,7 @@ static void common_attr(const struct perf_opts *o, struct perf_event_attr *a, ui
 	a->sample_type = sample_type;
 	a->disabled = 1;
 	a->enable_on_exec = o->enable_on_exec;
-	a->inherit = 1;
+	a->inherit = !o->system_wide;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -117,6 +117,11 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	common_attr(o, a, LP_SAMPLE_TYPE | (o->read_values ? PERF_SAMPLE_READ : 0));
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	if (o->system_wide) {
+		/* a CPU's time, whoever runs; its idle time is no one's */
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		a->exclude_idle = 1;
+	}
 	if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
@@ -233,6 +238,8 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 		/* a CPU that was offline when the first task's events were opened has no rings */
 		if (!first && !life->base)
 			continue;
+		if (s->o.cpu_mask && (cpu >= 1024 || !(s->o.cpu_mask[cpu / 64] >> (cpu % 64) & 1)))
+			continue;
 		if (sampling(&s->o)) {
 			clock_attr(&s->o, &attr);
 			fd = open_into(s, &attr, pid, cpu, samples, s->o.mmap_pages, err, "task-clock");
@@ -313,7 +320,8 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 	if (!s)
 		return NULL;
 	s->o = *o;
-	if (!o->freq && !o->period)
+	/* a system-wide counter's value is the CPU's, not a thread's */
+	if ((!o->freq && !o->period) || o->system_wide)
 		s->o.read_values = false;
 	s->extra_fd = -1;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);

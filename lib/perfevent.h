@@ -47,6 +47,8 @@ struct perf_opts {
 	bool read_values;	/* ask for the counter's value with each sample (dropped if refused) */
 	const struct perf_custom *customs;
 	size_t ncustoms;
+	bool system_wide;	/* every task on the CPUs (pid -1): cpu-clock, not inherited, idle left out */
+	const uint64_t *cpu_mask;	/* system-wide on these CPUs only (a bitmap of 1024), or NULL: all */
 };
 
 

@@ -64,6 +64,7 @@ static void set_layout(struct recorder *r)
 	r->layout = perf_session__layout(r->session);
 }
 
+/* Starts the command, held until its events are open (not when the whole system is recorded already). */
 static int start_command(struct recorder *r, struct lp_error *err)
 {
 	int go[2], errpipe[2], e = 0, ret;
@@ -92,6 +93,10 @@ static int start_command(struct recorder *r, struct lp_error *err)
 	}
 	close(go[0]);
 	close(errpipe[1]);
+	if (r->o.perf.system_wide) {
+		ret = 0;
+		goto go;
+	}
 	r->session = perf_session__open(r->child, &r->o.perf, err);
 	ret = r->session ? 0 : -errno;
 	if (ret == 0) {
@@ -109,6 +114,7 @@ static int start_command(struct recorder *r, struct lp_error *err)
 	r->start_ns = monotonic_ns();
 	if (r->offcpu)
 		offcpu__start(r->offcpu, r->start_ns);
+go:
 	ret = write(go[1], "x", 1) == 1 ? 0 : -errno;
 	close(go[1]);
 	n = read(errpipe[0], &e, sizeof(e));
@@ -231,6 +237,52 @@ static int attach(struct recorder *r, struct lp_error *err)
 	return r->session ? perf_session__enable(r->session) : -ESRCH;
 }
 
+/*
+ * Records every process on the machine (or on some CPUs): events on each CPU,
+ * the processes already running read from /proc, then the command if any.
+ */
+static int start_system_wide(struct recorder *r, struct lp_error *err)
+{
+	struct perf_opts o = r->o.perf;
+	struct dirent *d;
+	size_t unreadable = 0;
+	DIR *proc;
+	int ret = 0;
+
+	o.enable_on_exec = false;
+	r->session = perf_session__open(-1, &o, err);
+	if (!r->session)
+		return -errno;
+	set_layout(r);
+	r->start_ns = monotonic_ns();
+	if (r->offcpu)
+		offcpu__start(r->offcpu, r->start_ns);
+	if ((ret = perf_session__enable(r->session)) < 0)
+		return lp_error__set(err, ret, "enabling the events");
+	if (!(proc = opendir("/proc")))
+		return lp_error__set(err, -errno, "reading /proc");
+	while (ret == 0 && (d = readdir(proc))) {
+		pid_t pid = (pid_t)atoi(d->d_name);
+
+		if (pid <= 0)
+			continue;
+		/* gone since it was listed, or not ours to read: its frames show as addresses */
+		if ((ret = synthesize_process(r, pid)) == -ENOMEM)
+			lp_error__set(err, ret, "reading the mappings of process %d", (int)pid);
+		else if (ret < 0 && ret != -ENOENT && ret != -ESRCH)
+			unreadable++;
+		if (ret != -ENOMEM)
+			ret = 0;
+	}
+	closedir(proc);
+	if (unreadable)
+		lp_warn(r->o.warn, r->o.ctx, NULL, 0, "the mappings of %zu running processes cannot be read "
+			"(/proc/PID/maps): their frames before an exec show as addresses", unreadable);
+	if (ret == 0 && r->o.argv)
+		ret = start_command(r, err);
+	return ret;
+}
+
 /* Loads the off-CPU program; without it, a warning saying why, or failure if it was required. */
 static int start_offcpu(struct recorder *r, struct lp_error *err)
 {
@@ -253,7 +305,9 @@ int recorder__start(struct recorder *r, struct lp_error *err)
 	r->o.perf.fork_tracepoint = r->o.spawn_stacks ? fork_tracepoint(r) : -1;
 	if (r->o.offcpu && (ret = start_offcpu(r, err)) < 0)
 		return ret;
-	if (r->o.argv) {
+	if (r->o.perf.system_wide) {
+		ret = start_system_wide(r, err);
+	} else if (r->o.argv) {
 		r->o.perf.enable_on_exec = true;
 		ret = start_command(r, err);
 	} else {

@@ -643,7 +643,7 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 		char mode[64];
 
 		v[0] = "cpu";
-		v[1] = "task-clock";
+		v[1] = r->o.perf.system_wide ? "cpu-clock" : "task-clock";
 		if (r->o.perf.freq)
 			snprintf(mode, sizeof(mode), "freq=%" PRIu64, r->o.perf.freq);
 		else
@@ -736,7 +736,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	 * there to count. Attached to a process, whose CPU time is not known,
 	 * per second of the time the kept samples stand for.
 	 */
-	if (r->child_cpu_ns)
+	if (r->child_cpu_ns && !r->o.perf.system_wide)
 		stats->achieved_hz = r->counts.samples / (r->child_cpu_ns / 1e9);
 	else if (r->counts.sample_ns)
 		stats->achieved_hz = r->counts.samples / (r->counts.sample_ns / 1e9);

@@ -206,7 +206,7 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 				r->child_cpu_ns = timeval_ns(ru.ru_utime) + timeval_ns(ru.ru_stime);
 			}
 		}
-		if (r->exited || (!r->o.argv && (*stop || hangup || !attached_alive(r))))
+		if (r->exited || (!r->o.argv && (*stop || (!r->o.perf.system_wide && (hangup || !attached_alive(r))))))
 			break;
 	}
 	/* what the kernel still holds */

@@ -406,3 +406,38 @@ Try 'lp-record --help' for more information."
 	run -125 --separate-stderr bash -c "lp-record -q -- sh -c 'echo the command ran >&2' > /dev/full"
 	assert_equal "$stderr" "lp-record: cannot write the stream to stdout: No space left on device"
 }
+
+@test "-a records a busy process it did not start, with its own samples and stacks" {
+	"$W/demo" 3 &
+	busy=$!
+	sleep 0.2
+	run --separate-stderr lp-record -q -a -o a.lp -- sleep 1
+	kill "$busy" 2> /dev/null || true
+	assert_success
+	grep -qxP '#lp.sampling\tcpu\tcpu-clock\tfreq=999' a.lp
+	# its two threads keep both CPUs busy: about a second of samples each, named from /proc
+	n=$(awk -F'\t' -v p="$busy" '$1 == "S" && $3 == p && $6 == "cpu" && $8 ~ /;worker;(crunch_numbers|parse_records|checksum)$/' a.lp | wc -l)
+	[ "$n" -ge 500 ] || fail "only $n samples of the busy process, pid $busy"
+	grep -qP "^S\t\d+\t$busy\t\d+\tdemo\tcpu\t" a.lp
+	# and the command's own exit
+	grep -qP '^P\t([^\t]*\t){3}exit\tsleep\tstatus=0$' a.lp
+}
+
+@test "-C 0 records the processes on CPU 0 only" {
+	command -v taskset > /dev/null || skip "no taskset"
+	[ "$(nproc)" -ge 2 ] || skip "one CPU"
+	taskset -c 0 "$W/demo" 3 &
+	on0=$!
+	taskset -c 1 "$W/demo" 3 &
+	on1=$!
+	sleep 0.2
+	run --separate-stderr lp-record -q -C 0 --offcpu-freq 0 -o c.lp -- sleep 1
+	kill "$on0" "$on1" 2> /dev/null || true
+	assert_success
+	[ "$(grep -P '^S\t' c.lp | grep -cvP '\tcpu=0(\t|$)')" -eq 0 ]
+	[ "$(awk -F'\t' -v p="$on0" '$1 == "S" && $3 == p' c.lp | wc -l)" -ge 500 ]
+	[ "$(awk -F'\t' -v p="$on1" '$1 == "S" && $3 == p' c.lp | wc -l)" -eq 0 ]
+	run -2 --separate-stderr lp-record -C 1-0 -- true
+	[[ "$stderr" == "lp-record: -C needs a list of CPUs from 0 to 1023 such as 0,2-3, got '1-0'"* ]]
+	run -2 --separate-stderr lp-record -a -p 1
+}
