@@ -406,24 +406,24 @@ static __always_inline void on_exec(struct task_struct *p)
 static __always_inline void on_exit(struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+	bool last = BPF_CORE_READ(p, signal, live.counter) == 0;
 	struct offcpu_event end = { .state = OFFCPU_EXITED };
-	__u8 *active;
 
-	bpf_map_delete_elem(&tid_slots, &tid);
-	if (BPF_CORE_READ(p, signal, live.counter) != 0)
-		return;
-	/* the last thread of the group: how the process ended, which only the kernel knows for all of them */
-	active = bpf_map_lookup_elem(&traced, &tgid);
-	if (active && *active) {
+	/* its exact CPU time and how its process ended, which only the kernel knows */
+	if (is_traced(p)) {
 		end.start = bpf_ktime_get_ns();
 		end.pid = tgid;
 		end.tid = tid;
-		end.weight = (__u32)BPF_CORE_READ(p, exit_code);
+		end.end = BPF_CORE_READ(p, se.sum_exec_runtime);
+		end.truncated = last;
+		end.weight = last ? (__u32)BPF_CORE_READ(p, exit_code) : 0;
 		if (bpf_ringbuf_output(&events, &end, sizeof(end), 0) < 0)
 			__sync_fetch_and_add(&drops, 1);
 	}
-	/* its pid may be reused by a stranger */
-	bpf_map_delete_elem(&traced, &tgid);
+	bpf_map_delete_elem(&tid_slots, &tid);
+	/* the last thread of the group: its pid may be reused by a stranger */
+	if (last)
+		bpf_map_delete_elem(&traced, &tgid);
 }
 
 SEC("tp_btf/sched_process_fork")

@@ -21,9 +21,11 @@
 #define OFFCPU_KERNEL 2
 
 /*
- * The state of an event that is a followed process's end, not an interval:
- * start is when its last thread exited, weight its exit_code (a wait status:
- * exit status << 8, or the signal that killed it), and no stack follows.
+ * The state of an event that is a followed thread's end, not an interval:
+ * start is when it exited, end its exact on-CPU time (sum_exec_runtime, ns),
+ * truncated 1 when it was its process's last thread, and then weight is the
+ * process's exit_code (a wait status: exit status << 8, or the signal that
+ * killed it). No stack follows.
  */
 #define OFFCPU_EXITED 'X'
 

@@ -53,6 +53,8 @@ static const char record_usage[] =
 	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256)\n"
 	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
+	"      --time-tolerance=PCT warn of threads whose sampled on-CPU time strays\n"
+	"                        more than PCT% from the kernel's exact figure (20)\n"
 	"  -q, --quiet           no summary on stderr\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
@@ -85,7 +87,7 @@ static const char offcpu_usage[] =
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
-       OPT_STACK_SIZE, OPT_LIST_EVENTS };
+       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -99,6 +101,7 @@ static const struct option long_options[] = {
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "event", required_argument, NULL, 'e' },
 	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "time-tolerance", required_argument, NULL, OPT_TIME_TOLERANCE },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
 	{ "mmap-pages", required_argument, NULL, 'm' },
@@ -293,6 +296,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		.offcpu_required = offcpu_only,
 		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER },
 		.spawn_stacks = true,
+		.time_tolerance = 20,
 		.workload_stdout = -1,
 		.warn = print_warning,
 	};
@@ -372,6 +376,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			break;
 		case 'e': add_event(&o, specs, customs, optarg); break;
 		case 'a': o.perf.system_wide = o.offcpu_opts.all = true; break;
+		case OPT_TIME_TOLERANCE: o.time_tolerance = (unsigned)count("--time-tolerance", optarg, 1, 1000); break;
 		case 'C':
 			parse_cpus(optarg, cpu_mask, sizeof(cpu_mask) / 8);
 			o.perf.system_wide = o.offcpu_opts.all = true;
@@ -501,6 +506,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			error("%llu samples of '%s' (period %llu)", (unsigned long long)st.custom_samples[k],
 			      specs[k].name, (unsigned long long)specs[k].period);
 	}
+	if (st.strayed_threads)
+		error("warning: %llu threads' sampled on-CPU time strays more than %u%% from the kernel's exact "
+		      "figure (#lp.warning in the stream), such as %s: samples were lost or throttled",
+		      (unsigned long long)st.strayed_threads, o.time_tolerance, st.first_strayed);
 	if (st.task_records_lost)
 		error("warning: %llu records of spawns, execs, exits or mappings lost: their ring buffers "
 		      "filled up; some threads may lack names or symbols", (unsigned long long)st.task_records_lost);

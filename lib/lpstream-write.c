@@ -143,6 +143,17 @@ int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid
 	return add_field(w, comm);
 }
 
+int lp_writer__thread(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	if ((ret = add(w, "T\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
+	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, 0)) < 0)
+		return ret;
+	return add_field(w, comm);
+}
+
 int lp_writer__spawn_parent(struct lp_writer *w, int64_t ppid, int64_t ptid, struct lp_span stack,
 			    struct lp_span locs)
 {

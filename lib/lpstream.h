@@ -255,6 +255,8 @@ int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *val
 /* An S record up to its attributes; comm and event raw, stack and locs escaped lists (locs "" = "-"). */
 int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
 		      const char *event, uint64_t weight, struct lp_span stack, struct lp_span locs);
+/* "T TIME PID TID COMM" (comm raw): a thread's summary, its KEY=VALUE attributes to follow. */
+int lp_writer__thread(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm);
 /* "P TIME PID TID WHAT COMM" (comm raw), then what the kind takes: */
 int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, enum lp_proc_what what,
 		    const char *comm);

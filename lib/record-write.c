@@ -20,6 +20,7 @@
 #include "stackroot.h"
 #include "strbuf.h"
 #include "symbolizer.h"
+#include "threadstat.h"
 #include "tpfields.h"
 #include "tracefs.h"
 
@@ -84,6 +85,7 @@ struct writer {
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
 	struct tp_fields *tp[RECORD_MAX_EVENTS];	/* a custom tracepoint's field decoder, or NULL */
+	struct thread_stats *threads;	/* of the threads not ended yet, for their T records */
 	struct recorder *r;
 	struct symbolizer *sym;
 	struct stack_roots *roots;	/* each process's stacks' one root */
@@ -251,8 +253,26 @@ static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, con
 				 lp_span__of(&w->locs));
 }
 
+static bool oncpu(const struct recorder *r)
+{
+	return r->o.perf.freq || r->o.perf.period;
+}
+
+/* tid's accounts, started at time when first seen; NULL when out of memory. */
+static struct thread_stat *account(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
+{
+	struct thread_stat *t = thread_stats__get(w->threads, pid, tid);
+
+	if (t && !t->has_start) {
+		t->start = time;
+		t->has_start = true;
+	}
+	return t;
+}
+
 static int write_sample(struct writer *w, const struct perf_event_header *h)
 {
+	struct thread_stat *t;
 	struct perf_sample sm;
 	uint64_t weight;
 	int ret;
@@ -264,6 +284,9 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if ((ret = callchain(w, &sm, sm.pid, w->r->max_stack > 0 && sm.nr >= (uint64_t)w->r->max_stack + 1)) < 0)
 		return ret;
 	w->stats->samples++;
+	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
+		return -ENOMEM;
+	t->sampled_cpu += weight;
 	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
 		return ret;
@@ -363,6 +386,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		.stack_size = ev->snapshot_size,
 	};
 	char state[2] = { ev->state >= 'A' && ev->state <= 'z' ? ev->state : '?', 0 };
+	struct thread_stat *t;
 	size_t n = 0;
 	int ret;
 
@@ -382,6 +406,9 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		return ret;
 	w->stats->offcpu_samples++;
 	w->stats->offcpu_ns += ev->weight;
+	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
+		return -ENOMEM;
+	t->sampled_offcpu += ev->weight;
 	if ((ret = put_sample(w, ev->start, sm.pid, sm.tid, "offcpu", ev->weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "dur", ev->end - ev->start)) < 0 ||
 	    (ret = lp_writer__attr_str(&w->out, "state", state)) < 0)
@@ -494,6 +521,8 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 		return ret;
 	if (c.exec)
 		stack_roots__forget(w->roots, c.pid);
+	if (c.exec && !account(w, c.pid, c.tid, time))
+		return -ENOMEM;
 	if (path && (ret = check_frame_pointers(w, path)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, c.pid, c.tid, c.exec ? LP_PROC_EXEC : LP_PROC_COMM, c.comm)) < 0 ||
@@ -512,6 +541,8 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 
 	perf_task__decode(r->index[i].h, &t);
 	set_comm(r, t.tid, comm_of(r, t.ptid));
+	if (!account(w, t.pid, t.tid, time))
+		return -ENOMEM;
 	if (t.pid != t.ppid) {
 		w->stats->processes++;
 		if ((ret = symbolizer__fork(w->sym, t.ppid, t.pid)) < 0)
@@ -527,6 +558,36 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)
 		return ret;
 	return lp_writer__end(&w->out);
+}
+
+/*
+ * A thread's T record: start, end (when it ended), its exact on-CPU time where
+ * the kernel said, and what the samples say; then, when the two disagree by
+ * more than the tolerance, a #lp.warning naming it.
+ */
+static int write_thread(struct writer *w, const struct thread_stat *t, uint64_t time, bool ended)
+{
+	const char *comm = comm_of(w->r, t->tid);
+	char text[256];
+	const char *v[1] = { text };
+	int ret;
+
+	if ((ret = lp_writer__thread(&w->out, time, t->pid, t->tid, comm)) < 0 ||
+	    (t->has_start && (ret = lp_writer__attr_u64(&w->out, "start", t->start)) < 0) ||
+	    (ended && (ret = lp_writer__attr_u64(&w->out, "end", time)) < 0) ||
+	    (t->has_cpu && (ret = lp_writer__attr_u64(&w->out, "cpu", t->cpu)) < 0) ||
+	    (oncpu(w->r) && (ret = lp_writer__attr_u64(&w->out, "sampled-cpu", t->sampled_cpu)) < 0) ||
+	    (w->r->offcpu && (ret = lp_writer__attr_u64(&w->out, "sampled-offcpu", t->sampled_offcpu)) < 0) ||
+	    (ret = lp_writer__end(&w->out)) < 0)
+		return ret;
+	/* a thread's first 100 ms are too few samples to judge */
+	if (!oncpu(w->r) || !thread_stat__strays(t, w->r->o.time_tolerance, 100000000))
+		return 0;
+	snprintf(text, sizeof(text), "thread %s (pid %d, tid %d): sampled on-CPU time %.3f s, exact %.3f s",
+		 comm, (int)t->pid, (int)t->tid, (double)t->sampled_cpu / 1e9, (double)t->cpu / 1e9);
+	if (!w->stats->strayed_threads++)
+		snprintf(w->stats->first_strayed, sizeof(w->stats->first_strayed), "%s", text);
+	return lp_writer__meta(&w->out, "warning", v, 1);
 }
 
 static int write_record(struct writer *w, size_t i)
@@ -554,21 +615,71 @@ static int write_record(struct writer *w, size_t i)
 		return write_comm(w, i, time);
 	case PERF_RECORD_FORK:
 		return write_fork(w, i, time);
-	case PERF_RECORD_EXIT:
+	case LP_RECORD_PROC_END: {
+		const struct offcpu_event *ev = (const struct offcpu_event *)(h + 1);
+		struct thread_stat *ts = account(w, (pid_t)ev->pid, (pid_t)ev->tid, time);
+
+		if (!ts)
+			return -ENOMEM;
+		ts->cpu = ev->end;
+		ts->has_cpu = true;
+		return 0;
+	}
+	case PERF_RECORD_EXIT: {
+		struct thread_stat *ts;
+
 		perf_task__decode(h, &t);
 		if (t.pid == t.tid)
 			stack_roots__forget(w->roots, t.pid);
-		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, comm_of(r, t.tid))) < 0)
+		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, comm_of(r, t.tid))) < 0 ||
+		    (t.pid == t.tid && exit_status(w, t.pid, &status) && (ret = put_exit_status(w, status)) < 0) ||
+		    (ret = lp_writer__end(&w->out)) < 0)
 			return ret;
-		if (t.pid == t.tid && exit_status(w, t.pid, &status) && (ret = put_exit_status(w, status)) < 0)
-			return ret;
-		return lp_writer__end(&w->out);
+		/* then its summary */
+		if ((ts = thread_stats__find(w->threads, t.tid))) {
+			ret = write_thread(w, ts, time, true);
+			thread_stats__remove(w->threads, t.tid);
+		}
+		return ret;
+	}
 	case PERF_RECORD_THROTTLE:
 		w->stats->throttled++;
 		return 0;
 	default:
 		return 0;
 	}
+}
+
+/* A living thread's exact on-CPU time so far: the first field of /proc/PID/task/TID/schedstat. */
+static bool schedstat_cpu(pid_t pid, pid_t tid, uint64_t *ns)
+{
+	char path[64];
+	unsigned long long v;
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	if (ok)
+		*ns = v;
+	return ok;
+}
+
+/* The summaries of the threads still alive when recording ended (attached, or system-wide). */
+static int write_living_threads(struct writer *w)
+{
+	struct thread_stat *t;
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && (t = thread_stats__next(w->threads, &i));) {
+		if (!t->has_cpu)
+			t->has_cpu = schedstat_cpu(t->pid, t->tid, &t->cpu);
+		ret = write_thread(w, t, w->r->end_ns, false);
+	}
+	return ret;
 }
 
 /* Matches each FORK record with the tracepoint sample of the same child, taken in the parent. */
@@ -606,10 +717,6 @@ static int match_fork_stacks(struct writer *w)
 	return 0;
 }
 
-static bool oncpu(const struct recorder *r)
-{
-	return r->o.perf.freq || r->o.perf.period;
-}
 
 static int write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st)
 {
@@ -743,7 +850,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
 	w.programs = stackmap__new();
 	w.roots = stack_roots__new();
-	if (!w.sym || !w.programs || !w.roots || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0 ||
+	w.threads = thread_stats__new();
+	if (!w.sym || !w.programs || !w.roots || !w.threads || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0 ||
 	    load_tp_fields(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
@@ -753,10 +861,13 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	for (size_t i = 0; i < r->n && ret == 0; i++)
 		ret = write_record(&w, i);
 	if (ret == 0)
+		ret = write_living_threads(&w);
+	if (ret == 0)
 		ret = write_trailer(&w.out, stats);
 cleanup:
 	symbolizer__free(w.sym);
 	stack_roots__free(w.roots);
+	thread_stats__free(w.threads);
 	stackmap__free(w.programs);
 	free(w.fork_stacks);
 	free(w.frames);

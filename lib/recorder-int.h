@@ -40,7 +40,7 @@ struct recorder {
 	int wait_status;
 	bool exited;
 	uint64_t child_cpu_ns;	/* CPU time of the command and the children it waited for, once exited */
-	uint64_t start_ns;
+	uint64_t start_ns, end_ns;	/* recording began, ended */
 
 	struct chunk *chunks;
 	struct index_entry *index;	/* every record kept, in the order they came */

@@ -209,6 +209,7 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 		if (r->exited || (!r->o.argv && (*stop || (!r->o.perf.system_wide && (hangup || !attached_alive(r))))))
 			break;
 	}
+	r->end_ns = monotonic_ns();
 	/* what the kernel still holds */
 	perf_session__disable(r->session);
 	ret = perf_session__read(r->session, 0, recorder__keep, r, &hangup);

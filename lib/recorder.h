@@ -25,6 +25,7 @@ struct record_opts {
 	bool offcpu_required;		/* fail without it rather than warn and go on */
 	struct offcpu_opts offcpu_opts;
 	bool spawn_stacks;		/* sample sched_process_fork for spawning stacks */
+	unsigned time_tolerance;	/* per cent sampled on-CPU time may stray from the exact unwarned */
 	const struct event_spec *events;	/* custom events (-e), as perf.customs opens them */
 	size_t nevents;
 	char *const *argv;		/* the command, or NULL with pids */
@@ -42,7 +43,9 @@ struct record_stats {
 	uint64_t unwind_stopped;	/* stacks whose unwinding reached an address that is not code */
 	double achieved_hz;	/* samples per second of sampled CPU time */
 	uint64_t processes, threads;
-	uint64_t task_records_lost;	/* spawns, execs, exits, mappings the kernel had no room for */
+	uint64_t task_records_lost;
+	uint64_t strayed_threads;	/* whose sampled on-CPU time strayed from the exact */
+	char first_strayed[256];	/* the first of them, in words */	/* spawns, execs, exits, mappings the kernel had no room for */
 	uint64_t custom_samples[RECORD_MAX_EVENTS], custom_lost[RECORD_MAX_EVENTS];	/* per -e event */
 	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;
 	const char *offcpu_attachment;	/* NULL when off-CPU sampling was off */

@@ -441,3 +441,32 @@ Try 'lp-record --help' for more information."
 	[[ "$stderr" == "lp-record: -C needs a list of CPUs from 0 to 1023 such as 0,2-3, got '1-0'"* ]]
 	run -2 --separate-stderr lp-record -a -p 1
 }
+
+@test "T records: each thread's exact on-CPU time from the kernel beside what the samples say" {
+	run --separate-stderr lp-record -q -o t.lp -- "$W/split"
+	assert_success
+	# split's threads burn 0.6 s and 0.3 s of their own CPU clocks, its child 0.1 s
+	for pair in sixty:600000000 thirty:300000000 tenner:100000000; do
+		name=${pair%%:*} truth=${pair#*:}
+		line=$(grep -P "^T\t\d+\t\d+\t\d+\t$name\t" t.lp) || fail "no T record for $name"
+		cpu=$(grep -oP '\tcpu=\K\d+' <<< "$line")
+		sampled=$(grep -oP '\tsampled-cpu=\K\d+' <<< "$line")
+		awk -v c="$cpu" -v s="$sampled" -v t="$truth" 'BEGIN { exit !(c > t * 0.95 && c < t * 1.05 && s > t * 0.9 && s < t * 1.1) }' ||
+			fail "$name: exact $cpu ns, sampled $sampled ns, burnt $truth ns"
+		# the summary follows the thread's exit record, with its start and end
+		grep -qP "^T\t(\d+)\t\d+\t\d+\t$name\tstart=\d+\tend=\1\tcpu=" t.lp
+	done
+	run ! grep -q '^#lp.warning' t.lp
+}
+
+@test "a thread whose samples say less than the kernel's exact figure is named in a warning" {
+	# one sample every 200 ms of CPU time: thirty's 300 ms come out as 200
+	run --separate-stderr lp-record -o t.lp --period 200000000 -- "$W/split"
+	assert_success
+	grep -qP '^#lp.warning\tthread thirty \(pid \d+, tid \d+\): sampled on-CPU time 0\.[12]\d\d s, exact 0\.3\d\d s$' t.lp ||
+		fail "no warning for thirty: $(grep -P '^(T|#lp.warning)' t.lp)"
+	[[ "$stderr" == *"lp-record: warning: "?" threads' sampled on-CPU time strays more than 20% from the kernel's exact figure (#lp.warning in the stream), such as thread "* ]]
+	# a wider tolerance lets 33% go
+	lp-record -q -o t2.lp --period 200000000 --time-tolerance 50 -- "$W/split" 2> /dev/null
+	run ! grep -q 'thread thirty' t2.lp
+}
