@@ -14,6 +14,7 @@
 #include "cmdutil.h"
 #include "eventlist.h"
 #include "numparse.h"
+#include "privilege.h"
 #include "recordcmd.h"
 #include "lpstream.h"
 #include "recorder.h"
@@ -180,7 +181,7 @@ static int check_system(struct record_opts *o)
 	long paranoid = perf_sysctl("perf_event_paranoid");
 	long max_rate = perf_sysctl("perf_event_max_sample_rate");
 
-	if (geteuid() != 0 && paranoid > 1) {
+	if (!privilege__may_profile(paranoid)) {
 		error("perf_event_paranoid is %ld: unprivileged users cannot sample other "
 		      "processes' kernel or CPU events; run as root, give %s CAP_PERFMON "
 		      "(setcap cap_perfmon+ep %s), or: sysctl kernel.perf_event_paranoid=1", paranoid,

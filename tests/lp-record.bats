@@ -286,6 +286,22 @@ record_with_max_stack_4() {
 	[[ "$stderr" == "lp-record: perf_event_paranoid is $paranoid: unprivileged users cannot sample other processes' kernel or CPU events; run as root, give lp-record CAP_PERFMON (setcap cap_perfmon+ep lp-record), or: sysctl kernel.perf_event_paranoid=1" ]]
 }
 
+@test "an unprivileged user with CAP_PERFMON and CAP_BPF on a copy of lp-record records on and off the CPU" {
+	command -v setpriv > /dev/null || skip "no setpriv"
+	command -v setcap > /dev/null || skip "no setcap (libcap2-bin)"
+	dir=$(mktemp -d /tmp/lp-caps.XXXXXX)
+	chmod 755 "$dir"
+	cp "$(command -v lp-record)" "$dir/"
+	setcap cap_perfmon,cap_bpf+ep "$dir/lp-record" || skip "this file system keeps no capabilities"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/lp-record" -- "$W/demo" 0.5
+	rm -rf "$dir"
+	assert_success
+	[[ "$stderr" != *"perf_event_paranoid"* ]]
+	n=$(grep -cP '^S\t([^\t]*\t){4}cpu\t\d+\t[^\t]*;worker;' <<< "$output") || true
+	[ "$n" -ge 200 ] || fail "$n samples in worker: $(head -c 2000 <<< "$output") $stderr"
+	grep -qP '^S\t([^\t]*\t){4}offcpu\t' <<< "$output"
+}
+
 @test "-p attaches to a running process until it exits" {
 	SPLIT_SECONDS=1.5 "$W/split" --memcpy &
 	pid=$!
