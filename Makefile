@@ -45,10 +45,12 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(foreach p,$(CHECK_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,\
   $(error pkg-config cannot find $(p): install the Debian package $(PKG_$(p)) (or run 'make deps' as root))))
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
-# libpfm4 (named PMU events) has no pkg-config file
+# libpfm4 (named PMU events) and libnuma (the NUMA check) have no pkg-config file here
 $(if $(wildcard /usr/include/perfmon/pfmlib_perf_event.h),,\
   $(error libpfm4 is missing: install the Debian package libpfm4-dev (or run 'make deps' as root)))
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm
+$(if $(wildcard /usr/include/numa.h),,\
+  $(error libnuma is missing: install the Debian package libnuma-dev (or run 'make deps' as root)))
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm -lnuma
 endif
 
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP

@@ -18,6 +18,7 @@
 #include "recordcmd.h"
 #include "lpstream.h"
 #include "recorder.h"
+#include "syscheck.h"
 #include "symbolizer.h"
 
 enum { EXIT_OWN = 125 };
@@ -48,6 +49,8 @@ static const char record_usage[] =
 	"                        (repeatable): cycles, page-faults, rNNNN, PMU/TERMS/,\n"
 	"                        SYSTEM:TRACEPOINT, a libpfm4 name; see --list-events\n"
 	"      --list-events[=PATTERN] list the events this machine offers and exit\n"
+	"      --check           check what this machine lets lp-record do, with the\n"
+	"                        remedies, and exit (1 if something stops it)\n"
 	"      --stack-size=BYTES user stack copied with each on-CPU sample for CFI\n"
 	"                        unwinding (2048, at most 65528): bigger reaches callers\n"
 	"                        beyond big frames, at that many bytes a sample\n"
@@ -88,7 +91,7 @@ static const char offcpu_usage[] =
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
-       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE };
+       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -103,6 +106,7 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "time-tolerance", required_argument, NULL, OPT_TIME_TOLERANCE },
+	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
 	{ "mmap-pages", required_argument, NULL, 'm' },
@@ -172,6 +176,16 @@ static size_t parse_pids(char *arg, pid_t **pids)
 	return n;
 }
 
+static void warn_check(void *ctx, const struct check *c)
+{
+	(void)ctx;
+	/* the sample rate is lowered with its own message; a missing PMU matters only to -e */
+	if (c->status != CHECK_WARNING || !strcmp(c->name, "perf_event_max_sample_rate") ||
+	    !strcmp(c->name, "hardware PMU") || !strcmp(c->name, "kptr_restrict"))
+		return;
+	error("warning: %s: %s; %s", c->name, c->text, c->remedy);
+}
+
 /*
  * Refuses what cannot work, warns about what will work badly, lowers what the
  * kernel would refuse (as perf does); the remedy in each message.
@@ -195,9 +209,8 @@ static int check_system(struct record_opts *o)
 		      (unsigned long long)o->perf.freq, max_rate, max_rate, (unsigned long long)o->perf.freq);
 		o->perf.freq = (uint64_t)max_rate;
 	}
-	if (perf_sysctl("numa_balancing") > 0 && access("/sys/devices/system/node/node1", F_OK) == 0)
-		error("warning: NUMA balancing is on: its page faults show up in the profile; "
-		      "turn it off with sysctl kernel.numa_balancing=0");
+	/* the checks that only warn, each with its remedy */
+	syscheck__run(o->perf.freq, false, warn_check, NULL);
 	return 0;
 }
 
@@ -219,6 +232,29 @@ static int list_events(const char *pattern)
 		return EXIT_OWN;
 	}
 	return 0;
+}
+
+static void print_check(void *ctx, const struct check *c)
+{
+	int *problems = ctx;
+
+	printf("%-8s %s: %s\n", check_status__name(c->status), c->name, c->text);
+	if (c->remedy[0])
+		printf("%-8s remedy: %s\n", "", c->remedy);
+	*problems += c->status == CHECK_PROBLEM;
+}
+
+/* --check: every check with its remedy; the exit status */
+static int run_checks(unsigned long freq)
+{
+	int problems = 0;
+
+	syscheck__run(freq, true, print_check, &problems);
+	if (close_stdout() != 0) {
+		error("cannot write the checks: %s", strerror(errno ? errno : EIO));
+		return EXIT_OWN;
+	}
+	return problems ? 1 : 0;
 }
 
 /* Adds -e arg to the events to record: a usage error when it names no event this machine has. */
@@ -306,7 +342,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	struct lp_error err = { 0 };
 	pid_t *pids = NULL;
 	FILE *out = stdout;
-	bool quiet = false;
+	bool quiet = false, check = false;
 	int opt, ret, status = EXIT_OWN;
 	struct timespec t0, t1;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -384,11 +420,14 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			o.perf.cpu_mask = o.offcpu_opts.cpu_mask = cpu_mask;
 			break;
 		case OPT_LIST_EVENTS: exit(list_events(optarg)); break;
+		case OPT_CHECK: check = true; break;
 		case 'q': quiet = true; break;
 		default:
 			common_option(opt, offcpu_only ? offcpu_usage : record_usage);
 		}
 	}
+	if (check)
+		exit(run_checks(o.perf.freq));
 	if (optind < argc && o.npids)
 		usage_error("give a command or -p, not both");
 	if (o.npids && o.perf.system_wide)

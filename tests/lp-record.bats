@@ -302,6 +302,22 @@ record_with_max_stack_4() {
 	grep -qP '^S\t([^\t]*\t){4}offcpu\t' <<< "$output"
 }
 
+@test "--check says what this machine lets lp-record do, each problem with its remedy" {
+	run -0 --separate-stderr lp-record --check
+	for name in perf_event_paranoid perf_event_max_sample_rate perf_event_max_stack kptr_restrict tracefs \
+		"hardware PMU" BTF "off-CPU program" "NUMA balancing"; do
+		assert_line --regexp "^(ok|warning|problem) +$name: "
+	done
+	assert_line --regexp '^ok +off-CPU program: loads and attaches \(eBPF on (tp_btf|raw_tp)\)$'
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	command -v setpriv > /dev/null || skip "no setpriv"
+	[ "$paranoid" -gt 1 ] || skip "kernel.perf_event_paranoid is $paranoid here"
+	run -1 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$(command -v lp-record)" --check
+	assert_line "problem  perf_event_paranoid: $paranoid: unprivileged users cannot sample the CPU or the kernel"
+	assert_line "         remedy: run as root, give lp-record CAP_PERFMON and CAP_BPF (setcap cap_perfmon,cap_bpf+ep lp-record), or: sysctl kernel.perf_event_paranoid=1"
+	assert_line --regexp '^problem +off-CPU program: '
+}
+
 @test "-p attaches to a running process until it exits" {
 	SPLIT_SECONDS=1.5 "$W/split" --memcpy &
 	pid=$!
