@@ -58,3 +58,13 @@ n_perf=$(grep -c '^$' "$work/perf.txt" || true)
 echo "lp-record: $n_lp samples symbolised and written in ${t_sym}s: $(awk -v n="$n_lp" -v t="$t_sym" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
 echo "perf script: $n_perf samples in ${t_script}s: $(awk -v n="$n_perf" -v t="$t_script" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
 echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_sym" -v b="$n_perf" -v tb="$t_script" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 10x)"
+
+echo "== custom events: every write(2) and page fault (tests/workloads/writes.c 200000 writes, 20000 pages, best of $runs)"
+gcc -O2 -g -fno-omit-frame-pointer -o "$work/writes" "$top/tests/workloads/writes.c"
+plain=$(best "$work/writes" 200000 20000)
+echo "plain: ${plain}s"
+for ev in syscalls:sys_enter_write page-faults; do
+	t_lp=$(best "$bin/lp-record" -q --offcpu-freq 0 -F 99 -e "$ev" -o "$work/ev.lp" "$work/writes" 200000 20000)
+	t_perf=$(best perf record -q -g -e "$ev" -c 1 -o "$work/ev.data" "$work/writes" 200000 20000)
+	echo "-e $ev (period 1): lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x), perf record -g -c 1 ${t_perf}s ($(ratio "$t_perf" "$plain")x)"
+done

@@ -121,6 +121,9 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 		/* a CPU's time, whoever runs; its idle time is no one's */
 		a->config = PERF_COUNT_SW_CPU_CLOCK;
 		a->exclude_idle = 1;
+	} else {
+		/* each thread's task-clock total as it exits (PERF_RECORD_READ): its exact CPU time */
+		a->inherit_stat = 1;
 	}
 	if (o->freq) {
 		a->freq = 1;
@@ -405,6 +408,28 @@ int perf_session__custom_of(const struct perf_session *s, uint64_t id)
 		if (s->custom_ids[i].id == id)
 			return s->custom_ids[i].index;
 	return -1;
+}
+
+int perf_session__clock_total(const struct perf_session *s, uint64_t *total)
+{
+	uint64_t sum = 0, v;
+	int n = 0;
+
+	if (!s->o.freq && !s->o.period)
+		return -ENOENT;
+	/* the first task's task-clock events own the sample rings */
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		if (s->rings[cpu].fd < 0)
+			continue;
+		if (read(s->rings[cpu].fd, &v, sizeof(v)) != sizeof(v))
+			return -errno;
+		sum += v;
+		n++;
+	}
+	if (!n)
+		return -ENOENT;
+	*total = sum;
+	return 0;
 }
 
 uint64_t perf_session__lost(const struct perf_session *s, int event)

@@ -104,6 +104,12 @@ int perf_session__custom_of(const struct perf_session *s, uint64_t id);
 /* Which events' rings perf_session__lost counts: task-clock's, the task records', or a custom index. */
 enum { PERF_SESSION_CLOCK = -1, PERF_SESSION_LIFE = -2 };
 
+/*
+ * task-clock's total over the first task's events (its own time and, added as
+ * they exited, its descendants'), in ns; -errno (none, or not readable).
+ */
+int perf_session__clock_total(const struct perf_session *s, uint64_t *total);
+
 /* Records the kernel lost in the rings of event (PERF_RECORD_LOST), so far. */
 uint64_t perf_session__lost(const struct perf_session *s, int event);
 

@@ -126,6 +126,17 @@ uint64_t perf_lost__count(const struct perf_event_header *h)
 	return h->size >= 24 ? u64_at(h, 16) : 0;
 }
 
+bool perf_read__decode(const struct perf_event_header *h, struct perf_read *r)
+{
+	/* pid, tid, then the value (read_format 0) */
+	if (h->size < 24)
+		return false;
+	r->pid = (pid_t)u32_at(h, 8);
+	r->tid = (pid_t)u32_at(h, 12);
+	r->value = u64_at(h, 16);
+	return true;
+}
+
 void perf_mmap2__decode(const struct perf_event_header *h, struct perf_mmap2 *m)
 {
 	bool build_id = h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID;

@@ -56,6 +56,14 @@ uint64_t perf_record__time(const struct perf_event_header *h);
 /* PERF_RECORD_LOST: the samples lost. */
 uint64_t perf_lost__count(const struct perf_event_header *h);
 
+/* PERF_RECORD_READ (inherit_stat, as a thread exits): its thread and its counter's final value. */
+struct perf_read {
+	pid_t pid, tid;
+	uint64_t value;
+};
+
+bool perf_read__decode(const struct perf_event_header *h, struct perf_read *r);
+
 struct perf_mmap2 {
 	pid_t pid, tid;
 	uint64_t start, len, pgoff;

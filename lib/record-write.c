@@ -84,6 +84,8 @@ struct writer {
 	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
+	struct htab clocks;	/* of struct exit_clock: task-clock totals by the index of the EXIT */
+	uint64_t clocks_read;	/* the sum of them all */
 	struct tp_fields *tp[RECORD_MAX_EVENTS];	/* a custom tracepoint's field decoder, or NULL */
 	struct thread_stats *threads;	/* of the threads not ended yet, for their T records */
 	struct recorder *r;
@@ -467,6 +469,69 @@ static bool exit_status(const struct writer *w, pid_t pid, int *status)
 	return false;
 }
 
+/* The task-clock totals (inherit_stat) a thread's exit gave, by the index of its EXIT record. */
+struct exit_clock {
+	struct htab_entry head;
+	size_t exit;
+	uint64_t total;
+};
+
+/*
+ * Adds each PERF_RECORD_READ (one per CPU's counter, as the thread exits,
+ * just after its EXIT record) to that EXIT's total.
+ */
+static int collect_clocks(struct writer *w)
+{
+	const struct recorder *r = w->r;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct perf_read rd;
+		struct perf_task t;
+		struct exit_clock *e;
+		size_t j = i;
+
+		if (r->index[i].h->type != PERF_RECORD_READ || !perf_read__decode(r->index[i].h, &rd))
+			continue;
+		while (j-- > 0 && i - j < 512) {
+			if (r->index[j].h->type != PERF_RECORD_EXIT)
+				continue;
+			perf_task__decode(r->index[j].h, &t);
+			if (t.tid == rd.tid)
+				break;
+		}
+		if (j == SIZE_MAX || i - j >= 512)
+			continue;
+		if (htab__reserve(&w->clocks) < 0)
+			return -ENOMEM;
+		uint64_t h = hash_mix(j);
+
+		for (size_t k = h; (e = htab__at(&w->clocks, k))->head.used; k++)
+			if (e->head.hash == h && e->exit == j)
+				break;
+		if (!e->head.used) {
+			htab__insert(&w->clocks, e, h);
+			e->exit = j;
+			e->total = 0;
+		}
+		e->total += rd.value;
+		w->clocks_read += rd.value;
+	}
+	return 0;
+}
+
+static bool exit_clock(const struct writer *w, size_t exit, uint64_t *total)
+{
+	uint64_t h = hash_mix(exit);
+	const struct exit_clock *e;
+
+	for (size_t k = h; w->clocks.n && (e = htab__at(&w->clocks, k))->head.used; k++)
+		if (e->head.hash == h && e->exit == exit) {
+			*total = e->total;
+			return true;
+		}
+	return false;
+}
+
 /* Collects the processes' ends the off-CPU program reported. */
 static int collect_ends(struct writer *w)
 {
@@ -572,6 +637,18 @@ static int write_thread(struct writer *w, const struct thread_stat *t, uint64_t 
 	const char *v[1] = { text };
 	int ret;
 
+	/*
+	 * Without the off-CPU program's figure, task-clock's totals are as
+	 * exact; the command's main thread gave none as it exited: its own is
+	 * what the whole tree's total does not owe to the others.
+	 */
+	if (!t->has_cpu && t->has_clock) {
+		((struct thread_stat *)t)->cpu = t->clock;
+		((struct thread_stat *)t)->has_cpu = true;
+	} else if (!t->has_cpu && t->tid == w->r->child && w->r->clock_total >= w->clocks_read && w->r->clock_total) {
+		((struct thread_stat *)t)->cpu = w->r->clock_total - w->clocks_read;
+		((struct thread_stat *)t)->has_cpu = true;
+	}
 	if ((ret = lp_writer__thread(&w->out, time, t->pid, t->tid, comm)) < 0 ||
 	    (t->has_start && (ret = lp_writer__attr_u64(&w->out, "start", t->start)) < 0) ||
 	    (ended && (ret = lp_writer__attr_u64(&w->out, "end", time)) < 0) ||
@@ -635,8 +712,10 @@ static int write_record(struct writer *w, size_t i)
 		    (t.pid == t.tid && exit_status(w, t.pid, &status) && (ret = put_exit_status(w, status)) < 0) ||
 		    (ret = lp_writer__end(&w->out)) < 0)
 			return ret;
-		/* then its summary */
-		if ((ts = thread_stats__find(w->threads, t.tid))) {
+		/* then its summary, with the task-clock totals its exit gave */
+		if ((ts = thread_stats__find(w->threads, t.tid)) && exit_clock(w, i, &ts->clock))
+			ts->has_clock = true;
+		if (ts) {
 			ret = write_thread(w, ts, time, true);
 			thread_stats__remove(w->threads, t.tid);
 		}
@@ -823,7 +902,8 @@ static int write_trailer(struct lp_writer *out, const struct record_stats *st)
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
 	struct writer w = {
-		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end)
+		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end),
+		.clocks = HTAB_INIT(struct exit_clock),
 	};
 	int ret = 0;
 
@@ -851,7 +931,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	w.programs = stackmap__new();
 	w.roots = stack_roots__new();
 	w.threads = thread_stats__new();
-	if (!w.sym || !w.programs || !w.roots || !w.threads || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0 ||
+	if (!w.sym || !w.programs || !w.roots || !w.threads || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0 || collect_clocks(&w) < 0 ||
 	    load_tp_fields(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
@@ -873,6 +953,7 @@ cleanup:
 	free(w.frames);
 	htab__release(&w.values);
 	htab__release(&w.ends);
+	htab__release(&w.clocks);
 	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
 		tp_fields__free(w.tp[k]);
 	strbuf__release(&w.stack);

@@ -40,6 +40,7 @@ struct recorder {
 	int wait_status;
 	bool exited;
 	uint64_t child_cpu_ns;	/* CPU time of the command and the children it waited for, once exited */
+	uint64_t clock_total;	/* task-clock of the command's whole tree, once exited; 0 if unknown */
 	uint64_t start_ns, end_ns;	/* recording began, ended */
 
 	struct chunk *chunks;

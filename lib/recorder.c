@@ -212,6 +212,8 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 	r->end_ns = monotonic_ns();
 	/* what the kernel still holds */
 	perf_session__disable(r->session);
+	if (r->exited && !r->o.perf.system_wide && perf_session__clock_total(r->session, &r->clock_total) < 0)
+		r->clock_total = 0;
 	ret = perf_session__read(r->session, 0, recorder__keep, r, &hangup);
 	if (ret >= 0 && r->offcpu) {
 		ret = offcpu__read(r->offcpu, keep_offcpu, r);

@@ -14,8 +14,9 @@ struct thread_stat {
 	pid_t pid, tid;
 	uint64_t start;		/* spawned, exec'd or first seen (ns) */
 	uint64_t cpu;		/* exact on-CPU ns, where has_cpu */
+	uint64_t clock;		/* its task-clock total, summed over CPUs as it exited */
 	uint64_t sampled_cpu, sampled_offcpu;	/* ns the samples stand for */
-	bool has_start, has_cpu;
+	bool has_start, has_cpu, has_clock;
 };
 
 struct thread_stats;
