@@ -147,20 +147,7 @@ static __always_inline char state_letter(bool preempt, unsigned int state)
 	return '?';
 }
 
-/*
- * When t, leaving the CPU now, came on it: now less the CPU time it has had
- * since (the scheduler sets prev_sum_exec_runtime to sum_exec_runtime as it
- * gives a task the CPU and has just brought sum_exec_runtime up to date).
- * 0 where that cannot be right.
- */
-static __always_inline __u64 arrival(struct task_struct *t, __u64 now)
-{
-	__u64 ran = BPF_CORE_READ(t, se.sum_exec_runtime) - BPF_CORE_READ(t, se.prev_sum_exec_runtime);
 
-	return ran < now ? now - ran : 0;
-}
-
-static __always_inline void switch_in(struct slot *s, struct task_struct *next, __u64 end, bool kernel_now);
 
 /* Fills the slot of prev (current) as it leaves the CPU. */
 static __always_inline void switch_out(void *ctx, struct slot *s, struct task_struct *prev,
@@ -169,20 +156,16 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 {
 	long n;
 	__u32 nu = 0;
-	__u64 now = bpf_ktime_get_ns(), back;
+	__u64 now = bpf_ktime_get_ns();
 
 	/*
-	 * Its interval is still open: the kernel put it back on a CPU without
-	 * a sched_switch that reached us (seen about once in a thousand wake-ups
-	 * on a busy 6.18 kernel). The scheduler knows when that was.
+	 * Its interval is still open: the kernel put it back on a CPU without a
+	 * sched_switch that reached us (seen about once in a thousand wake-ups
+	 * on a busy 6.18 kernel). When is not known (the scheduler's own
+	 * marks, prev_sum_exec_runtime, move on re-picks too): counted lost.
 	 */
-	if (s->ev.start) {
-		back = arrival(prev, now);
-		if (back > s->ev.start && back <= now)
-			switch_in(s, prev, back, false);
-		else
-			__sync_fetch_and_add(&drops, 1);
-	}
+	if (s->ev.start)
+		__sync_fetch_and_add(&drops, 1);
 	s->ev.start = now;
 	s->ev.pid = BPF_CORE_READ(prev, tgid);
 	s->ev.tid = BPF_CORE_READ(prev, pid);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "eventspec.h"
@@ -59,6 +60,23 @@ int main(void)
 	env.sysfs_pmus = pmus;
 	env.tracefs = tracefs;
 
+	{
+		/*
+		 * another table needs another process, before this one uses
+		 * libpfm4: it reads LIBPFM_FORCE_PMU once
+		 */
+		pid_t child = fork();
+		int status = 0;
+
+		if (child == 0) {
+			setenv("LIBPFM_FORCE_PMU", "icl", 1);
+			_exit(parse("FP_ARITH:256B_PACKED_DOUBLE") == 0 && e.type == PERF_TYPE_RAW && e.config == 0x10c7 &&
+			      parse("fp_arith_inst_retired.256b_packed_double") == 0 && e.config == 0x10c7 ? 0 : 1);
+		}
+		waitpid(child, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "an Ice Lake event by libpfm4's name and by perf's, encoded alike");
+	}
 	ok(parse("cycles") == 0 && e.kind == EVENT_HARDWARE && e.type == PERF_TYPE_HARDWARE &&
 	   e.config == PERF_COUNT_HW_CPU_CYCLES, "a generic hardware event");
 	ok(e.period == 1000003 && !strcmp(e.key, "cycles") && !strcmp(e.title, "cycles") && !strcmp(e.unit, "events"),
