@@ -521,8 +521,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,
 		      (unsigned long long)o.perf.freq, perf_sysctl("perf_event_max_sample_rate"));
 	if (st.offcpu_drops)
-		error("warning: %llu off-CPU records lost: the BPF ring buffer filled up or a thread's slot "
-		      "could not be made; use a smaller --offcpu-buffer or a lower off-CPU rate",
+		error("warning: %llu off-CPU records lost: the BPF ring buffer filled up, a thread's slot "
+		      "could not be made, or the kernel put a thread back on a CPU unseen; if many, use a "
+		      "smaller --offcpu-buffer or a lower off-CPU rate",
 		      (unsigned long long)st.offcpu_drops);
 	if (st.throttled)
 		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
@@ -542,6 +543,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		if (st.custom_lost[k])
 			error("warning: %llu samples of '%s' lost: the ring buffers filled up; use a bigger -m, "
 			      "--buffer or period", (unsigned long long)st.custom_lost[k], specs[k].name);
+		if (st.custom_doubt[k][0])
+			error("warning: %s", st.custom_doubt[k]);
 		if (!quiet)
 			error("%llu samples of '%s' (period %llu)", (unsigned long long)st.custom_samples[k],
 			      specs[k].name, (unsigned long long)specs[k].period);

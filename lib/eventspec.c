@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,20 @@ static const struct {
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+void event_counts__doubt(const char *name, uint64_t value, uint64_t enabled, uint64_t running, char *buf,
+			 size_t size)
+{
+	if (running < enabled - enabled / 100)
+		snprintf(buf, size, "event '%s' was multiplexed: it counted during %.2f of the time it was "
+			 "enabled, and its samples cover only that", name,
+			 enabled ? (double)running / (double)enabled : 0.0);
+	else if (value >= 1ULL << 47)
+		snprintf(buf, size, "event '%s' counted %llu, which no program does: its PMU is not to be "
+			 "trusted here", name, (unsigned long long)value);
+	else if (size)
+		buf[0] = 0;
+}
 
 const char *event_kind__name(enum event_kind k)
 {

@@ -9,6 +9,7 @@
 #define LP_EVENTSPEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -41,6 +42,15 @@ struct event_env {
  */
 int event_spec__parse(struct event_spec *e, const char *arg, const struct event_env *env, struct lp_error *err);
 void event_spec__release(struct event_spec *e);
+
+/*
+ * Why an event's counts (its value, and the time it was enabled and really
+ * counting) are not data, in words into buf; "" when they are. Multiplexed:
+ * running short of enabled by more than 1%; implausible: 2^47 or more, what
+ * a PMU that does not count gives back.
+ */
+void event_counts__doubt(const char *name, uint64_t value, uint64_t enabled, uint64_t running, char *buf,
+			 size_t size);
 
 /* The kind's name for messages and listings: "hardware", "tracepoint"... */
 const char *event_kind__name(enum event_kind k);

@@ -165,6 +165,8 @@ static void custom_attr(const struct perf_opts *o, const struct perf_custom *c, 
 	a->config1 = c->config1;
 	a->config2 = c->config2;
 	a->sample_period = c->period;
+	/* read() says whether it was multiplexed */
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	wakeup_attr(o, a, o->mmap_pages);
 }
 
@@ -430,6 +432,36 @@ int perf_session__clock_total(const struct perf_session *s, uint64_t *total)
 		return -ENOENT;
 	*total = sum;
 	return 0;
+}
+
+int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t *value, uint64_t *enabled,
+			       uint64_t *running)
+{
+	uint64_t v[3];
+	int n = 0;
+
+	*value = *enabled = *running = 0;
+	if (k >= s->o.ncustoms)
+		return -EINVAL;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		const struct ring *r = &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu];
+
+		if (r->fd < 0)
+			continue;
+		if (read(r->fd, v, sizeof(v)) != sizeof(v))
+			return -errno;
+		/*
+		 * A task's event on one CPU is enabled while the task runs
+		 * anywhere and runs while it runs there: the CPUs' running
+		 * times add up to one enabled time unless it was multiplexed.
+		 */
+		*value += v[0];
+		if (v[1] > *enabled)
+			*enabled = v[1];
+		*running += v[2];
+		n++;
+	}
+	return n ? 0 : -ENOENT;
 }
 
 uint64_t perf_session__lost(const struct perf_session *s, int event)

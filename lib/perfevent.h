@@ -110,6 +110,14 @@ enum { PERF_SESSION_CLOCK = -1, PERF_SESSION_LIFE = -2 };
  */
 int perf_session__clock_total(const struct perf_session *s, uint64_t *total);
 
+/*
+ * Custom event k's count and the time it was enabled and really counting
+ * (less when the PMU multiplexed it with others), summed over the first
+ * task's CPUs; -errno.
+ */
+int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t *value, uint64_t *enabled,
+			       uint64_t *running);
+
 /* Records the kernel lost in the rings of event (PERF_RECORD_LOST), so far. */
 uint64_t perf_session__lost(const struct perf_session *s, int event);
 

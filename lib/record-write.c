@@ -870,6 +870,10 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 		v[1] = buf;
 		if (ret == 0)
 			ret = lp_writer__meta(out, "lost", v, 2);
+		if (ret == 0 && k < RECORD_MAX_EVENTS && st->custom_doubt[k][0]) {
+			v[0] = st->custom_doubt[k];
+			ret = lp_writer__meta(out, "warning", v, 1);
+		}
 	}
 	if (ret == 0 && oncpu(r)) {
 		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
@@ -916,6 +920,14 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	/* counted as the records came, for the header */
 	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
 	stats->task_records_lost = perf_session__lost(r->session, PERF_SESSION_LIFE);
+	/* counts a PMU shared with other events, or made up, are not data: say so */
+	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++) {
+		const typeof(r->custom_times[0]) *t = &r->custom_times[k];
+
+		if (t->known)
+			event_counts__doubt(r->o.events[k].name, t->value, t->enabled, t->running,
+					    stats->custom_doubt[k], sizeof(stats->custom_doubt[k]));
+	}
 	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++)
 		stats->custom_lost[k] = perf_session__lost(r->session, (int)k);
 	/*

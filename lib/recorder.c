@@ -214,6 +214,10 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 	perf_session__disable(r->session);
 	if (r->exited && !r->o.perf.system_wide && perf_session__clock_total(r->session, &r->clock_total) < 0)
 		r->clock_total = 0;
+	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++)
+		r->custom_times[k].known = perf_session__custom_times(r->session, k, &r->custom_times[k].value,
+								      &r->custom_times[k].enabled,
+								      &r->custom_times[k].running) == 0;
 	ret = perf_session__read(r->session, 0, recorder__keep, r, &hangup);
 	if (ret >= 0 && r->offcpu) {
 		ret = offcpu__read(r->offcpu, keep_offcpu, r);

@@ -47,6 +47,7 @@ struct record_stats {
 	uint64_t strayed_threads;	/* whose sampled on-CPU time strayed from the exact */
 	char first_strayed[256];	/* the first of them, in words */	/* spawns, execs, exits, mappings the kernel had no room for */
 	uint64_t custom_samples[RECORD_MAX_EVENTS], custom_lost[RECORD_MAX_EVENTS];	/* per -e event */
+	char custom_doubt[RECORD_MAX_EVENTS][256];	/* why an event's counts are not data, or "" */
 	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;
 	const char *offcpu_attachment;	/* NULL when off-CPU sampling was off */
 };

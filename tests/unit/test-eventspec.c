@@ -126,6 +126,17 @@ int main(void)
 	ok(parse("cycles,,,") < 0 && strstr(err.msg, "bad unit"), "an empty unit");
 	ok(parse("cycles,,Title") == 0 && e.period == 1000003 && !strcmp(e.title, "Title"), "an empty period is the default");
 
+	{
+		char why[256];
+
+		event_counts__doubt("cycles", 1000, 2000000, 2000000, why, sizeof(why));
+		is_str(why, "", "counts of an event that counted all the time are data");
+		event_counts__doubt("cycles", 1000, 2000000, 860000, why, sizeof(why));
+		is_str(why, "event 'cycles' was multiplexed: it counted during 0.43 of the time it was enabled, and its "
+		       "samples cover only that", "a multiplexed event is said to be");
+		event_counts__doubt("cycles", 1ULL << 47, 2000000, 2000000, why, sizeof(why));
+		ok(strstr(why, "counted 140737488355328, which no program does"), "a count near 2^47 is not data");
+	}
 	event_spec__release(&e);
 	event_spec__release(NULL);
 	{
