@@ -13,6 +13,9 @@
 
 #include "arch.h"
 
+/* Bytes of user stack copied with each sample of a custom event. */
+enum { CUSTOM_SNAPSHOT = 512 };
+
 /* Data pages of each CPU's ring of lifecycle records (and spawn stacks). */
 enum { LIFE_PAGES = 128 };
 
@@ -165,6 +168,13 @@ static void custom_attr(const struct perf_opts *o, const struct perf_custom *c, 
 	a->config1 = c->config1;
 	a->config2 = c->config2;
 	a->sample_period = c->period;
+	/*
+	 * Events that fire in bursts (syscalls, faults) at the leaf of a libc
+	 * wrapper: the snapshot is for CFI to find the wrapper's caller, which
+	 * a small one does, as off the CPU, at a fraction of the copying.
+	 */
+	if (a->sample_stack_user > CUSTOM_SNAPSHOT)
+		a->sample_stack_user = CUSTOM_SNAPSHOT;
 	/* read() says whether it was multiplexed */
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	wakeup_attr(o, a, o->mmap_pages);
