@@ -27,6 +27,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 period_ns = 0;	/* tick spacing; 0 reports every interval */
 const volatile __u32 capture = OFFCPU_USER;
 const volatile __u32 wakeup_every = 0;	/* records per reader wake-up; 0: when half full */
+const volatile __u32 snapshot_bytes = 2048;	/* of user stack, a multiple of 8 up to OFFCPU_SNAPSHOT */
 const volatile bool trace_all = false;	/* every process but the idle task and the recorder (-a) */
 const volatile __u32 self_tgid = 0;	/* the recorder, whose own waiting is not the workload's */
 const volatile bool some_cpus = false;	/* intervals begin only on the CPUs of cpu_mask (-C) */
@@ -37,12 +38,25 @@ __u64 drops;		/* records the ring buffer had no room for */
 __u64 pending;		/* records since the last wake-up */
 __u64 nmissed;		/* entries in missed_in: while 0, nobody looks there */
 
-/* A thread's slot: its next record, filled in at switch-out and at switch-in. */
+/*
+ * A thread's slot: its next record, filled in at switch-out and at switch-in,
+ * laid out as it leaves: the event, the stack snapshot, then user frames and
+ * kernel frames.
+ */
 struct slot {
 	struct offcpu_event ev;
-	__u8 snapshot[OFFCPU_SNAPSHOT];
-	__u64 ips[2 * OFFCPU_MAX_STACK];	/* user frames, then kernel frames */
+	__u8 data[OFFCPU_SNAPSHOT + 2 * OFFCPU_MAX_STACK * 8];
 };
+
+/* Where the frames start: after the snapshot (bounded, for the verifier). */
+static __always_inline __u64 *ips_of(struct slot *s)
+{
+	__u32 off = s->ev.snapshot_size;
+
+	if (off > OFFCPU_SNAPSHOT)
+		off = OFFCPU_SNAPSHOT;
+	return (__u64 *)&s->data[off & ~7u];
+}
 
 /* Thread groups followed: 0 until the root execs (lp's own code before exec is not the workload), then 1. */
 struct {
@@ -179,10 +193,11 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 			s->ev.ip = LP_REG_IP(regs);
 			s->ev.sp = LP_REG_SP(regs);
 			s->ev.bp = LP_REG_FP(regs);
-			if (s->ev.sp && bpf_probe_read_user(s->snapshot, sizeof(s->snapshot), (void *)s->ev.sp) == 0)
-				s->ev.snapshot_size = sizeof(s->snapshot);
+			if (s->ev.sp && snapshot_bytes && snapshot_bytes <= OFFCPU_SNAPSHOT &&
+			    bpf_probe_read_user(s->data, snapshot_bytes & ~7u, (void *)s->ev.sp) == 0)
+				s->ev.snapshot_size = (__u16)(snapshot_bytes & ~7u);
 		}
-		n = bpf_get_stack(ctx, s->ips, OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
+		n = bpf_get_stack(ctx, ips_of(s), OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
 		nu = n > 0 ? (__u32)((__u64)n / 8) : 0;
 		if (nu >= OFFCPU_MAX_STACK) {
 			nu = OFFCPU_MAX_STACK;
@@ -191,7 +206,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	}
 	s->ev.nuser = nu;
 	if (kernel_now && (capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK) {
-		n = bpf_get_stack(ctx, &s->ips[nu], OFFCPU_MAX_STACK * 8, 0);
+		n = bpf_get_stack(ctx, &ips_of(s)[nu], OFFCPU_MAX_STACK * 8, 0);
 		s->ev.nkernel = n > 0 ? (__u16)((__u64)n / 8) : 0;
 	}
 }
@@ -220,7 +235,7 @@ static __always_inline void send(struct slot *s)
 
 	if (nu > OFFCPU_MAX_STACK || nk > OFFCPU_MAX_STACK)
 		return;
-	size = sizeof(s->ev) + sizeof(s->snapshot) + (nu + nk) * 8;
+	size = sizeof(s->ev) + (s->ev.snapshot_size & ~7u) + (nu + nk) * 8;
 	if (size > sizeof(*s))
 		return;
 	if (wakeup_every) {
@@ -249,7 +264,7 @@ static __always_inline void switch_in(struct slot *s, struct task_struct *next, 
 		s->ev.end = end;
 		s->ev.weight = weight;
 		if (kernel_now && (capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK) {
-			n = bpf_get_task_stack(next, &s->ips[nu], OFFCPU_MAX_STACK * 8, 0);
+			n = bpf_get_task_stack(next, &ips_of(s)[nu], OFFCPU_MAX_STACK * 8, 0);
 			s->ev.nkernel = n > 0 ? (__u16)((__u64)n / 8) : 0;
 		}
 		send(s);
@@ -267,7 +282,7 @@ static __always_inline void report_missed(struct slot *s, struct task_struct *t)
 		return;
 	/* the kernel stack taken when it came back, where switch_in would have taken it */
 	if ((capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK && m->nkernel <= OFFCPU_MAX_STACK) {
-		bpf_probe_read_kernel(&s->ips[nu], m->nkernel * 8, m->ips);
+		bpf_probe_read_kernel(&ips_of(s)[nu], m->nkernel * 8, m->ips);
 		s->ev.nkernel = (__u16)m->nkernel;
 	}
 	switch_in(s, t, m->end, false);

@@ -7,8 +7,11 @@
 
 /* Frames per stack, user or kernel: the kernel's default perf_event_max_stack. */
 #define OFFCPU_MAX_STACK 127
-/* Bytes of user stack copied at switch-out, for CFI recovery of libc's frameless callers. */
-#define OFFCPU_SNAPSHOT 512
+/*
+ * Most bytes of user stack copied at switch-out (snapshot_bytes sets how
+ * many), for CFI recovery of callers without frame pointers.
+ */
+#define OFFCPU_SNAPSHOT 4096
 /* Processes (thread groups) followed at once. */
 #define OFFCPU_MAX_PROCESSES 16384
 /* Threads whose return to the CPU could not be recorded in their slot, at once. */
@@ -31,9 +34,9 @@
 
 /*
  * One reported off-CPU interval [start, end) of a thread. In the ring buffer
- * it is followed by OFFCPU_SNAPSHOT bytes of user stack (snapshot_size of
- * them valid, copied from sp), then nuser user and nkernel kernel return
- * addresses, leaf first.
+ * it is followed by snapshot_size bytes of user stack (copied from sp, a
+ * multiple of 8), then nuser user and nkernel kernel return addresses, leaf
+ * first.
  */
 struct offcpu_event {
 	__u64 start;		/* switch-out, CLOCK_MONOTONIC ns */

@@ -52,8 +52,9 @@ static const char record_usage[] =
 	"      --check           check what this machine lets lp-record do, with the\n"
 	"                        remedies, and exit (1 if something stops it)\n"
 	"      --stack-size=BYTES user stack copied with each on-CPU sample for CFI\n"
-	"                        unwinding (2048, at most 65528): bigger reaches callers\n"
-	"                        beyond big frames, at that many bytes a sample\n"
+	"                        unwinding (2048, at most 65528; off the CPU at most\n"
+	"                        4096): bigger reaches callers beyond big frames, at\n"
+	"                        that many bytes a sample\n"
 	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256)\n"
 	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
@@ -80,6 +81,9 @@ static const char offcpu_usage[] =
 	"                        reported, weighted by their ticks; -1: every interval\n"
 	"      --offcpu-buffer=N wake up every N records (default: when half full)\n"
 	"      --capture=WHAT    stacks to take: user, kernel or both (user)\n"
+	"      --stack-size=BYTES user stack copied at each switch-out for CFI unwinding\n"
+	"                        (2048, at most 4096): bigger reaches callers beyond big\n"
+	"                        frames, at that many bytes a record\n"
 	"  -m, --mmap-pages=N    ring buffer pages per CPU for lifecycle records (64)\n"
 	"      --raw-tp          attach to the raw tracepoint even where tp_btf works\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
@@ -331,7 +335,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 2048, .read_values = true },
 		.offcpu = true,
 		.offcpu_required = offcpu_only,
-		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER },
+		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER, .snapshot = 2048 },
 		.spawn_stacks = true,
 		.time_tolerance = 20,
 		.workload_stdout = -1,
@@ -362,7 +366,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	o.perf.customs = customs;
 	while ((opt = getopt_long(argc, argv, "+o:p:F:m:e:aC:qhV", long_options, NULL)) != -1) {
 		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER ||
-				    opt == OPT_STACK_SIZE || opt == 'e' || opt == OPT_LIST_EVENTS))
+				    opt == 'e' || opt == OPT_LIST_EVENTS))
 			opt = '?';
 		if (!offcpu_only && opt == OPT_RAW_TP)
 			opt = '?';
@@ -410,6 +414,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		case OPT_STACK_SIZE:
 			/* perf_event_open takes a multiple of 8 that fits a sample record */
 			o.perf.stack_snapshot = (unsigned)(count("--stack-size", optarg, 8, 65528) + 7) & ~7u;
+			/* off the CPU, a copy at every switch: at most 4 KB */
+			o.offcpu_opts.snapshot = o.perf.stack_snapshot < OFFCPU_SNAPSHOT ? o.perf.stack_snapshot :
+						 OFFCPU_SNAPSHOT;
 			break;
 		case 'e': add_event(&o, specs, customs, optarg); break;
 		case 'a': o.perf.system_wide = o.offcpu_opts.all = true; break;

@@ -75,6 +75,7 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, str
 	skel->rodata->capture = (o->capture & CAPTURE_USER ? OFFCPU_USER : 0) |
 				(o->capture & CAPTURE_KERNEL ? OFFCPU_KERNEL : 0);
 	skel->rodata->wakeup_every = o->wakeup_every;
+	skel->rodata->snapshot_bytes = o->snapshot > OFFCPU_SNAPSHOT ? OFFCPU_SNAPSHOT : o->snapshot & ~7u;
 	skel->rodata->trace_all = o->all;
 	skel->rodata->self_tgid = (uint32_t)getpid();
 	if (o->cpu_mask) {

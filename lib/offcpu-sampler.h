@@ -18,6 +18,7 @@ struct offcpu_opts {
 	int64_t freq;		/* ticks a second (> 0), or -1: every interval */
 	enum capture capture;
 	unsigned wakeup_every;	/* records per reader wake-up; 0: when the ring is half full */
+	unsigned snapshot;	/* bytes of user stack copied at switch-out (multiple of 8, at most OFFCPU_SNAPSHOT) */
 	bool raw_tp;		/* use the raw tracepoint even where tp_btf works */
 	bool all;		/* every process but this one (system-wide), not those followed */
 	const uint64_t *cpu_mask;	/* intervals begin only on these CPUs (a bitmap), or NULL: any */

@@ -147,14 +147,14 @@ static int keep_offcpu(void *ctx, const struct offcpu_event *ev, size_t size)
 		h->size = (uint16_t)(8 + sizeof(*ev));
 		return recorder__keep(ctx, h);
 	}
-	if (ev->snapshot_size > OFFCPU_SNAPSHOT || ev->nuser > OFFCPU_MAX_STACK ||
-	    ev->nkernel > OFFCPU_MAX_STACK || size < sizeof(*ev) + OFFCPU_SNAPSHOT + nips * 8)
+	if (ev->snapshot_size > OFFCPU_SNAPSHOT || ev->snapshot_size % 8 || ev->nuser > OFFCPU_MAX_STACK ||
+	    ev->nkernel > OFFCPU_MAX_STACK || size < sizeof(*ev) + ev->snapshot_size + nips * 8)
 		return -EPROTO;
 	memcpy(p, ev, sizeof(*ev));
 	p += sizeof(*ev);
 	memcpy(p, ev + 1, ev->snapshot_size);
 	p += snap;
-	memcpy(p, (const char *)(ev + 1) + OFFCPU_SNAPSHOT, nips * 8);
+	memcpy(p, (const char *)(ev + 1) + ev->snapshot_size, nips * 8);
 	p += nips * 8;
 	h->type = LP_RECORD_OFFCPU;
 	h->misc = 0;

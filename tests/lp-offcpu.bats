@@ -46,7 +46,8 @@ close_to() {
 	awk -F'\t' '$1 == "S" && ($7 % 1000000 != 0 || $10 !~ /^dur=[0-9]+$/ || $11 !~ /^state=[A-Za-z?]$/) { bad++ } END { exit bad }' b.lp ||
 		fail "a sample's weight is not whole ticks, or dur=/state= is missing"
 	assert_equal "$(grep -P '^#lp.sampling\toffcpu' b.lp)" "$(printf '#lp.sampling\toffcpu\tsched_switch\tfreq=1000')"
-	assert_equal "$(grep -P '^#lp.lost\toffcpu' b.lp)" "$(printf '#lp.lost\toffcpu\t0')"
+	# nothing lost but, rarely, a return to the CPU the kernel did not show
+	grep -qP '^#lp.lost\toffcpu\t[012]$' b.lp || fail "$(grep '^#lp.lost' b.lp)"
 	# no on-CPU samples: lp-offcpu only follows tasks with perf
 	! grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
 	[[ "$stderr" == *"lp-offcpu: "*" off-CPU samples ("*" s off the CPU; eBPF on tp_btf)"* ]]
@@ -237,4 +238,14 @@ close_to() {
 		[ $((reported + lost)) -ge "$blocked" ] ||
 			fail "${raw:-tp_btf}: blocked $blocked times, $reported intervals reported, $lost counted lost"
 	done
+}
+
+@test "off-CPU stacks of code without frame pointers reach main through frames that outgrow a small snapshot" {
+	[ "$(uname -m)" = x86_64 ] || skip "the nap workload clears %rbp with x86-64 assembly"
+	# doze's 1.2 KB frame and %rbp at no frame record: only CFI on a big enough copy finds main
+	lp-offcpu -q -F -1 -o n.lp -- "$W/bigframe" nap 20 > /dev/null 2>&1
+	assert_equal "$(awk -F'\t' '$1 == "S" && $8 ~ /^_start;__libc_start_main;__libc_start_call_main;main;doze;/' n.lp | wc -l)" 20
+	# a copy smaller than the frame stops there, and says so
+	lp-offcpu -q -F -1 --stack-size 512 -o s.lp -- "$W/bigframe" nap 20 > /dev/null 2>&1
+	assert_equal "$(awk -F'\t' '$1 == "S" && $8 ~ /^\[unwind stopped\];doze;/' s.lp | wc -l)" 20
 }

@@ -9,6 +9,9 @@
  *                              frame record {0, &decoy + 1} outside the
  *                              stack: frame-pointer walking finds a caller
  *                              "decoy" that is code, and no caller at all
+ *   bigframe nap [N]           N naps of 10 ms (20) in a function with 1.2 KB
+ *                              of locals: off-CPU stacks need that much of a
+ *                              snapshot to reach main
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +90,38 @@ __attribute__((noinline)) static unsigned astray(double seconds)
 }
 #endif
 
+#if defined(__x86_64__)
+static const void *no_record[2];
+#endif
+
+/*
+ * Sleeps in a frame of 1.2 KB (touched: the pages are there to copy), with
+ * %rbp at no frame record, as code without frame pointers leaves it.
+ */
+__attribute__((noinline)) static unsigned doze(unsigned seed)
+{
+	volatile unsigned scratch[300];
+	struct timespec ts = { 0, 10000000 };
+
+	for (size_t i = 0; i < 300; i++)
+		scratch[i] = seed + i;
+#if defined(__x86_64__)
+	__asm__ volatile("mov %0, %%rbp" : : "r"(no_record) : "rbp");
+#endif
+	nanosleep(&ts, NULL);
+	return scratch[seed % 300];
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "nap") == 0) {
+		unsigned x = 0;
+
+		for (long i = 0, n = argc > 2 ? atol(argv[2]) : 20; i < n; i++)
+			x += doze(x);
+		printf("%u\n", x);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "decoy") == 0) {
 #if defined(__x86_64__)
 		printf("%u\n", astray(argc > 2 ? atof(argv[2]) : 1));
