@@ -163,6 +163,24 @@ static __always_inline char state_letter(bool preempt, unsigned int state)
 
 
 
+/*
+ * Copies the top of the user stack at sp into to: snapshot_bytes, or where
+ * that runs past the stack's end (a thread's outermost frames), the most of
+ * a half, a quarter, an eighth that does not. The bytes copied.
+ */
+static __always_inline __u16 copy_stack(__u8 *to, __u64 sp)
+{
+	__u32 n = snapshot_bytes & ~7u;
+
+	if (n > OFFCPU_SNAPSHOT)
+		n = OFFCPU_SNAPSHOT;
+#pragma unroll
+	for (int i = 0; i < 4; i++, n = (n / 2) & ~7u)
+		if (n && bpf_probe_read_user(to, n, (void *)sp) == 0)
+			return (__u16)n;
+	return 0;
+}
+
 /* Fills the slot of prev (current) as it leaves the CPU. */
 static __always_inline void switch_out(void *ctx, struct slot *s, struct task_struct *prev,
 				       struct pt_regs *regs, bool preempt, unsigned int state,
@@ -193,9 +211,8 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 			s->ev.ip = LP_REG_IP(regs);
 			s->ev.sp = LP_REG_SP(regs);
 			s->ev.bp = LP_REG_FP(regs);
-			if (s->ev.sp && snapshot_bytes && snapshot_bytes <= OFFCPU_SNAPSHOT &&
-			    bpf_probe_read_user(s->data, snapshot_bytes & ~7u, (void *)s->ev.sp) == 0)
-				s->ev.snapshot_size = (__u16)(snapshot_bytes & ~7u);
+			if (s->ev.sp)
+				s->ev.snapshot_size = copy_stack(s->data, s->ev.sp);
 		}
 		n = bpf_get_stack(ctx, ips_of(s), OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
 		nu = n > 0 ? (__u32)((__u64)n / 8) : 0;
