@@ -252,6 +252,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	so.coloring = flame_coloring__choose(tree, ninputs, lp_input);
+	/* each thread's band of a flame chart: its summary (T record) in the tooltip */
+	so.nframe_notes = profile__notes(c, &so.frame_note_names, &so.frame_notes);
 	if (!so.title)
 		so.title = so.flamechart ? "Flame Chart" : so.inverted ? "Icicle Graph" : "Flame Graph";
 	if (use_cp) {

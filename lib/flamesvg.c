@@ -342,7 +342,19 @@ static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 	for (size_t i = 0; ret == 0 && i < names; i++)
 		ret = addf(j, i ? ",%" PRIu32 : "%" PRIu32, w->name_color[i]);
 	if (ret == 0)
-		ret = addf(j, "],\"count\":%zu}", count);
+		ret = strbuf__add(j, "],\"notes\":{", 11);
+	for (size_t i = 0; ret == 0 && i < o->nframe_notes; i++) {
+		if (i)
+			ret = strbuf__addc(j, ',');
+		if (ret == 0)
+			ret = json_string(j, o->frame_note_names[i], strlen(o->frame_note_names[i]));
+		if (ret == 0)
+			ret = strbuf__addc(j, ':');
+		if (ret == 0)
+			ret = json_string(j, o->frame_notes[i], strlen(o->frame_notes[i]));
+	}
+	if (ret == 0)
+		ret = addf(j, "},\"count\":%zu}", count);
 	/* then the header's length before it, and the nodes as varints after it */
 	if (ret == 0) {
 		unsigned char len4[4] = { (unsigned char)j->len, (unsigned char)(j->len >> 8),

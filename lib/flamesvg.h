@@ -34,6 +34,9 @@ struct flamesvg_opts {
 	/* Colour of a name from a --cp palette map, or false to compute it. */
 	bool (*mapped_color)(void *ctx, const char *name, size_t len, uint32_t *rgb);
 	void *ctx;
+	/* words a frame's tooltip adds, by the frame's name (a thread's summary on its root) */
+	const char *const *frame_note_names, *const *frame_notes;
+	size_t nframe_notes;
 };
 
 /* The JavaScript and CSS embedded in every file (share/flamegraph.js, .css). */

@@ -183,6 +183,39 @@ int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *
 	return 0;
 }
 
+int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_error *err)
+{
+	const struct lp_span *v = f->v;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (f->n < 5)
+		return lp_error__set(err, -EINVAL, "expected at least 5 fields in a T record, got %zu", f->n);
+	if ((ret = field_u64(v[1], "TIME", &t->time, err)) < 0 || (ret = field_id(v[2], "PID", &t->pid, err)) < 0 ||
+	    (ret = field_id(v[3], "TID", &t->tid, err)) < 0 || (ret = check_escapes(v[4], "COMM", err)) < 0)
+		return ret;
+	t->comm = v[4];
+	t->attrs = v + 5;
+	t->nattrs = f->n - 5;
+	for (size_t i = 0; i < t->nattrs; i++)
+		if (!memchr(t->attrs[i].s, '=', t->attrs[i].len) || t->attrs[i].s[0] == '=')
+			return lp_error__set(err, -EINVAL, "field %zu of a T record is not KEY=VALUE", i + 6);
+	return 0;
+}
+
+int lp_thread__attr_u64(const struct lp_thread *t, const char *key, uint64_t *v)
+{
+	size_t n = strlen(key);
+
+	for (size_t i = 0; i < t->nattrs; i++) {
+		const struct lp_span *a = &t->attrs[i];
+
+		if (a->len > n && a->s[n] == '=' && memcmp(a->s, key, n) == 0)
+			return parse_u64(a->s + n + 1, a->len - n - 1, v) == 0 ? 1 : -EINVAL;
+	}
+	return 0;
+}
+
 static const char *const proc_names[] = {
 	[LP_PROC_SPAWN] = "spawn",
 	[LP_PROC_EXEC] = "exec",

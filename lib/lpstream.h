@@ -115,6 +115,22 @@ const char *lp_proc__name(enum lp_proc_what what);
 /* Parses a P record split into f; -EINVAL naming the field and the problem. */
 int lp_proc__parse(const struct lp_fields *f, struct lp_proc *p, struct lp_error *err);
 
+/* ---- T records: a thread's summary ---- */
+
+struct lp_thread {
+	uint64_t time;
+	int64_t pid, tid;
+	struct lp_span comm;		/* escaped */
+	const struct lp_span *attrs;	/* KEY=VALUE fields: start, end, cpu, sampled-cpu... */
+	size_t nattrs;
+};
+
+/* Parses a T record split into f; -EINVAL naming the field and the problem. */
+int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_error *err);
+
+/* Attribute key as a number: 1 with *v, 0 when absent, -EINVAL when not a number. */
+int lp_thread__attr_u64(const struct lp_thread *t, const char *key, uint64_t *v);
+
 /* ---- metadata ---- */
 
 /* "#lp.KEY\tVALUE..." */

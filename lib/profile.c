@@ -45,6 +45,9 @@ struct profile {
 
 	const char *file;	/* input being read, for warnings */
 	struct lines *lines;
+
+	char **note_keys, **note_texts;	/* threads' summaries (T records) by root name, for tooltips */
+	size_t nnotes, notes_cap;
 };
 
 struct profile *profile__new(const struct profile_opts *opts)
@@ -81,6 +84,12 @@ void profile__free(struct profile *c)
 		free(c->units[i].unit);
 	}
 	free(c->units);
+	for (size_t i = 0; i < c->nnotes; i++) {
+		free(c->note_keys[i]);
+		free(c->note_texts[i]);
+	}
+	free(c->note_keys);
+	free(c->note_texts);
 	free(c);
 }
 
@@ -403,6 +412,69 @@ static int lp_key(struct profile *c, const struct lp_sample *s)
 	return 0;
 }
 
+size_t profile__notes(const struct profile *c, const char *const **keys, const char *const **texts)
+{
+	*keys = (const char *const *)c->note_keys;
+	*texts = (const char *const *)c->note_texts;
+	return c->nnotes;
+}
+
+/*
+ * A thread's T record as a note on its stacks' root ("comm-PID/TID", the
+ * flame chart's naming): its exact on-CPU time beside the sampled, and
+ * how far they stray. -ENOMEM, or -EINVAL with err.
+ */
+static int thread_note(struct profile *c, struct lp_error *err)
+{
+	struct lp_thread t;
+	struct strbuf key = STRBUF_INIT;
+	char text[160], ids[48];
+	uint64_t cpu = 0, sampled = 0;
+	int has_cpu, has_sampled, ret;
+	size_t n = 0;
+
+	if ((ret = lp_thread__parse(&c->fields, &t, err)) < 0)
+		return ret;
+	if ((has_cpu = lp_thread__attr_u64(&t, "cpu", &cpu)) < 0 ||
+	    (has_sampled = lp_thread__attr_u64(&t, "sampled-cpu", &sampled)) < 0)
+		return lp_error__set(err, -EINVAL, "a T record's cpu= or sampled-cpu= is not a number");
+	if (has_cpu)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "exact on-CPU %.3f s", (double)cpu / 1e9);
+	if (has_sampled)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%ssampled %.3f s", n ? ", " : "",
+				      (double)sampled / 1e9);
+	if (has_cpu && has_sampled && cpu >= 100000000 &&
+	    (sampled > cpu ? sampled - cpu : cpu - sampled) * 5 > cpu)
+		snprintf(text + n, sizeof(text) - n, " (samples stray %.0f%%)",
+			 100.0 * ((double)sampled - (double)cpu) / (double)cpu);
+	if (!has_cpu && !has_sampled)
+		return 0;
+	snprintf(ids, sizeof(ids), "-%" PRId64 "/%" PRId64, t.pid, t.tid);
+	if (c->nnotes == c->notes_cap) {
+		size_t cap = c->notes_cap ? 2 * c->notes_cap : 16;
+		char **k = realloc(c->note_keys, cap * sizeof(*k)), **v;
+
+		if (!k)
+			return lp_error__set(err, -ENOMEM, "out of memory");
+		c->note_keys = k;
+		if (!(v = realloc(c->note_texts, cap * sizeof(*v))))
+			return lp_error__set(err, -ENOMEM, "out of memory");
+		c->note_texts = v;
+		c->notes_cap = cap;
+	}
+	if ((ret = add_name(&key, t.comm, true)) < 0 || (ret = strbuf__add(&key, ids, strlen(ids) + 1)) < 0) {
+		strbuf__release(&key);
+		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
+	}
+	c->note_keys[c->nnotes] = key.s;
+	if (!(c->note_texts[c->nnotes] = strdup(text))) {
+		free(key.s);
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	}
+	c->nnotes++;
+	return 0;
+}
+
 static int read_lp(struct profile *c, int col, struct lp_error *err)
 {
 	struct lp_sample s;
@@ -418,6 +490,13 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 		if (ret == LP_LINE_COMMENT) {
 			if ((ret = lp_version_line(line, len, NULL, err)) < 0 ||
 			    (ret = meta_event(c, line, len, err)) < 0)
+				return ret;
+			continue;
+		}
+		if (line[0] == 'T' && c->o.naming == NAMING_TID) {
+			if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
+				return lp_error__set(err, ret, "out of memory");
+			if ((ret = thread_note(c, err)) < 0)
 				return ret;
 			continue;
 		}

@@ -52,6 +52,12 @@ void profile__free(struct profile *c);
 int profile__read(struct profile *c, int fd, const char *name, int col,
 		    struct lp_error *err);
 
+/*
+ * The threads' summaries read so far (T records, with NAMING_TID): notes in
+ * words, each for the stacks whose root is keys[i] ("comm-PID/TID").
+ */
+size_t profile__notes(const struct profile *c, const char *const **keys, const char *const **texts);
+
 /* Formats read so far, as a bit mask of 1 << LP_FORMAT_x. */
 unsigned profile__formats(const struct profile *c);
 

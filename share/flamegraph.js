@@ -5,7 +5,7 @@
 "use strict";
 (function () {
 	var NS = "http://www.w3.org/2000/svg";
-	var cfg, names, colors, N, nameOf, parent, depth, end, self0, self1, tot0, tot1, wv, xs;
+	var cfg, names, colors, notes, N, nameOf, parent, depth, end, self0, self1, tot0, tot1, wv, xs;
 	var framesG, details, unzoomBtn, searchBtn, icBtn, matchedText, tip;
 	var focus = 0, lo = 0, hi = 0, ranged = false;
 	var searchText = null, ignoreCase = false;
@@ -33,7 +33,7 @@
 	// Node data: four LEB128 varints a node (see lp-svg's flamesvg.c), in
 	// preorder; decoded and linked in one pass, then summed up in another.
 	function load(d, bytes, at) {
-		cfg = d.cfg; names = d.names; colors = d.colors;
+		cfg = d.cfg; names = d.names; colors = d.colors; notes = d.notes || {};
 		N = d.count;
 		nameOf = new Int32Array(N); parent = new Int32Array(N); depth = new Int32Array(N);
 		end = new Int32Array(N); self0 = new Float64Array(N); self1 = new Float64Array(N);
@@ -121,6 +121,9 @@
 		if (parent[i] >= 0) s += ", " + pct(wv[i], wv[parent[i]]) + " of parent";
 		if (cfg.coloring === "onoff")
 			s += "; on-CPU " + fmtValue(tot0[i]) + ", off-CPU " + fmtValue(tot1[i]);
+		var note = i > 0 && Object.prototype.hasOwnProperty.call(notes, names[nameOf[i]]) ? notes[names[nameOf[i]]] : "";
+		if (note)
+			s += "; " + note;
 		if (cfg.coloring === "diff") {
 			var d = cfg.negate ? tot0[i] - tot1[i] : tot1[i] - tot0[i];
 			s += "; before " + fmtValue(tot0[i]) + ", after " + fmtValue(tot1[i]) + ", " +
