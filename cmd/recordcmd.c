@@ -48,7 +48,7 @@ static const char record_usage[] =
 	"                        also sample EVENT every PERIOD occurrences, with stacks\n"
 	"                        (repeatable): cycles, page-faults, rNNNN, PMU/TERMS/,\n"
 	"                        SYSTEM:TRACEPOINT, a libpfm4 name; see --list-events\n"
-	"      --list-events[=PATTERN] list the events this machine offers and exit\n"
+	"      --list-events [PATTERN] list the events this machine offers and exit\n"
 	"      --check           check what this machine lets lp-record do, with the\n"
 	"                        remedies, and exit (1 if something stops it)\n"
 	"      --stack-size=BYTES user stack copied with each on-CPU sample for CFI\n"
@@ -426,7 +426,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			o.perf.system_wide = o.offcpu_opts.all = true;
 			o.perf.cpu_mask = o.offcpu_opts.cpu_mask = cpu_mask;
 			break;
-		case OPT_LIST_EVENTS: exit(list_events(optarg)); break;
+		case OPT_LIST_EVENTS:
+			/* as perf list: the pattern may follow as its own word */
+			exit(list_events(optarg ? optarg : optind < argc && argv[optind][0] != '-' ? argv[optind] : NULL));
 		case OPT_CHECK: check = true; break;
 		case 'q': quiet = true; break;
 		default:

@@ -85,7 +85,7 @@ stacks_of() {
 	run -0 lp-record --list-events=sys_enter_writ
 	assert_line --regexp '^syscalls:sys_enter_write +tracepoint$'
 	refute_output --partial 'page-faults'
-	run -0 lp-record --list-events='sched:sched_process_e*'
+	run -0 lp-record --list-events 'sched:sched_process_e*'
 	assert_line --regexp '^sched:sched_process_exec +tracepoint$'
 	assert_line --regexp '^sched:sched_process_exit +tracepoint$'
 }
