@@ -162,7 +162,7 @@ void syscheck__numa(struct check *c, long balancing, int nodes, int spanned)
 		set(c, CHECK_OK, NULL, "%s", nodes > 1 ? "off" : "one node");
 }
 
-/* How many NUMA nodes this process's CPUs span (libnuma); 1 when unknown. */
+/* How many NUMA nodes this process's CPUs or memory may span (libnuma); 1 when unknown. */
 static int nodes_spanned(int *nodes)
 {
 	cpu_set_t cpus;
@@ -183,6 +183,17 @@ static int nodes_spanned(int *nodes)
 			n++;
 		}
 	}
+	/* memory it may be given on other nodes counts too */
+	struct bitmask *mem = numa_get_membind();
+	int m = 0;
+
+	if (mem) {
+		for (unsigned node = 0; node < mem->size && (int)node < *nodes; node++)
+			m += numa_bitmask_isbitset(mem, node) ? 1 : 0;
+		numa_bitmask_free(mem);
+	}
+	if (m > n)
+		n = m;
 	return n ? n : 1;
 }
 
