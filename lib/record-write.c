@@ -128,7 +128,7 @@ static size_t without_loop(const struct sym_frame *frames, size_t n)
  */
 static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
 {
-	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false;
+	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false, fp_tail;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
 	int ret, stopped;
@@ -191,6 +191,8 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 						break;
 					}
 		}
+		/* whether frame pointers take the stack on past what CFI found */
+		fp_tail = n > rest;
 		if (k > 0) {
 			size_t total = user + 1 + k + (n - rest);
 
@@ -206,8 +208,12 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 			/* CFI reached the outermost frame: nothing was cut */
 			whole_stack = outermost;
 		}
-		/* what the walk read off the stack is not kept, and the stack says so */
-		if (fp_astray && !outermost)
+		/*
+		 * What the walk read off the stack is not kept; where nothing took
+		 * the stack past CFI's last caller, that is not its root either:
+		 * the stack says so.
+		 */
+		if ((fp_astray || !fp_tail) && !outermost)
 			frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
 	}
 	size_t whole = n;
