@@ -481,8 +481,7 @@ int event_spec__parse(struct event_spec *e, const char *arg, const struct event_
 		ret = lp_error__set(err, -EINVAL, "no event in '%s'", arg);
 		goto cleanup;
 	}
-	e->name = strndup(arg, n);
-	if (*rest == ',' && !(fields = strdup(rest + 1))) {
+	if (!(e->name = strndup(arg, n)) || (*rest == ',' && !(fields = strdup(rest + 1)))) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -511,10 +510,6 @@ int event_spec__parse(struct event_spec *e, const char *arg, const struct event_
 			ret = lp_error__set(err, -EINVAL, "a title cannot hold tabs or line breaks");
 			goto cleanup;
 		}
-	}
-	if (!e->name) {
-		ret = -ENOMEM;
-		goto cleanup;
 	}
 	if ((ret = resolve(e, env, err)) < 0)
 		goto cleanup;
