@@ -191,11 +191,7 @@ fuzz:
 	done
 
 bench: all
-	bench/collapse.sh
-	bench/svg.sh
-	bench/record.sh
-	bench/offcpu.sh
-	bench/filter.sh
+	bench/all.sh
 
 deps:
 	tools/install-deps

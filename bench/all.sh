@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every benchmark, each against its peer in the same run, then one table of
+# what they measured: the lines that give a ratio, a rate or a target. The
+# whole output of each goes to OUT (a fresh folder in /tmp by default).
+# The FlameGraph columns need a checkout of it (not part of lp):
+#
+#   FLAMEGRAPH=/path/to/FlameGraph bench/all.sh      (or: make bench)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$(mktemp -d /tmp/lp-bench-all.XXXXXX)}
+mkdir -p "$out"
+failed=0
+for b in collapse svg record offcpu filter; do
+	echo "bench/$b.sh ... (all of it in $out/$b.log)" >&2
+	if ! "$top/bench/$b.sh" > "$out/$b.log" 2>&1; then
+		echo "bench/$b.sh failed: $(tail -1 "$out/$b.log")" >&2
+		failed=1
+	fi
+done
+echo "| bench | what it measured |"
+echo "|---|---|"
+for b in collapse svg record offcpu filter; do
+	# the figures: ratios (2.5x), rates (MB/s, samples/s), the targets they are held to
+	grep -E '[0-9.]+x\b|MB/s|samples/s|target|^== ' "$out/$b.log" | grep -v '^== ' |
+		sed 's/|/\\|/g' | while IFS= read -r line; do echo "| $b | $line |"; done
+done
+exit $failed
