@@ -17,11 +17,16 @@ for b in collapse svg record offcpu filter; do
 		failed=1
 	fi
 done
-echo "| bench | what it measured |"
-echo "|---|---|"
+echo "| bench | case | what it measured |"
+echo "|---|---|---|"
 for b in collapse svg record offcpu filter; do
-	# the figures: ratios (2.5x), rates (MB/s, samples/s), the targets they are held to
-	grep -E '[0-9.]+x\b|MB/s|samples/s|target|^== ' "$out/$b.log" | grep -v '^== ' |
-		sed 's/|/\\|/g' | while IFS= read -r line; do echo "| $b | $line |"; done
+	# the figures: ratios (2.5x), rates (MB/s, samples/s), the targets they are held to, each
+	# under the section ("== ...") it is in
+	awk -v b="$b" '
+		/^== / { section = substr($0, 4); next }
+		/[0-9.]+x([^a-z]|$)|MB\/s|samples\/s|target/ {
+			gsub(/\|/, "\\|"); sub(/^ +/, "")
+			printf "| %s | %s | %s |\n", b, section, $0
+		}' "$out/$b.log"
 done
 exit $failed

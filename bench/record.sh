@@ -73,5 +73,5 @@ for case in "syscalls:sys_enter_write 1000000 10" "page-faults 10 200000"; do
 	t_true=$(best perf record -q -g -o "$work/true.data" /bin/true)
 	t_lp_true=$(best "$bin/lp-record" -q --offcpu-freq 0 -F 99 -e "$ev" -o "$work/true.lp" /bin/true)
 	echo "-e $ev, period 1 ($n writes, $pages pages; plain ${plain}s): lp-record ${t_lp}s of which writing ${t_write}s and start-up ${t_lp_true}s; perf record -g -c 1 ${t_perf}s (of which ${t_true}s its start-up, on /bin/true)"
-	echo "  recording only, over plain: lp-record $(ratio "$(awk -v a="$t_lp" -v b="$t_write" -v c="$t_lp_true" 'BEGIN { print a - b - c }')" "$plain")x, perf record $(ratio "$(awk -v a="$t_perf" -v b="$t_true" 'BEGIN { print a - b }')" "$plain")x"
+	echo "  -e $ev, recording only, over plain: lp-record $(ratio "$(awk -v a="$t_lp" -v b="$t_write" -v c="$t_lp_true" 'BEGIN { print a - b - c }')" "$plain")x, perf record $(ratio "$(awk -v a="$t_perf" -v b="$t_true" 'BEGIN { print a - b }')" "$plain")x"
 done
