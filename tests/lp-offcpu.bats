@@ -26,22 +26,30 @@ truth() {
 	awk -v f="$1" '$1 == "truth" && $2 == f { print $3 }' "$2"
 }
 
-# Fails unless measured is within pct per cent of truth.
+# Fails unless measured is within pct per cent of truth, less up to allowance seconds
+# (intervals the stream counted lost: see lost_allowance).
 close_to() {
-	awk -v m="$1" -v t="$2" -v p="$3" 'BEGIN { exit !(t > 0 && m >= t * (1 - p / 100) && m <= t * (1 + p / 100)) }' ||
-		fail "$4: sampled $1 s, truly $2 s: not within $3%"
+	awk -v m="$1" -v t="$2" -v p="$3" -v a="${5:-0}" 'BEGIN { exit !(t > 0 && m >= t * (1 - p / 100) - a && m <= t * (1 + p / 100)) }' ||
+		fail "$4: sampled $1 s, truly $2 s: not within $3%${5:+ (less ${5} s counted lost)}"
+}
+
+# Seconds of a function's blocked time the stream FILE may lack: one of its intervals
+# (LONGEST seconds at most) for each off-CPU interval it counted lost. Such losses are
+# rare (a return to the CPU the kernel did not show) and are asserted few elsewhere.
+lost_allowance() {
+	awk -F'\t' -v l="$2" '$1 == "#lp.lost" && $2 == "offcpu" { printf "%.6f\n", $3 * l }' "$1"
 }
 
 @test "lp-offcpu at 1000 Hz: off-CPU time per stack within 5% of what the workload measured" {
 	run --separate-stderr lp-offcpu -o b.lp -- "$W/blocking"
 	assert_success
 	printf '%s\n' "$stderr" > truth.txt
-	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 5 "reader;do_read;read"
-	close_to "$(offcpu_seconds 'waiter;wait_lock;pthread_mutex_lock' b.lp)" "$(truth wait_lock truth.txt)" 5 "wait_lock"
-	close_to "$(offcpu_seconds 'locker;hold_lock' b.lp)" "$(truth hold_lock truth.txt)" 5 "hold_lock"
-	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 5 "nap"
-	close_to "$(offcpu_seconds 'main;reap' b.lp)" "$(truth reap truth.txt)" 5 "reap"
-	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 5 "child_nap (a child process)"
+	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 5 "reader;do_read;read" "$(lost_allowance b.lp 0.31)"
+	close_to "$(offcpu_seconds 'waiter;wait_lock;pthread_mutex_lock' b.lp)" "$(truth wait_lock truth.txt)" 5 "wait_lock" "$(lost_allowance b.lp 0.21)"
+	close_to "$(offcpu_seconds 'locker;hold_lock' b.lp)" "$(truth hold_lock truth.txt)" 5 "hold_lock" "$(lost_allowance b.lp 0.21)"
+	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 5 "nap" "$(lost_allowance b.lp 0.052)"
+	close_to "$(offcpu_seconds 'main;reap' b.lp)" "$(truth reap truth.txt)" 5 "reap" "$(lost_allowance b.lp 0.11)"
+	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 5 "child_nap (a child process)" "$(lost_allowance b.lp 0.11)"
 	# weights are whole ticks of 1 ms, the real interval in dur=
 	awk -F'\t' '$1 == "S" && ($7 % 1000000 != 0 || $10 !~ /^dur=[0-9]+$/ || $11 !~ /^state=[A-Za-z?]$/) { bad++ } END { exit bad }' b.lp ||
 		fail "a sample's weight is not whole ticks, or dur=/state= is missing"
@@ -68,11 +76,14 @@ close_to() {
 	run --separate-stderr lp-offcpu -F -1 -o b.lp -- "$W/blocking"
 	assert_success
 	printf '%s\n' "$stderr" > truth.txt
-	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 1 "do_read"
-	close_to "$(offcpu_seconds 'waiter;wait_lock;pthread_mutex_lock' b.lp)" "$(truth wait_lock truth.txt)" 1 "wait_lock"
-	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 1 "nap"
-	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 1 "child_nap"
-	[ "$(grep -c $'^S\t.*main;nap;' b.lp)" -ge 20 ] || fail "fewer than the 20 naps"
+	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 1 "do_read" "$(lost_allowance b.lp 0.31)"
+	close_to "$(offcpu_seconds 'waiter;wait_lock;pthread_mutex_lock' b.lp)" "$(truth wait_lock truth.txt)" 1 "wait_lock" "$(lost_allowance b.lp 0.21)"
+	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 1 "nap" "$(lost_allowance b.lp 0.052)"
+	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 1 "child_nap" "$(lost_allowance b.lp 0.11)"
+	# each of the 20 naps, or counted lost (rarely, and few)
+	grep -qP '^#lp.lost\toffcpu\t[012]$' b.lp || fail "$(grep '^#lp.lost' b.lp)"
+	[ $(($(grep -c $'^S\t.*main;nap;' b.lp) + $(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' b.lp))) -ge 20 ] ||
+		fail "fewer than the 20 naps"
 	# the weight is the interval itself
 	awk -F'\t' '$1 == "S" && "dur=" $7 != $10 { bad++ } END { exit bad }' b.lp
 	grep -qP '^#lp.sampling\toffcpu\tsched_switch\tevery-interval$' b.lp
@@ -149,8 +160,8 @@ close_to() {
 	assert_success
 	printf '%s\n' "$stderr" > truth.txt
 	[[ "$stderr" == *"eBPF on raw_tp)"* ]]
-	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 5 "do_read (raw_tp)"
-	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 5 "nap (raw_tp)"
+	close_to "$(offcpu_seconds 'reader;do_read;read' b.lp)" "$(truth do_read truth.txt)" 5 "do_read (raw_tp)" "$(lost_allowance b.lp 0.31)"
+	close_to "$(offcpu_seconds 'main;nap' b.lp)" "$(truth nap truth.txt)" 5 "nap (raw_tp)" "$(lost_allowance b.lp 0.052)"
 }
 
 @test "--offcpu-buffer wakes the reader per N records, and nothing is lost" {
