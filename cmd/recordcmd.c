@@ -183,9 +183,9 @@ static size_t parse_pids(char *arg, pid_t **pids)
 static void warn_check(void *ctx, const struct check *c)
 {
 	(void)ctx;
-	/* the sample rate is lowered with its own message; a missing PMU matters only to -e */
+	/* the sample rate is lowered with its own message; hidden kernel symbols are said after recording */
 	if (c->status != CHECK_WARNING || !strcmp(c->name, "perf_event_max_sample_rate") ||
-	    !strcmp(c->name, "hardware PMU") || !strcmp(c->name, "kptr_restrict"))
+	    !strcmp(c->name, "kptr_restrict"))
 		return;
 	error("warning: %s: %s; %s", c->name, c->text, c->remedy);
 }

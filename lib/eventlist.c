@@ -15,20 +15,29 @@
 #include "tracefs.h"
 
 struct walk {
-	const char *pattern;
-	char *glob;		/* the pattern as a glob */
+	char *glob;		/* the pattern as a glob, or NULL: every event */
 	int (*fn)(void *ctx, const struct event_info *e);
 	void *ctx;
 	int stop;
 };
 
-static int visit(struct walk *w, const char *name, enum event_kind kind, const char *unavailable)
+/* Whether the walk goes on and name is one it is after. */
+static bool wanted(const struct walk *w, const char *name)
+{
+	return !w->stop && (!w->glob || fnmatch(w->glob, name, FNM_CASEFOLD) == 0);
+}
+
+static void report(struct walk *w, const char *name, enum event_kind kind, const char *unavailable)
 {
 	struct event_info e = { name, kind, unavailable };
 
-	if (w->stop || (w->glob && fnmatch(w->glob, name, FNM_CASEFOLD) != 0))
-		return w->stop;
-	return w->stop = w->fn(w->ctx, &e);
+	w->stop = w->fn(w->ctx, &e);
+}
+
+static void visit(struct walk *w, const char *name, enum event_kind kind)
+{
+	if (wanted(w, name))
+		report(w, name, kind, NULL);
 }
 
 /* Why event e cannot be counted here, trying it on this thread; NULL when it can. */
@@ -62,11 +71,10 @@ static void generic(void *ctx, const char *name, enum event_kind kind)
 	struct walk *w = ctx;
 	struct event_spec e;
 
-	if (w->stop || (w->glob && fnmatch(w->glob, name, FNM_CASEFOLD) != 0))
+	/* trying an event costs a perf_event_open: only those asked for */
+	if (!wanted(w, name) || event_spec__parse(&e, name, NULL, NULL) < 0)
 		return;
-	if (event_spec__parse(&e, name, NULL, NULL) < 0)
-		return;
-	visit(w, name, kind, try_open(&e));
+	report(w, name, kind, try_open(&e));
 	event_spec__release(&e);
 }
 
@@ -94,7 +102,7 @@ static void pmu_aliases(struct walk *w)
 			if (!is_dir_entry(a) || strchr(a->d_name, '.'))
 				continue;
 			snprintf(name, sizeof(name), "%s/%s/", p->d_name, a->d_name);
-			visit(w, name, EVENT_PMU, NULL);
+			visit(w, name, EVENT_PMU);
 		}
 		closedir(events);
 	}
@@ -121,7 +129,7 @@ static void tracepoints(struct walk *w)
 			if (!is_dir_entry(e) || e->d_type != DT_DIR)
 				continue;
 			snprintf(name, sizeof(name), "%s:%s", s->d_name, e->d_name);
-			visit(w, name, EVENT_TRACEPOINT, NULL);
+			visit(w, name, EVENT_TRACEPOINT);
 		}
 		closedir(events);
 	}
@@ -149,14 +157,14 @@ static void pfm_events(struct walk *w)
 			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT, &info) != PFM_SUCCESS)
 				continue;
 			snprintf(name, sizeof(name), "%s::%s", pinfo.name, info.name);
-			visit(w, name, EVENT_PFM, NULL);
+			visit(w, name, EVENT_PFM);
 		}
 	}
 }
 
 int event_list__each(const char *pattern, int (*fn)(void *ctx, const struct event_info *e), void *ctx)
 {
-	struct walk w = { .pattern = pattern, .fn = fn, .ctx = ctx };
+	struct walk w = { .fn = fn, .ctx = ctx };
 
 	if (pattern && *pattern) {
 		size_t n = strlen(pattern);

@@ -110,11 +110,6 @@ static void wakeup_attr(const struct perf_opts *o, struct perf_event_attr *a, un
 	}
 }
 
-static bool sampling(const struct perf_opts *o)
-{
-	return o->freq || o->period;
-}
-
 static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE | (o->read_values ? PERF_SAMPLE_READ : 0));
@@ -255,7 +250,7 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			continue;
 		if (s->o.cpu_mask && (cpu >= 1024 || !(s->o.cpu_mask[cpu / 64] >> (cpu % 64) & 1)))
 			continue;
-		if (sampling(&s->o)) {
+		if (perf_opts__samples(&s->o)) {
 			clock_attr(&s->o, &attr);
 			fd = open_into(s, &attr, pid, cpu, samples, s->o.mmap_pages, err, "task-clock");
 			if (fd == -EINVAL && s->o.read_values && first && cpu == 0) {
@@ -336,7 +331,7 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 		return NULL;
 	s->o = *o;
 	/* a system-wide counter's value is the CPU's, not a thread's */
-	if ((!o->freq && !o->period) || o->system_wide)
+	if (!perf_opts__samples(o) || o->system_wide)
 		s->o.read_values = false;
 	s->extra_fd = -1;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -427,7 +422,7 @@ int perf_session__clock_total(const struct perf_session *s, uint64_t *total)
 	uint64_t sum = 0, v;
 	int n = 0;
 
-	if (!s->o.freq && !s->o.period)
+	if (!perf_opts__samples(&s->o))
 		return -ENOENT;
 	/* the first task's task-clock events own the sample rings */
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {

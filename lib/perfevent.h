@@ -52,6 +52,12 @@ struct perf_opts {
 };
 
 
+/* Whether o samples on the CPU at all (with freq and period 0 the events only follow tasks). */
+static inline bool perf_opts__samples(const struct perf_opts *o)
+{
+	return o->freq || o->period;
+}
+
 struct perf_session;
 
 /*

@@ -95,7 +95,7 @@ static int start_command(struct recorder *r, struct lp_error *err)
 	close(errpipe[1]);
 	if (r->o.perf.system_wide) {
 		ret = 0;
-		goto go;
+		goto let_go;
 	}
 	r->session = perf_session__open(r->child, &r->o.perf, err);
 	ret = r->session ? 0 : -errno;
@@ -114,7 +114,7 @@ static int start_command(struct recorder *r, struct lp_error *err)
 	r->start_ns = monotonic_ns();
 	if (r->offcpu)
 		offcpu__start(r->offcpu, r->start_ns);
-go:
+let_go:
 	ret = write(go[1], "x", 1) == 1 ? 0 : -errno;
 	close(go[1]);
 	n = read(errpipe[0], &e, sizeof(e));

@@ -254,16 +254,17 @@ static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 	return sm->value >= before ? sm->value - before : sm->period;
 }
 
+/* Whether the kernel stopped sm's chain at its depth limit (it holds a context marker besides the frames). */
+static bool cut_at_max_stack(const struct writer *w, const struct perf_sample *sm)
+{
+	return w->r->max_stack > 0 && sm->nr >= (uint64_t)w->r->max_stack + 1;
+}
+
 /* An S record up to its attributes, with the stack in w->stack and w->locs. */
 static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, const char *event, uint64_t weight)
 {
 	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, lp_span__of(&w->stack),
 				 lp_span__of(&w->locs));
-}
-
-static bool oncpu(const struct recorder *r)
-{
-	return r->o.perf.freq || r->o.perf.period;
 }
 
 /* tid's accounts, started at time when first seen; NULL when out of memory. */
@@ -288,8 +289,7 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if (!perf_sample__decode(h, &w->r->layout, false, &sm))
 		return 0;
 	weight = sample_weight(w, &sm);
-	/* the chain holds a context marker besides the frames */
-	if ((ret = callchain(w, &sm, sm.pid, w->r->max_stack > 0 && sm.nr >= (uint64_t)w->r->max_stack + 1)) < 0)
+	if ((ret = callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm))) < 0)
 		return ret;
 	w->stats->samples++;
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
@@ -364,7 +364,7 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 		return 0;
 	if (layout.no_period)
 		sm.period = e->period;
-	if ((ret = callchain(w, &sm, sm.pid, w->r->max_stack > 0 && sm.nr >= (uint64_t)w->r->max_stack + 1)) < 0)
+	if ((ret = callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm))) < 0)
 		return ret;
 	if (k < RECORD_MAX_EVENTS)
 		w->stats->custom_samples[k]++;
@@ -482,6 +482,9 @@ struct exit_clock {
 	uint64_t total;
 };
 
+/* How far back from a PERF_RECORD_READ its thread's EXIT record is looked for. */
+enum { EXIT_READ_WINDOW = 512 };
+
 /*
  * Adds each PERF_RECORD_READ (one per CPU's counter, as the thread exits,
  * just after its EXIT record) to that EXIT's total.
@@ -498,14 +501,14 @@ static int collect_clocks(struct writer *w)
 
 		if (r->index[i].h->type != PERF_RECORD_READ || !perf_read__decode(r->index[i].h, &rd))
 			continue;
-		while (j-- > 0 && i - j < 512) {
+		while (j-- > 0 && i - j < EXIT_READ_WINDOW) {
 			if (r->index[j].h->type != PERF_RECORD_EXIT)
 				continue;
 			perf_task__decode(r->index[j].h, &t);
 			if (t.tid == rd.tid)
 				break;
 		}
-		if (j == SIZE_MAX || i - j >= 512)
+		if (j == SIZE_MAX || i - j >= EXIT_READ_WINDOW)
 			continue;
 		if (htab__reserve(&w->clocks) < 0)
 			return -ENOMEM;
@@ -590,10 +593,11 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 	set_comm(w->r, c.tid, c.comm);
 	if (c.exec && (ret = symbolizer__exec(w->sym, c.pid)) < 0)
 		return ret;
-	if (c.exec)
+	if (c.exec) {
 		stack_roots__forget(w->roots, c.pid);
-	if (c.exec && !account(w, c.pid, c.tid, time))
-		return -ENOMEM;
+		if (!account(w, c.pid, c.tid, time))
+			return -ENOMEM;
+	}
 	if (path && (ret = check_frame_pointers(w, path)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, c.pid, c.tid, c.exec ? LP_PROC_EXEC : LP_PROC_COMM, c.comm)) < 0 ||
@@ -636,8 +640,9 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
  * the kernel said, and what the samples say; then, when the two disagree by
  * more than the tolerance, a #lp.warning naming it.
  */
-static int write_thread(struct writer *w, const struct thread_stat *t, uint64_t time, bool ended)
+static int write_thread(struct writer *w, const struct thread_stat *thread, uint64_t time, bool ended)
 {
+	struct thread_stat s = *thread, *t = &s;
 	const char *comm = comm_of(w->r, t->tid);
 	char text[256];
 	const char *v[1] = { text };
@@ -649,22 +654,22 @@ static int write_thread(struct writer *w, const struct thread_stat *t, uint64_t 
 	 * what the whole tree's total does not owe to the others.
 	 */
 	if (!t->has_cpu && t->has_clock) {
-		((struct thread_stat *)t)->cpu = t->clock;
-		((struct thread_stat *)t)->has_cpu = true;
+		t->cpu = t->clock;
+		t->has_cpu = true;
 	} else if (!t->has_cpu && t->tid == w->r->child && w->r->clock_total >= w->clocks_read && w->r->clock_total) {
-		((struct thread_stat *)t)->cpu = w->r->clock_total - w->clocks_read;
-		((struct thread_stat *)t)->has_cpu = true;
+		t->cpu = w->r->clock_total - w->clocks_read;
+		t->has_cpu = true;
 	}
 	if ((ret = lp_writer__thread(&w->out, time, t->pid, t->tid, comm)) < 0 ||
 	    (t->has_start && (ret = lp_writer__attr_u64(&w->out, "start", t->start)) < 0) ||
 	    (ended && (ret = lp_writer__attr_u64(&w->out, "end", time)) < 0) ||
 	    (t->has_cpu && (ret = lp_writer__attr_u64(&w->out, "cpu", t->cpu)) < 0) ||
-	    (oncpu(w->r) && (ret = lp_writer__attr_u64(&w->out, "sampled-cpu", t->sampled_cpu)) < 0) ||
+	    (perf_opts__samples(&w->r->o.perf) && (ret = lp_writer__attr_u64(&w->out, "sampled-cpu", t->sampled_cpu)) < 0) ||
 	    (w->r->offcpu && (ret = lp_writer__attr_u64(&w->out, "sampled-offcpu", t->sampled_offcpu)) < 0) ||
 	    (ret = lp_writer__end(&w->out)) < 0)
 		return ret;
 	/* a thread's first 100 ms are too few samples to judge */
-	if (!oncpu(w->r) || !thread_stat__strays(t, w->r->o.time_tolerance, 100000000))
+	if (!perf_opts__samples(&w->r->o.perf) || !thread_stat__strays(t, w->r->o.time_tolerance, 100000000))
 		return 0;
 	snprintf(text, sizeof(text), "thread %s (pid %d, tid %d): sampled on-CPU time %.3f s, exact %.3f s",
 		 comm, (int)t->pid, (int)t->tid, (double)t->sampled_cpu / 1e9, (double)t->cpu / 1e9);
@@ -831,7 +836,7 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 	v[0] = buf;
 	if (ret == 0)
 		ret = lp_writer__meta(out, "start", v, 1);
-	if (ret == 0 && oncpu(r)) {
+	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
 		char mode[64];
 
 		v[0] = "cpu";
@@ -843,7 +848,7 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 		v[2] = mode;
 		ret = lp_writer__meta(out, "sampling", v, 3);
 	}
-	if (ret == 0 && oncpu(r)) {
+	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
 		snprintf(buf, sizeof(buf), "%" PRIu64, st->lost);
 		v[0] = "cpu";
 		v[1] = buf;
@@ -881,7 +886,7 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 			ret = lp_writer__meta(out, "warning", v, 1);
 		}
 	}
-	if (ret == 0 && oncpu(r)) {
+	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
 		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
 		v[0] = "cpu";
 		v[1] = buf;
@@ -930,12 +935,11 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++) {
 		const typeof(r->custom_times[0]) *t = &r->custom_times[k];
 
+		stats->custom_lost[k] = perf_session__lost(r->session, (int)k);
 		if (t->known)
 			event_counts__doubt(r->o.events[k].name, t->value, t->enabled, t->running,
 					    stats->custom_doubt[k], sizeof(stats->custom_doubt[k]));
 	}
-	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++)
-		stats->custom_lost[k] = perf_session__lost(r->session, (int)k);
 	/*
 	 * Samples kept per second of the command's CPU time; lost ones are not
 	 * there to count. Attached to a process, whose CPU time is not known,
@@ -949,8 +953,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	w.programs = stackmap__new();
 	w.roots = stack_roots__new();
 	w.threads = thread_stats__new();
-	if (!w.sym || !w.programs || !w.roots || !w.threads || match_fork_stacks(&w) < 0 || collect_ends(&w) < 0 || collect_clocks(&w) < 0 ||
-	    load_tp_fields(&w) < 0) {
+	if (!w.sym || !w.programs || !w.roots || !w.threads || match_fork_stacks(&w) < 0 ||
+	    collect_ends(&w) < 0 || collect_clocks(&w) < 0 || load_tp_fields(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}

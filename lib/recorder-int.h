@@ -34,7 +34,7 @@ struct recorder {
 	uint64_t offcpu_drops;
 	long max_stack;		/* kernel.perf_event_max_stack */
 	struct {
-		uint64_t samples, sample_ns, lost;
+		uint64_t samples, sample_ns;
 	} counts;
 	pid_t child;
 	int wait_status;

@@ -87,10 +87,13 @@ static uint64_t record_time(const struct perf_event_header *h)
 static void count(struct recorder *r, const struct perf_event_header *h)
 {
 	struct perf_sample s;
+	uint64_t id;
 
-	/* lost records are counted by the session, per ring */
-	if (h->type == PERF_RECORD_SAMPLE && !perf_session__is_fork_id(r->session, perf_sample__id(h)) &&
-	    perf_session__custom_of(r->session, perf_sample__id(h)) < 0 &&
+	/* lost records are counted by the session, per ring; only task-clock's samples here */
+	if (h->type != PERF_RECORD_SAMPLE)
+		return;
+	id = perf_sample__id(h);
+	if (!perf_session__is_fork_id(r->session, id) && perf_session__custom_of(r->session, id) < 0 &&
 	    perf_sample__decode(h, &r->layout, false, &s)) {
 		r->counts.samples++;
 		r->counts.sample_ns += s.period;

@@ -43,9 +43,9 @@ struct record_stats {
 	uint64_t unwind_stopped;	/* stacks whose unwinding reached an address that is not code */
 	double achieved_hz;	/* samples per second of sampled CPU time */
 	uint64_t processes, threads;
-	uint64_t task_records_lost;
+	uint64_t task_records_lost;	/* spawns, execs, exits, mappings the kernel had no room for */
 	uint64_t strayed_threads;	/* whose sampled on-CPU time strayed from the exact */
-	char first_strayed[256];	/* the first of them, in words */	/* spawns, execs, exits, mappings the kernel had no room for */
+	char first_strayed[256];	/* the first of them, in words */
 	uint64_t custom_samples[RECORD_MAX_EVENTS], custom_lost[RECORD_MAX_EVENTS];	/* per -e event */
 	char custom_doubt[RECORD_MAX_EVENTS][256];	/* why an event's counts are not data, or "" */
 	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;

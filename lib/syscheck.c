@@ -197,7 +197,7 @@ static int nodes_spanned(int *nodes)
 	return n ? n : 1;
 }
 
-void syscheck__run(unsigned long freq, bool try_bpf, void (*fn)(void *ctx, const struct check *c), void *ctx)
+void syscheck__run(unsigned long freq, bool probe, void (*fn)(void *ctx, const struct check *c), void *ctx)
 {
 	struct check c;
 	int nodes, spanned = nodes_spanned(&nodes);
@@ -207,12 +207,11 @@ void syscheck__run(unsigned long freq, bool try_bpf, void (*fn)(void *ctx, const
 	max_stack(&c), fn(ctx, &c);
 	kptr(&c), fn(ctx, &c);
 	tracefs(&c), fn(ctx, &c);
-	pmu(&c), fn(ctx, &c);
+	if (probe)
+		pmu(&c), fn(ctx, &c);
 	btf(&c), fn(ctx, &c);
-	if (try_bpf) {
-		bpf(&c);
-		fn(ctx, &c);
-	}
+	if (probe)
+		bpf(&c), fn(ctx, &c);
 	syscheck__numa(&c, perf_sysctl("numa_balancing"), nodes, spanned);
 	fn(ctx, &c);
 }

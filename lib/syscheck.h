@@ -16,8 +16,12 @@ struct check {
 	char remedy[256];	/* what to do about it; empty when ok */
 };
 
-/* Calls fn for each check in turn; freq is the sampling rate asked for (0: none). */
-void syscheck__run(unsigned long freq, bool try_bpf, void (*fn)(void *ctx, const struct check *c), void *ctx);
+/*
+ * Calls fn for each check in turn; freq is the sampling rate asked for (0:
+ * none). probe: also try what only trying tells (a hardware event, loading
+ * the off-CPU program), as --check does; recording finds out by doing it.
+ */
+void syscheck__run(unsigned long freq, bool probe, void (*fn)(void *ctx, const struct check *c), void *ctx);
 
 /*
  * The NUMA check alone, from what was found: whether balancing is on, how
