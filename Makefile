@@ -37,7 +37,8 @@ PKG_libdw = libdw-dev
 PKG_python3-embed = libpython3-dev
 PKG_libbpf = libbpf-dev
 PKG_libtraceevent = libtraceevent-dev
-PKGS = libpcre2-8 zlib libelf libdw libbpf libtraceevent
+PKG_libprotobuf-c = libprotobuf-c-dev
+PKGS = libpcre2-8 zlib libelf libdw libbpf libtraceevent libprotobuf-c
 CHECK_PKGS = $(PKGS) python3-embed
 
 NO_DEPS_GOALS = deps clean help
@@ -50,15 +51,17 @@ $(if $(wildcard /usr/include/perfmon/pfmlib_perf_event.h),,\
   $(error libpfm4 is missing: install the Debian package libpfm4-dev (or run 'make deps' as root)))
 $(if $(wildcard /usr/include/numa.h),,\
   $(error libnuma is missing: install the Debian package libnuma-dev (or run 'make deps' as root)))
+$(if $(shell command -v protoc-c),,\
+  $(error protoc-c is missing: install the Debian package protobuf-c-compiler (or run 'make deps' as root)))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm -lnuma
 endif
 
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter
+PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export
 LIB_SRCS = $(wildcard lib/*.c)
-LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
+LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/pprof.pb-c.o
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o $(O)/cmd/inputs.o
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
@@ -97,6 +100,18 @@ $(O)/gen/assets.o: $(O)/gen/assets.c
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(O)/bin/lp-svg: $(O)/gen/assets.o
+
+# pprof's message types, from lib/pprof.proto (protoc-c, Debian's protobuf-c-compiler)
+PROTOC_C ?= protoc-c
+$(O)/gen/pprof.pb-c.c $(O)/gen/pprof.pb-c.h &: lib/pprof.proto
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  PROTOC  $@")
+	$(Q)$(PROTOC_C) --proto_path=lib --c_out=$(O)/gen $<
+
+$(O)/gen/pprof.pb-c.o: $(O)/gen/pprof.pb-c.c
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(O)/lib/export-pprof.o: $(O)/gen/pprof.pb-c.h
 
 # The off-CPU BPF program: CO-RE against this kernel's BTF, built with clang
 # (never with the sanitizers of CFLAGS), and its skeleton for lib/offcpu-sampler.c.

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "json.h"
 #include "strbuf.h"
 #include "xml.h"
 
@@ -216,52 +217,6 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
-static int json_string(struct strbuf *b, const char *s, size_t len)
-{
-	struct strbuf clean = STRBUF_INIT;
-	int ret = utf8_sanitize(&clean, s, len);
-
-	if (ret == 0)
-		ret = strbuf__addc(b, '"');
-	for (size_t i = 0; ret == 0 && i < clean.len; i++) {
-		unsigned char c = (unsigned char)clean.s[i];
-		char esc[8];
-
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			ret = strbuf__add(b, esc, 2);
-		} else if (c < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			ret = strbuf__add(b, esc, 6);
-		} else {
-			ret = strbuf__addc(b, (char)c);
-		}
-	}
-	if (ret == 0)
-		ret = strbuf__addc(b, '"');
-	strbuf__release(&clean);
-	return ret;
-}
-
-static int addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int addf(struct strbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || strbuf__grow(b, (size_t)n + 1) < 0)
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
-}
-
 /* Appends v as an unsigned LEB128 varint: 7 bits a byte, low first. */
 static int add_varint(struct strbuf *b, uint64_t v)
 {
@@ -309,7 +264,7 @@ static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 	}
 	if (g == 0)
 		g = 1;
-	ret = addf(j, "{\"v\":2,\"cfg\":{\"width\":%.0f,\"height\":%.0f,\"fh\":%.0f,\"fs\":%g,\"fw\":%g,"
+	ret = strbuf__addf(j, "{\"v\":2,\"cfg\":{\"width\":%.0f,\"height\":%.0f,\"fh\":%.0f,\"fs\":%g,\"fw\":%g,"
 		   "\"minpx\":%g,\"xpad\":%.0f,\"ypad1\":%.0f,\"ypad2\":%.0f,\"inverted\":%s,"
 		   "\"chart\":%s,\"coloring\":\"%s\",\"negate\":%s,\"total\":%" PRIu64 ","
 		   "\"scale\":%" PRIu64 ",\"maxdelta\":%" PRIu64 ",\"unit\":",
@@ -340,7 +295,7 @@ static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 	if (ret == 0)
 		ret = strbuf__add(j, "],\"colors\":[", 12);
 	for (size_t i = 0; ret == 0 && i < names; i++)
-		ret = addf(j, i ? ",%" PRIu32 : "%" PRIu32, w->name_color[i]);
+		ret = strbuf__addf(j, i ? ",%" PRIu32 : "%" PRIu32, w->name_color[i]);
 	if (ret == 0)
 		ret = strbuf__add(j, "],\"notes\":{", 11);
 	for (size_t i = 0; ret == 0 && i < o->nframe_notes; i++) {
@@ -354,7 +309,7 @@ static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 			ret = json_string(j, o->frame_notes[i], strlen(o->frame_notes[i]));
 	}
 	if (ret == 0)
-		ret = addf(j, "},\"count\":%zu}", count);
+		ret = strbuf__addf(j, "},\"count\":%zu}", count);
 	/* then the header's length before it, and the nodes as varints after it */
 	if (ret == 0) {
 		unsigned char len4[4] = { (unsigned char)j->len, (unsigned char)(j->len >> 8),

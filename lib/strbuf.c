@@ -1,7 +1,9 @@
 #include "strbuf.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int strbuf__grow(struct strbuf *b, size_t n)
@@ -28,4 +30,21 @@ void strbuf__release(struct strbuf *b)
 	free(b->s);
 	b->s = NULL;
 	b->len = b->cap = 0;
+}
+
+int strbuf__addf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || strbuf__grow(b, (size_t)n + 1) < 0)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
 }

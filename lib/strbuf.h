@@ -16,6 +16,9 @@ struct strbuf {
 int strbuf__grow(struct strbuf *b, size_t n);
 void strbuf__release(struct strbuf *b);
 
+/* Appends printf-style text; -ENOMEM. */
+int strbuf__addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static inline int strbuf__add(struct strbuf *b, const void *p, size_t n)
 {
 	if (b->cap - b->len <= n) {

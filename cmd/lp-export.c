@@ -1,0 +1,128 @@
+/* lp-export: lp streams as pprof, speedscope, Trace Event JSON or perf script text. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+#include "export.h"
+#include "inputs.h"
+
+static const char usage_text[] =
+	"Usage: lp-export -f FORMAT [OPTION]... [FILE]...\n"
+	"Write lp streams in the format of another viewer. Several FILEs are merged;\n"
+	"with no FILE, or '-', read stdin.\n"
+	"\n"
+	"  -f, --format=FORMAT   pprof        gzipped profile.proto (go tool pprof,\n"
+	"                                     Grafana Pyroscope)\n"
+	"                        speedscope   speedscope's JSON: a profile per event,\n"
+	"                                     and per thread in time order\n"
+	"                        trace        Trace Event JSON (Perfetto UI,\n"
+	"                                     chrome://tracing): a track per thread\n"
+	"                        perf-script  `perf script` text (stackcollapse-perf.pl,\n"
+	"                                     Firefox Profiler)\n"
+	"  -e, --event=KEY[,KEY] export only these events (default: all)\n"
+	"  -o, --output=FILE     write to FILE instead of stdout\n"
+	"      --name=NAME       the profile's name (speedscope; default: the first FILE)\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n"
+	"\n"
+	"Exit status: 0 success, 1 bad input or runtime error, 2 usage error.\n";
+
+enum { OPT_NAME = 256 };
+
+static const struct option long_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int read_input(struct exporter *e, const char *path)
+{
+	struct lp_error err;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = exporter__read(e, fd, is_stdin ? "stdin" : path, &err);
+	if (!is_stdin)
+		close(fd);
+	if (ret < 0) {
+		error_report(&err);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct export_opts o = { .warn = print_warning };
+	const char **events = NULL, *output = NULL;
+	struct exporter *e = NULL;
+	struct lp_error err;
+	bool have_format = false;
+	int opt, ret = EXIT_RUNTIME;
+	static char outbuf[1 << 20];
+
+	progname = "lp-export";
+	while ((opt = getopt_long(argc, argv, "f:e:o:hV", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (export_format__parse(optarg, &o.format) < 0)
+				usage_error("unknown format '%s' (pprof, speedscope, trace or perf-script)", optarg);
+			have_format = true;
+			break;
+		case 'e':
+			add_events(optarg, &events, &o.nevents);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_NAME:
+			o.name = optarg;
+			break;
+		default:
+			common_option(opt, usage_text);
+		}
+	}
+	if (!have_format)
+		usage_error("which format? -f pprof, speedscope, trace or perf-script");
+	o.events = events;
+	if (output && !freopen(output, "w", stdout)) {
+		error("cannot open '%s': %s", output, strerror(errno));
+		goto cleanup;
+	}
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	e = exporter__new(&o, stdout);
+	if (!e) {
+		error("cannot start: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (optind == argc) {
+		if (read_input(e, "-") < 0)
+			goto cleanup;
+	}
+	for (int i = optind; i < argc; i++)
+		if (read_input(e, argv[i]) < 0)
+			goto cleanup;
+	if (exporter__finish(e, &err) < 0) {
+		error_report(&err);
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+cleanup:
+	exporter__free(e);
+	free(events);
+	return ret;
+}

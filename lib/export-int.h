@@ -1,0 +1,96 @@
+/*
+ * What lib/export.c hands each format: records with their fields unescaped
+ * and their stacks as frames, the events and inputs seen so far. Each format
+ * is one file (export-pprof.c, ...) with one export_ops.
+ */
+#ifndef LP_EXPORT_INT_H
+#define LP_EXPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "export.h"
+#include "lpstream.h"
+#include "strbuf.h"
+
+struct export_event {
+	char *key, *title, *unit;	/* raw */
+	bool in_ns;			/* weights are nanoseconds of time */
+	bool offcpu;			/* intervals off the CPU: TIME is their start */
+};
+
+struct export_input {
+	char *name;			/* the file, "stdin" */
+	char *host, *rank;		/* its #lp.host and #lp.rank, NULL when absent */
+};
+
+struct export_frame {
+	struct lp_span name;		/* raw */
+	struct lp_span dso;		/* raw, empty when unknown */
+	uint64_t offset;
+	bool has_offset;
+};
+
+struct export_stack {
+	const struct export_frame *frames;	/* root first */
+	size_t n;
+};
+
+struct export_sample {
+	const struct lp_sample *s;
+	size_t event;			/* index into export_ctx.events */
+	struct lp_span comm;		/* raw */
+	struct export_stack stack;
+	uint64_t dur;			/* off-CPU: the interval's length (dur=, else WEIGHT) */
+	int64_t cpu;			/* cpu=, or -1 */
+};
+
+struct export_proc {
+	const struct lp_proc *p;
+	struct lp_span comm, path;	/* raw */
+	struct export_stack stack;	/* spawn: the parent's spawning stack */
+	const struct lp_fields *fields;	/* the whole record, for attributes (exit status=) */
+};
+
+struct export_thread {
+	const struct lp_thread *t;
+	struct lp_span comm;		/* raw */
+};
+
+struct export_ctx {
+	FILE *out;
+	const struct export_opts *o;
+	struct export_event *events;
+	size_t nevents;
+	struct export_input *inputs;	/* the one being read is the last */
+	size_t ninputs;
+	struct lp_error *err;		/* for messages about the place being read */
+};
+
+struct export_ops {
+	/* NULL+errno */
+	void *(*begin)(struct export_ctx *x);
+	int (*sample)(void *st, struct export_ctx *x, const struct export_sample *s);
+	int (*proc)(void *st, struct export_ctx *x, const struct export_proc *p);		/* may be NULL */
+	int (*thread)(void *st, struct export_ctx *x, const struct export_thread *t);	/* may be NULL */
+	/* The end of one input (may be NULL): state keyed by its pids ends with it. */
+	int (*input_end)(void *st, struct export_ctx *x);
+	int (*finish)(void *st, struct export_ctx *x);
+	void (*free)(void *st);
+};
+
+extern const struct export_ops export_pprof_ops, export_speedscope_ops, export_trace_ops,
+	export_perf_script_ops;
+
+/* The value of an attribute of a split record from field from on ("status"), or 0. */
+int export_attr(const struct lp_fields *f, size_t from, const char *key, struct lp_span *value);
+
+/* Appends a string literal. */
+#define add_lit(b, lit) strbuf__add((b), (lit), sizeof(lit) - 1)
+
+/* Seconds and nanoseconds, "SSS.NNNNNNNNN". */
+int export_time(struct strbuf *b, uint64_t ns);
+
+#endif

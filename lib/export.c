@@ -1,0 +1,425 @@
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export-int.h"
+#include "lines.h"
+#include "lpstream.h"
+#include "numparse.h"
+#include "strbuf.h"
+
+struct exporter {
+	struct export_opts o;
+	const struct export_ops *ops;
+	void *state;
+	struct export_ctx x;
+	struct lines *lines;
+	struct lp_fields fields, meta_fields;
+	/* one record's unescaped text: comm, path, then each frame's name and DSO */
+	struct strbuf text;
+	struct export_frame *frames;
+	size_t frames_cap;
+	size_t last_event;	/* samples come in runs of one event: look there first */
+};
+
+static const struct {
+	const char *name;
+	enum export_format format;
+	const struct export_ops *ops;
+} formats[] = {
+	{ "pprof", EXPORT_PPROF, &export_pprof_ops },
+	{ "speedscope", EXPORT_SPEEDSCOPE, &export_speedscope_ops },
+	{ "trace", EXPORT_TRACE, &export_trace_ops },
+	{ "perf-script", EXPORT_PERF_SCRIPT, &export_perf_script_ops },
+};
+
+int export_format__parse(const char *name, enum export_format *f)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(name, formats[i].name) == 0) {
+			*f = formats[i].format;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static char *span_dup(struct lp_span s)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	if (lp_span__unescape_to(&b, s) < 0 || strbuf__addc(&b, 0) < 0) {
+		strbuf__release(&b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b.s;
+}
+
+static int add_event(struct exporter *e, const char *key, size_t keylen, const char *title, const char *unit)
+{
+	struct export_event *v = realloc(e->x.events, (e->x.nevents + 1) * sizeof(*v));
+	struct export_event *ev;
+
+	if (!v)
+		return -ENOMEM;
+	e->x.events = v;
+	ev = &v[e->x.nevents];
+	ev->key = strndup(key, keylen);
+	ev->title = strdup(title ? title : ev->key ? ev->key : "");
+	ev->unit = strdup(unit);
+	if (!ev->key || !ev->title || !ev->unit) {
+		free(ev->key);
+		free(ev->title);
+		free(ev->unit);
+		return -ENOMEM;
+	}
+	ev->offcpu = strcmp(ev->key, "offcpu") == 0;
+	ev->in_ns = strcmp(ev->unit, "ns") == 0;
+	return (int)e->x.nevents++;
+}
+
+struct exporter *exporter__new(const struct export_opts *o, FILE *out)
+{
+	struct exporter *e = calloc(1, sizeof(*e));
+	int err = ENOMEM;
+
+	if (!e)
+		return NULL;
+	e->o = *o;
+	e->x.out = out;
+	e->x.o = &e->o;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].format == o->format)
+			e->ops = formats[i].ops;
+	if (!e->ops) {
+		err = EINVAL;
+		goto fail;
+	}
+	/* the two events every recording has come first, in this order */
+	if (add_event(e, "cpu", 3, "on-CPU time", "ns") < 0 || add_event(e, "offcpu", 6, "off-CPU time", "ns") < 0)
+		goto fail;
+	e->state = e->ops->begin(&e->x);
+	if (!e->state) {
+		err = errno;
+		goto fail;
+	}
+	return e;
+fail:
+	exporter__free(e);
+	errno = err;
+	return NULL;
+}
+
+void exporter__free(struct exporter *e)
+{
+	if (!e)
+		return;
+	if (e->state)
+		e->ops->free(e->state);
+	for (size_t i = 0; i < e->x.nevents; i++) {
+		free(e->x.events[i].key);
+		free(e->x.events[i].title);
+		free(e->x.events[i].unit);
+	}
+	free(e->x.events);
+	for (size_t i = 0; i < e->x.ninputs; i++) {
+		free(e->x.inputs[i].name);
+		free(e->x.inputs[i].host);
+		free(e->x.inputs[i].rank);
+	}
+	free(e->x.inputs);
+	lp_fields__release(&e->fields);
+	lp_fields__release(&e->meta_fields);
+	strbuf__release(&e->text);
+	free(e->frames);
+	free(e);
+}
+
+static bool event_wanted(const struct exporter *e, const char *key)
+{
+	if (!e->o.events)
+		return true;
+	for (size_t i = 0; i < e->o.nevents; i++)
+		if (strcmp(e->o.events[i], key) == 0)
+			return true;
+	return false;
+}
+
+static int find_event(const struct exporter *e, struct lp_span key)
+{
+	for (size_t i = 0; i < e->x.nevents; i++)
+		if (lp_span__eq(key, e->x.events[i].key, strlen(e->x.events[i].key)))
+			return (int)i;
+	return -1;
+}
+
+/* An #lp.event line defines a custom event's title and unit; the first definition of a key holds. */
+static int meta_line(struct exporter *e, const char *line, size_t len, struct lp_error *err)
+{
+	struct export_input *in = &e->x.inputs[e->x.ninputs - 1];
+	struct lp_meta m;
+	struct lp_event_def d;
+	char *title = NULL, *unit = NULL, **slot = NULL;
+	int ret = lp_meta__parse(&e->meta_fields, line, len, &m);
+
+	if (ret <= 0)
+		return ret < 0 ? lp_error__set(err, ret, "out of memory") : 0;
+	if (lp_span__eq(m.key, "host", 4))
+		slot = &in->host;
+	else if (lp_span__eq(m.key, "rank", 4))
+		slot = &in->rank;
+	if (slot) {
+		if (m.nvalues < 1 || *slot)
+			return 0;
+		*slot = span_dup(m.values[0]);
+		return *slot ? 0 : lp_error__set(err, -ENOMEM, "out of memory");
+	}
+	if ((ret = lp_event_def__parse(&m, &d, err)) <= 0)
+		return ret;
+	if (find_event(e, d.key) >= 0)
+		return 0;
+	title = span_dup(d.title);
+	unit = span_dup(d.unit);
+	ret = title && unit ? add_event(e, d.key.s, d.key.len, title, unit) : -ENOMEM;
+	free(title);
+	free(unit);
+	return ret < 0 ? lp_error__set(err, ret, "out of memory") : 0;
+}
+
+/* Unescapes span into e->text; its place there as offset and length. */
+static int unescape(struct exporter *e, struct lp_span s, size_t *at, size_t *len)
+{
+	int ret;
+
+	*at = e->text.len;
+	if ((ret = lp_span__unescape_to(&e->text, s)) < 0)
+		return ret;
+	*len = e->text.len - *at;
+	return 0;
+}
+
+static struct lp_span text_span(const struct exporter *e, size_t at, size_t len)
+{
+	return (struct lp_span){ e->text.s + at, len };
+}
+
+/*
+ * Frames of an escaped STACK and LOCS, root first; their text in e->text from
+ * base on. Spans are set once all text is in, as the buffer may move.
+ */
+static int decode_stack(struct exporter *e, struct lp_span stack, struct lp_span locs,
+			struct export_stack *out)
+{
+	struct lp_list_iter names, places;
+	struct lp_span item, place;
+	bool has_locs = !lp_span__eq(locs, "-", 1);
+	size_t n = 0;
+	int ret;
+
+	lp_list_iter__init(&names, stack);
+	lp_list_iter__init(&places, has_locs ? locs : (struct lp_span){ "", 0 });
+	while (lp_list_iter__next(&names, &item, NULL)) {
+		struct export_frame *f;
+		size_t at, len;
+
+		if (n == e->frames_cap) {
+			size_t cap = e->frames_cap ? e->frames_cap * 2 : 64;
+			struct export_frame *v = realloc(e->frames, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			e->frames = v;
+			e->frames_cap = cap;
+		}
+		f = &e->frames[n++];
+		memset(f, 0, sizeof(*f));
+		if ((ret = unescape(e, item, &at, &len)) < 0)
+			return ret;
+		f->name = (struct lp_span){ (const char *)at, len };
+		if (lp_list_iter__next(&places, &place, NULL)) {
+			struct lp_loc loc;
+
+			if ((ret = unescape(e, place, &at, &len)) < 0)
+				return ret;
+			/* the DSO is the item's start */
+			lp_loc__parse(text_span(e, at, len), &loc);
+			f->dso = (struct lp_span){ (const char *)at, loc.dso.len };
+			f->offset = loc.offset;
+			f->has_offset = loc.has_offset;
+		}
+	}
+	/* offsets into the text become pointers now that it has stopped moving */
+	for (size_t i = 0; i < n; i++) {
+		e->frames[i].name.s = e->text.s + (size_t)e->frames[i].name.s;
+		e->frames[i].dso.s = e->text.s + (size_t)e->frames[i].dso.s;
+	}
+	out->frames = e->frames;
+	out->n = n;
+	return 0;
+}
+
+static int sample_record(struct exporter *e, struct lp_error *err)
+{
+	struct lp_sample s;
+	struct export_sample xs = { .s = &s, .cpu = -1 };
+	struct lp_span v;
+	size_t comm_at, comm_len;
+	int ret, ev;
+
+	if ((ret = lp_sample__parse(&e->fields, &s, err)) < 0)
+		return ret;
+	if (e->last_event < e->x.nevents &&
+	    lp_span__eq(s.event, e->x.events[e->last_event].key, strlen(e->x.events[e->last_event].key)))
+		ev = (int)e->last_event;
+	else if ((ev = find_event(e, s.event)) < 0 &&
+		 (ev = add_event(e, s.event.s, s.event.len, NULL, "events")) < 0)
+		return lp_error__set(err, ev, "out of memory");
+	e->last_event = (size_t)ev;
+	if (!event_wanted(e, e->x.events[ev].key))
+		return 0;
+	xs.event = (size_t)ev;
+	xs.dur = s.weight;
+	if (lp_sample__attr(&s, "dur", &v) && parse_u64(v.s, v.len, &xs.dur) < 0)
+		return lp_error__set(err, -EINVAL, "dur= is not a number");
+	if (lp_sample__attr(&s, "cpu", &v) && parse_i64(v.s, v.len, &xs.cpu) < 0)
+		return lp_error__set(err, -EINVAL, "cpu= is not a number");
+	strbuf__reset(&e->text);
+	if ((ret = unescape(e, s.comm, &comm_at, &comm_len)) < 0 ||
+	    (ret = decode_stack(e, s.stack, s.locs, &xs.stack)) < 0)
+		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape" : "out of memory");
+	xs.comm = text_span(e, comm_at, comm_len);
+	return e->ops->sample(e->state, &e->x, &xs);
+}
+
+static int proc_record(struct exporter *e, struct lp_error *err)
+{
+	struct lp_proc p;
+	struct export_proc xp = { .p = &p, .fields = &e->fields };
+	size_t comm_at, comm_len, path_at = 0, path_len = 0;
+	int ret;
+
+	if ((ret = lp_proc__parse(&e->fields, &p, err)) < 0)
+		return ret;
+	strbuf__reset(&e->text);
+	ret = unescape(e, p.comm, &comm_at, &comm_len);
+	if (ret == 0 && p.what == LP_PROC_EXEC)
+		ret = unescape(e, p.path, &path_at, &path_len);
+	if (ret == 0 && p.what == LP_PROC_SPAWN)
+		ret = decode_stack(e, p.stack, p.locs, &xp.stack);
+	if (ret < 0)
+		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape" : "out of memory");
+	xp.comm = text_span(e, comm_at, comm_len);
+	xp.path = text_span(e, path_at, path_len);
+	return e->ops->proc(e->state, &e->x, &xp);
+}
+
+static int thread_record(struct exporter *e, struct lp_error *err)
+{
+	struct lp_thread t;
+	struct export_thread xt = { .t = &t };
+	size_t comm_at, comm_len;
+	int ret;
+
+	if ((ret = lp_thread__parse(&e->fields, &t, err)) < 0)
+		return ret;
+	strbuf__reset(&e->text);
+	if ((ret = unescape(e, t.comm, &comm_at, &comm_len)) < 0)
+		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
+	xt.comm = text_span(e, comm_at, comm_len);
+	return e->ops->thread(e->state, &e->x, &xt);
+}
+
+static int read_records(struct exporter *e, struct lp_error *err)
+{
+	char *line;
+	size_t len;
+	int ret;
+
+	while ((ret = lines__next(e->lines, &line, &len)) > 0) {
+		err->line = lines__lineno(e->lines);
+		if ((ret = lp_line_kind(line, len, err)) < 0)
+			return ret;
+		if (ret == LP_LINE_COMMENT) {
+			if ((ret = lp_version_line(line, len, NULL, err)) < 0 ||
+			    (ret = meta_line(e, line, len, err)) < 0)
+				return ret;
+			continue;
+		}
+		if (line[0] != 'S' && !(line[0] == 'P' && e->ops->proc) && !(line[0] == 'T' && e->ops->thread))
+			continue;
+		if ((ret = lp_fields__split(&e->fields, line, len)) < 0)
+			return lp_error__set(err, ret, "out of memory");
+		ret = line[0] == 'S' ? sample_record(e, err) : line[0] == 'P' ? proc_record(e, err) :
+			thread_record(e, err);
+		if (ret < 0)
+			return ret;
+	}
+	err->line = 0;
+	if (ret < 0)
+		return lp_error__set(err, ret, "read error: %s", strerror(-ret));
+	return 0;
+}
+
+int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error *err)
+{
+	struct export_input *v;
+	int ret;
+
+	lp_error__clear(err);
+	err->file = name;
+	e->x.err = err;
+	v = realloc(e->x.inputs, (e->x.ninputs + 1) * sizeof(*v));
+	if (!v)
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	e->x.inputs = v;
+	memset(&v[e->x.ninputs], 0, sizeof(*v));
+	v[e->x.ninputs].name = strdup(name);
+	if (!v[e->x.ninputs].name)
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	e->x.ninputs++;
+	e->lines = lines__new(fd);
+	if (!e->lines)
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	if (lp_format__detect(e->lines) != LP_FORMAT_LP) {
+		ret = lp_error__set(err, -EINVAL, "not an lp stream (lp-export reads what lp-record writes)");
+		goto cleanup;
+	}
+	ret = read_records(e, err);
+	if (ret == 0 && e->ops->input_end)
+		ret = e->ops->input_end(e->state, &e->x);
+cleanup:
+	lines__free(e->lines);
+	e->lines = NULL;
+	return ret;
+}
+
+int exporter__finish(struct exporter *e, struct lp_error *err)
+{
+	lp_error__clear(err);
+	e->x.err = err;
+	return e->ops->finish(e->state, &e->x);
+}
+
+int export_attr(const struct lp_fields *f, size_t from, const char *key, struct lp_span *value)
+{
+	size_t n = strlen(key);
+
+	for (size_t i = from; i < f->n; i++) {
+		const struct lp_span *a = &f->v[i];
+
+		if (a->len > n && a->s[n] == '=' && memcmp(a->s, key, n) == 0) {
+			value->s = a->s + n + 1;
+			value->len = a->len - n - 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int export_time(struct strbuf *b, uint64_t ns)
+{
+	return strbuf__addf(b, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
