@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmdutil.h"
@@ -71,7 +72,8 @@ int main(int argc, char **argv)
 	const char **events = NULL, *output = NULL;
 	struct exporter *e = NULL;
 	struct lp_error err;
-	bool have_format = false;
+	struct stat st;
+	bool have_format = false, opened = false;
 	int opt, ret = EXIT_RUNTIME;
 	static char outbuf[1 << 20];
 
@@ -99,9 +101,13 @@ int main(int argc, char **argv)
 	if (!have_format)
 		usage_error("which format? -f pprof, speedscope, trace or perf-script");
 	o.events = events;
-	if (output && !freopen(output, "w", stdout)) {
-		error("cannot open '%s': %s", output, strerror(errno));
-		goto cleanup;
+	if (output) {
+		if (!freopen(output, "w", stdout)) {
+			error("cannot open '%s': %s", output, strerror(errno));
+			goto cleanup;
+		}
+		/* only a file of ours may go on failure: never /dev/full or a pipe */
+		opened = fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	e = exporter__new(&o, stdout);
@@ -122,6 +128,9 @@ int main(int argc, char **argv)
 	}
 	ret = close_stdout() ? EXIT_RUNTIME : 0;
 cleanup:
+	/* a half-written file would pass for a profile: like make's .DELETE_ON_ERROR */
+	if (ret != 0 && opened)
+		unlink(output);
 	exporter__free(e);
 	free(events);
 	return ret;

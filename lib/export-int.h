@@ -87,6 +87,9 @@ extern const struct export_ops export_pprof_ops, export_speedscope_ops, export_t
 /* The value of an attribute of a split record from field from on ("status"), or 0. */
 int export_attr(const struct lp_fields *f, size_t from, const char *key, struct lp_span *value);
 
+/* The output could not be written: -EIO, with a message about the output, not the input being read. */
+int export_write_failed(struct export_ctx *x);
+
 /* Appends a string literal. */
 #define add_lit(b, lit) strbuf__add((b), (lit), sizeof(lit) - 1)
 

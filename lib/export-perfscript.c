@@ -83,7 +83,7 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 	if (ret < 0)
 		return lp_error__set(x->err, ret, "out of memory");
 	if (fwrite(b->s, 1, b->len, x->out) != b->len)
-		return lp_error__set(x->err, -EIO, "cannot write: %s", strerror(errno));
+		return export_write_failed(x);
 	return 0;
 }
 
@@ -91,7 +91,7 @@ static int finish(void *st, struct export_ctx *x)
 {
 	(void)st;
 	if (fflush(x->out) != 0)
-		return lp_error__set(x->err, -EIO, "cannot write: %s", strerror(errno));
+		return export_write_failed(x);
 	return 0;
 }
 

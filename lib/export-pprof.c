@@ -495,7 +495,7 @@ static int finish(void *st, struct export_ctx *x)
 		ret = write_gzipped(&p, x->out);
 	arena_free(&a);
 	if (ret == -EIO)
-		return lp_error__set(x->err, ret, "cannot write: %s", strerror(errno));
+		return export_write_failed(x);
 	return ret < 0 ? lp_error__set(x->err, ret, "%s", strerror(-ret)) : 0;
 }
 

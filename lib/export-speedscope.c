@@ -155,7 +155,9 @@ static int add_sampled(struct speedscope *ss, size_t event, size_t n, uint64_t w
 	}
 	if (!ss->sampled[event] && !(ss->sampled[event] = stackmap__new()))
 		return -ENOMEM;
-	return stackmap__add(ss->sampled[event], (const char *)ss->ids, n * sizeof(uint32_t), 0, weight) ? 0 : -errno;
+	/* a sample without frames has the empty key, which still needs an address */
+	return stackmap__add(ss->sampled[event], n ? (const char *)ss->ids : "", n * sizeof(uint32_t), 0, weight) ?
+		0 : -errno;
 }
 
 static struct evprof *profile_of(struct speedscope *ss, struct export_ctx *x, const struct export_sample *xs)
@@ -515,7 +517,7 @@ static int finish(void *st, struct export_ctx *x)
 	if (ret == 0 && fflush(x->out) != 0)
 		ret = -EIO;
 	if (ret == -EIO)
-		return lp_error__set(x->err, ret, "cannot write: %s", strerror(errno));
+		return export_write_failed(x);
 	return ret < 0 ? lp_error__set(x->err, ret, "%s", strerror(-ret)) : 0;
 }
 

@@ -27,6 +27,7 @@ struct thread {
 	uint64_t run_start, run_end, run_samples, run_weight;
 	struct strbuf run_leaf, run_stack;
 	struct strbuf comm;	/* as last named in the trace */
+	bool named;
 };
 
 struct thread_slot {
@@ -102,6 +103,11 @@ static struct thread *thread_of(struct trace *tr, int64_t pid, int64_t tid)
 	return e->t;
 }
 
+static bool holds(const struct strbuf *b, struct lp_span s)
+{
+	return b->len == s.len && (s.len == 0 || memcmp(b->s, s.s, s.len) == 0);
+}
+
 /* ---- building events ---- */
 
 static int ts(struct strbuf *b, const char *key, uint64_t ns)
@@ -131,7 +137,7 @@ static int end_event(struct trace *tr, struct export_ctx *x)
 	if (ret < 0)
 		return lp_error__set(x->err, ret, "out of memory");
 	if (fwrite(tr->ev.s, 1, tr->ev.len, x->out) != tr->ev.len)
-		return lp_error__set(x->err, -EIO, "cannot write: %s", strerror(errno));
+		return export_write_failed(x);
 	tr->first = false;
 	return 0;
 }
@@ -161,8 +167,9 @@ static int name_thread(struct trace *tr, struct export_ctx *x, struct thread *t,
 	const struct export_input *in = &x->inputs[x->ninputs - 1];
 	int ret;
 
-	if (t->comm.len == comm.len && memcmp(t->comm.s, comm.s, comm.len) == 0 && t->comm.s)
+	if (t->named && holds(&t->comm, comm))
 		return 0;
+	t->named = true;
 	strbuf__reset(&t->comm);
 	if ((ret = strbuf__add(&t->comm, comm.s, comm.len)) < 0 || (ret = start_event(tr, "M", t)) < 0 ||
 	    (ret = add_lit(&tr->ev, ",\"name\":\"thread_name\",\"args\":{\"name\":")) < 0 ||
@@ -240,7 +247,7 @@ static int on_cpu(struct trace *tr, struct export_ctx *x, struct thread *t, cons
 	int ret;
 
 	/* a run goes on while the leaf stays and the thread was not away for longer than a sample */
-	if (t->in_run && (t->run_leaf.len != leaf.len || memcmp(t->run_leaf.s, leaf.s, leaf.len) != 0 ||
+	if (t->in_run && (!holds(&t->run_leaf, leaf) ||
 			  start > t->run_end + s->weight)) {
 		if ((ret = close_run(tr, x, t)) < 0)
 			return ret;
@@ -336,7 +343,7 @@ static int proc(void *st, struct export_ctx *x, const struct export_proc *xp)
 	if ((ret = close_run(tr, x, t)) < 0)
 		return ret;
 	if (p->what == LP_PROC_EXEC)
-		t->comm.len = 0;	/* named anew below, the process too */
+		t->named = false;	/* named anew below, the process too */
 	if ((ret = name_thread(tr, x, t, xp->comm)) < 0 || p->what == LP_PROC_COMM || p->what == LP_PROC_OTHER)
 		return ret;
 	ret = start_event(tr, "i", t);
@@ -427,7 +434,7 @@ static int finish(void *st, struct export_ctx *x)
 	(void)st;
 	if (fputs("\n],\n\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"lp-export\"}}\n", x->out) == EOF ||
 	    fflush(x->out) != 0)
-		return lp_error__set(x->err, -EIO, "cannot write: %s", strerror(errno));
+		return export_write_failed(x);
 	return 0;
 }
 

@@ -366,6 +366,8 @@ static int read_records(struct exporter *e, struct lp_error *err)
 int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error *err)
 {
 	struct export_input *v;
+	const char *first;
+	size_t first_len;
 	int ret;
 
 	lp_error__clear(err);
@@ -383,6 +385,12 @@ int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error
 	e->lines = lines__new(fd);
 	if (!e->lines)
 		return lp_error__set(err, -ENOMEM, "out of memory");
+	/* an empty input holds no records: nothing to say about it */
+	if ((ret = lines__peek(e->lines, 0, &first, &first_len)) <= 0) {
+		if (ret < 0)
+			lp_error__set(err, ret, "read error: %s", strerror(-ret));
+		goto cleanup;
+	}
 	if (lp_format__detect(e->lines) != LP_FORMAT_LP) {
 		ret = lp_error__set(err, -EINVAL, "not an lp stream (lp-export reads what lp-record writes)");
 		goto cleanup;
@@ -417,6 +425,14 @@ int export_attr(const struct lp_fields *f, size_t from, const char *key, struct 
 		}
 	}
 	return 0;
+}
+
+int export_write_failed(struct export_ctx *x)
+{
+	int err = errno;
+
+	lp_error__clear(x->err);
+	return lp_error__set(x->err, -EIO, "cannot write the output: %s", strerror(err ? err : EIO));
 }
 
 int export_time(struct strbuf *b, uint64_t ns)

@@ -26,7 +26,8 @@ int json_string(struct strbuf *b, const char *s, size_t len)
 		if ((ret = strbuf__grow(b, len + 2)) < 0)
 			return ret;
 		b->s[b->len++] = '"';
-		memcpy(b->s + b->len, s, len);
+		if (len)	/* s may be NULL then: an empty buffer's */
+			memcpy(b->s + b->len, s, len);
 		b->len += len;
 		b->s[b->len++] = '"';
 		return 0;

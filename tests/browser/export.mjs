@@ -44,7 +44,7 @@ function pprof() {
 	}
 	types.forEach((t, i) => console.log(`${t} ${totals[i]} ${str(p.sampleType[i].unit)}`));
 	console.log('labels ' + [...labels].sort().join(','));
-	console.log('default ' + str(p.defaultSampleType));
+	console.log('default ' + (str(p.defaultSampleType) || '-'));
 }
 
 function speedscopeSchema() {
@@ -135,14 +135,14 @@ function trace() {
 		}
 		check(typeof e.ts === 'number' && e.ts >= 0, 'ts');
 		check(named.has(track), `track ${track} named before its events`);
-		// slices of one track come in time order and never overlap
-		// in whole nanoseconds: microseconds with three decimals do not add up exactly as floats
+		// slices of one track come in time order and never overlap; an instant may fall inside one.
+		// In whole nanoseconds: microseconds with three decimals do not add up exactly as floats.
 		const ns = (us) => Math.round(us * 1000);
-		const end = last.get(track) ?? 0;
-		check(ns(e.ts) >= end, `track ${track}: ${e.ts} after ${end / 1000}`);
+		const [start, end] = last.get(track) ?? [0, 0];
 		if (e.ph === 'X') {
+			check(ns(e.ts) >= end, `track ${track}: slice at ${e.ts} before the last one ended, ${end / 1000}`);
 			check(typeof e.dur === 'number' && e.dur >= 0, 'dur');
-			last.set(track, ns(e.ts) + ns(e.dur));
+			last.set(track, [ns(e.ts), ns(e.ts) + ns(e.dur)]);
 			const key = e.cat;
 			totals.set(key, (totals.get(key) ?? 0) + (e.cat === 'on-CPU' ? e.args.weight_ns : e.args.weight));
 		} else if (e.ph === 'B') {
@@ -152,6 +152,7 @@ function trace() {
 			begun.set(track, begun.get(track) - 1);
 		} else {
 			check(e.ph === 'i' && e.s === 't', 'instant events are thread-scoped');
+			check(ns(e.ts) >= start, `track ${track}: instant at ${e.ts} before the last slice, ${start / 1000}`);
 			instants++;
 		}
 	}
