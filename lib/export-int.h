@@ -38,11 +38,11 @@ struct export_stack {
 	size_t n;
 };
 
+/* A sample; its frames are decoded when a format asks (export_sample__stack). */
 struct export_sample {
 	const struct lp_sample *s;
 	size_t event;			/* index into export_ctx.events */
 	struct lp_span comm;		/* raw */
-	struct export_stack stack;
 	uint64_t dur;			/* off-CPU: the interval's length (dur=, else WEIGHT) */
 	int64_t cpu;			/* cpu=, or -1 */
 };
@@ -59,7 +59,10 @@ struct export_thread {
 	struct lp_span comm;		/* raw */
 };
 
+struct exporter;
+
 struct export_ctx {
+	struct exporter *owner;
 	FILE *out;
 	const struct export_opts *o;
 	struct export_event *events;
@@ -87,11 +90,35 @@ extern const struct export_ops export_pprof_ops, export_speedscope_ops, export_t
 /* The value of an attribute of a split record from field from on ("status"), or 0. */
 int export_attr(const struct lp_fields *f, size_t from, const char *key, struct lp_span *value);
 
+/* The frames of the sample being handed to a format, root first; -errno with x->err set. */
+int export_sample__stack(struct export_ctx *x, struct export_stack *out);
+
+/*
+ * What a format made of a stack (rendered text, ids), kept for the next sample
+ * with the same STACK and LOCS: recordings repeat a few thousand stacks many
+ * times. Emptied when it holds max_bytes, so memory stays bounded however
+ * many stacks are unique.
+ */
+struct export_memo;
+
+struct export_memo *export_memo__new(size_t max_bytes);
+void export_memo__free(struct export_memo *m);
+/* 1 with *data and *len if s's stack was seen; 0: make it, then export_memo__put; -ENOMEM. */
+int export_memo__get(struct export_memo *m, const struct lp_sample *s, const void **data, size_t *len);
+/* Keeps data for the stack of the last export_memo__get that returned 0. -ENOMEM. */
+int export_memo__put(struct export_memo *m, const void *data, size_t len);
+
 /* The output could not be written: -EIO, with a message about the output, not the input being read. */
 int export_write_failed(struct export_ctx *x);
 
 /* Appends a string literal. */
 #define add_lit(b, lit) strbuf__add((b), (lit), sizeof(lit) - 1)
+
+/* Numbers without printf, which the per-sample formats would spend a third of their time in. */
+int export_put_u64(struct strbuf *b, uint64_t v);
+int export_put_i64(struct strbuf *b, int64_t v);
+/* Lower-case hex, right-aligned in width columns (0: no padding). */
+int export_put_hex(struct strbuf *b, uint64_t v, unsigned width);
 
 /* Seconds and nanoseconds, "SSS.NNNNNNNNN". */
 int export_time(struct strbuf *b, uint64_t ns);

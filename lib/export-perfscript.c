@@ -19,12 +19,21 @@
 
 struct perf_script {
 	struct strbuf line;
+	struct export_memo *frames;	/* each stack's frame lines */
 };
+
+enum { MEMO_BYTES = 64 << 20 };
 
 static void *begin(struct export_ctx *x)
 {
+	struct perf_script *ps = calloc(1, sizeof(*ps));
+
 	(void)x;
-	return calloc(1, sizeof(struct perf_script));
+	if (ps && !(ps->frames = export_memo__new(MEMO_BYTES))) {
+		free(ps);
+		return NULL;
+	}
+	return ps;
 }
 
 /*
@@ -48,6 +57,39 @@ static int add_text(struct strbuf *b, struct lp_span s, const char *if_empty)
 	return ret;
 }
 
+/* The sample's frames, leaf first, one line each: made once per stack. */
+static int frame_lines(struct perf_script *ps, struct export_ctx *x, const struct lp_sample *s)
+{
+	struct strbuf *b = &ps->line;
+	struct export_stack stack;
+	const void *data;
+	size_t len, start = b->len;
+	int ret = export_memo__get(ps->frames, s, &data, &len);
+
+	if (ret != 0)
+		return ret < 0 ? ret : strbuf__add(b, data, len);
+	if ((ret = export_sample__stack(x, &stack)) < 0)
+		return ret;
+	for (size_t i = stack.n; ret == 0 && i-- > 0;) {
+		const struct export_frame *f = &stack.frames[i];
+
+		ret = strbuf__addc(b, '\t');
+		if (ret == 0)
+			ret = export_put_hex(b, f->offset, 16);
+		if (ret == 0)
+			ret = strbuf__addc(b, ' ');
+		if (ret == 0)
+			ret = add_text(b, f->name, "[unknown]");
+		if (ret == 0)
+			ret = add_lit(b, " (");
+		if (ret == 0)
+			ret = add_text(b, f->dso, "[unknown]");
+		if (ret == 0)
+			ret = add_lit(b, ")\n");
+	}
+	return ret ? ret : export_memo__put(ps->frames, b->s + start, b->len - start);
+}
+
 static int sample(void *st, struct export_ctx *x, const struct export_sample *xs)
 {
 	struct perf_script *ps = st;
@@ -56,32 +98,25 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 	int ret;
 
 	strbuf__reset(b);
+	const char *key = x->events[xs->event].key;
+
 	ret = add_text(b, xs->comm, "-");
 	if (ret == 0)
-		ret = strbuf__addf(b, " %" PRId64 "/%" PRId64 " ", s->pid, s->tid);
+		ret = strbuf__addc(b, ' ') ?: export_put_i64(b, s->pid) ?: strbuf__addc(b, '/') ?:
+			export_put_i64(b, s->tid) ?: strbuf__addc(b, ' ');
 	if (ret == 0 && xs->cpu >= 0)
 		ret = strbuf__addf(b, "[%03" PRId64 "] ", xs->cpu);
 	if (ret == 0)
 		ret = export_time(b, s->time);
 	if (ret == 0)
-		ret = strbuf__addf(b, ": %" PRIu64 " %s:\n", s->weight, x->events[xs->event].key);
-	for (size_t i = xs->stack.n; ret == 0 && i-- > 0;) {
-		const struct export_frame *f = &xs->stack.frames[i];
-
-		ret = strbuf__addf(b, "\t%16" PRIx64 " ", f->offset);
-		if (ret == 0)
-			ret = add_text(b, f->name, "[unknown]");
-		if (ret == 0)
-			ret = strbuf__add(b, " (", 2);
-		if (ret == 0)
-			ret = add_text(b, f->dso, "[unknown]");
-		if (ret == 0)
-			ret = strbuf__add(b, ")\n", 2);
-	}
+		ret = add_lit(b, ": ") ?: export_put_u64(b, s->weight) ?: strbuf__addc(b, ' ') ?:
+			strbuf__add(b, key, strlen(key)) ?: add_lit(b, ":\n");
+	if (ret == 0)
+		ret = frame_lines(ps, x, s);
 	if (ret == 0)
 		ret = strbuf__addc(b, '\n');
 	if (ret < 0)
-		return lp_error__set(x->err, ret, "out of memory");
+		return ret == -ENOMEM ? lp_error__set(x->err, ret, "out of memory") : ret;
 	if (fwrite(b->s, 1, b->len, x->out) != b->len)
 		return export_write_failed(x);
 	return 0;
@@ -100,6 +135,7 @@ static void free_state(void *st)
 	struct perf_script *ps = st;
 
 	strbuf__release(&ps->line);
+	export_memo__free(ps->frames);
 	free(ps);
 }
 

@@ -23,6 +23,7 @@
 #include "xml.h"
 
 #define MAPPING_SPAN (UINT64_C(1) << 36)
+#define MEMO_BYTES ((size_t)256 << 20)
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -53,6 +54,7 @@ struct pprof {
 	struct stackmap *locations;	/* struct location_key -> location id - 1 */
 	struct stackmap *samples;	/* struct sample_key + location ids -> summed weight */
 	struct strbuf text, key;
+	struct export_memo *memo;	/* each stack's location ids */
 	uint64_t first_time, last_time;
 	bool any;
 };
@@ -66,6 +68,7 @@ static void free_state(void *st)
 	stackmap__free(pp->mappings);
 	stackmap__free(pp->locations);
 	stackmap__free(pp->samples);
+	export_memo__free(pp->memo);
 	strbuf__release(&pp->text);
 	strbuf__release(&pp->key);
 	free(pp);
@@ -97,7 +100,8 @@ static void *begin(struct export_ctx *x)
 	pp->mappings = stackmap__new();
 	pp->locations = stackmap__new();
 	pp->samples = stackmap__new();
-	if (!pp->strings || !pp->functions || !pp->mappings || !pp->locations || !pp->samples ||
+	pp->memo = export_memo__new(MEMO_BYTES);
+	if (!pp->strings || !pp->functions || !pp->mappings || !pp->locations || !pp->samples || !pp->memo ||
 	    string_id(pp, "", 0) != 0) {
 		free_state(pp);
 		errno = ENOMEM;
@@ -137,6 +141,29 @@ static int64_t location_id(struct pprof *pp, const struct export_frame *f)
 	return id_of(pp->locations, &k, sizeof(k));
 }
 
+/* Appends the sample's location ids, leaf first, to pp->key: made once per stack. */
+static int location_ids(struct pprof *pp, struct export_ctx *x, const struct lp_sample *s)
+{
+	struct export_stack stack;
+	const void *data;
+	size_t len, start = pp->key.len;
+	int ret = export_memo__get(pp->memo, s, &data, &len);
+
+	if (ret > 0)
+		ret = strbuf__add(&pp->key, data, len);
+	else if (ret == 0 && (ret = export_sample__stack(x, &stack)) == 0) {
+		for (size_t i = stack.n; ret == 0 && i-- > 0;) {
+			int64_t loc = location_id(pp, &stack.frames[i]);
+			uint64_t id = (uint64_t)loc;
+
+			ret = loc < 0 ? (int)loc : strbuf__add(&pp->key, &id, sizeof(id));
+		}
+		if (ret == 0)
+			ret = export_memo__put(pp->memo, pp->key.s + start, pp->key.len - start);
+	}
+	return ret < 0 && ret != -EINVAL ? lp_error__set(x->err, ret, "%s", strerror(-ret)) : ret;
+}
+
 static int sample(void *st, struct export_ctx *x, const struct export_sample *xs)
 {
 	struct pprof *pp = st;
@@ -156,15 +183,8 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 	strbuf__reset(&pp->key);
 	if ((ret = strbuf__add(&pp->key, &head, sizeof(head))) < 0)
 		return lp_error__set(x->err, ret, "out of memory");
-	for (size_t i = xs->stack.n; i-- > 0;) {
-		int64_t loc = location_id(pp, &xs->stack.frames[i]);
-		uint64_t id = (uint64_t)loc;
-
-		if (loc < 0)
-			return lp_error__set(x->err, (int)loc, "%s", strerror((int)-loc));
-		if ((ret = strbuf__add(&pp->key, &id, sizeof(id))) < 0)
-			return lp_error__set(x->err, ret, "out of memory");
-	}
+	if ((ret = location_ids(pp, x, xs->s)) < 0)
+		return ret;
 	e = stackmap__add(pp->samples, pp->key.s, pp->key.len, 0, xs->s->weight);
 	if (!e)
 		return lp_error__set(x->err, -errno, "%s", errno == EOVERFLOW ? "weights add up past 2^64" :

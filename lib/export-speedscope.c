@@ -21,7 +21,10 @@
 #include "stackmap.h"
 #include "strbuf.h"
 
-enum { SPILL_EVENTS = 1 << 21 };	/* 32 MB of events in memory at most */
+enum {
+	SPILL_EVENTS = 1 << 21,		/* 32 MB of events in memory at most */
+	MEMO_BYTES = 256 << 20,
+};
 
 struct frame_event {
 	uint64_t at;
@@ -65,6 +68,7 @@ struct speedscope {
 	size_t buffered;		/* events in all buffers */
 	FILE *spill;
 	struct strbuf key, out;
+	struct export_memo *memo;	/* each stack's frame indexes */
 	uint32_t *ids;
 	size_t ids_cap;
 };
@@ -78,7 +82,10 @@ static void *begin(struct export_ctx *x)
 		return NULL;
 	ss->live = HTAB_INIT(struct evprof_slot);
 	ss->frames = stackmap__new();
-	if (!ss->frames) {
+	ss->memo = export_memo__new(MEMO_BYTES);
+	if (!ss->frames || !ss->memo) {
+		stackmap__free(ss->frames);
+		export_memo__free(ss->memo);
 		free(ss);
 		errno = ENOMEM;
 		return NULL;
@@ -100,6 +107,7 @@ static void free_state(void *st)
 	struct speedscope *ss = st;
 
 	stackmap__free(ss->frames);
+	export_memo__free(ss->memo);
 	for (size_t i = 0; i < ss->nsampled; i++)
 		stackmap__free(ss->sampled[i]);
 	free(ss->sampled);
@@ -116,16 +124,25 @@ static void free_state(void *st)
 }
 
 /* The stack as frame indexes, root first, in ss->ids. */
-static int frame_ids(struct speedscope *ss, const struct export_stack *s)
+static int grow_ids(struct speedscope *ss, size_t n)
 {
-	if (s->n > ss->ids_cap) {
-		uint32_t *v = realloc(ss->ids, s->n * sizeof(*v));
+	if (n > ss->ids_cap) {
+		uint32_t *v = realloc(ss->ids, n * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		ss->ids = v;
-		ss->ids_cap = s->n;
+		ss->ids_cap = n;
 	}
+	return 0;
+}
+
+static int frame_ids(struct speedscope *ss, const struct export_stack *s)
+{
+	int ret = grow_ids(ss, s->n);
+
+	if (ret < 0)
+		return ret;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct export_frame *f = &s->frames[i];
 		struct stack_entry *e;
@@ -140,6 +157,27 @@ static int frame_ids(struct speedscope *ss, const struct export_stack *s)
 		ss->ids[i] = e->id;
 	}
 	return 0;
+}
+
+/* The sample's frame indexes in ss->ids, n of them: made once per stack. */
+static int stack_ids(struct speedscope *ss, struct export_ctx *x, const struct lp_sample *s, size_t *n)
+{
+	struct export_stack stack;
+	const void *data;
+	size_t len;
+	int ret = export_memo__get(ss->memo, s, &data, &len);
+
+	if (ret > 0) {
+		*n = len / sizeof(uint32_t);
+		if ((ret = grow_ids(ss, *n)) == 0 && len)
+			memcpy(ss->ids, data, len);
+	} else if (ret == 0 && (ret = export_sample__stack(x, &stack)) == 0) {
+		*n = stack.n;
+		ret = frame_ids(ss, &stack);
+		if (ret == 0)
+			ret = export_memo__put(ss->memo, ss->ids, stack.n * sizeof(uint32_t));
+	}
+	return ret < 0 && ret != -EINVAL ? lp_error__set(x->err, ret, "%s", strerror(-ret)) : ret;
 }
 
 static int add_sampled(struct speedscope *ss, size_t event, size_t n, uint64_t weight)
@@ -301,18 +339,21 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 	const struct export_event *ev = &x->events[xs->event];
 	const struct lp_sample *s = xs->s;
 	struct evprof *p;
+	size_t n = 0;
 	int ret;
 
-	if ((ret = frame_ids(ss, &xs->stack)) < 0 || (ret = add_sampled(ss, xs->event, xs->stack.n, s->weight)) < 0)
+	if ((ret = stack_ids(ss, x, s, &n)) < 0)
+		return ret;
+	if ((ret = add_sampled(ss, xs->event, n, s->weight)) < 0)
 		return lp_error__set(x->err, ret, "%s", strerror(-ret));
 	if (!ev->in_ns)
 		return 0;	/* counts of events have no length in time */
 	if (!(p = profile_of(ss, x, xs)))
 		return lp_error__set(x->err, -ENOMEM, "out of memory");
 	if (ev->offcpu)
-		ret = show(ss, p, xs->stack.n, s->time, s->time + xs->dur, 0);
+		ret = show(ss, p, n, s->time, s->time + xs->dur, 0);
 	else
-		ret = show(ss, p, xs->stack.n, s->time > s->weight ? s->time - s->weight : 0, s->time, s->weight);
+		ret = show(ss, p, n, s->time > s->weight ? s->time - s->weight : 0, s->time, s->weight);
 	return ret < 0 ? lp_error__set(x->err, ret, "%s", strerror(-ret)) : 0;
 }
 
@@ -354,8 +395,11 @@ static int write_events(struct speedscope *ss, FILE *out, const struct frame_eve
 	int ret = 0;
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
-		ret = strbuf__addf(&ss->out, "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
-				   *first ? "" : ",", v[i].open ? 'O' : 'C', v[i].frame, v[i].at);
+		ret = (*first ? 0 : strbuf__addc(&ss->out, ',')) ?:
+			(v[i].open ? add_lit(&ss->out, "{\"type\":\"O\",\"frame\":") :
+				     add_lit(&ss->out, "{\"type\":\"C\",\"frame\":")) ?:
+			export_put_u64(&ss->out, v[i].frame) ?: add_lit(&ss->out, ",\"at\":") ?:
+			export_put_u64(&ss->out, v[i].at) ?: strbuf__addc(&ss->out, '}');
 		*first = false;
 		if (ret == 0)
 			ret = flush_out(ss, out, false);
@@ -421,7 +465,7 @@ static int write_sampled(struct speedscope *ss, FILE *out, const struct export_e
 			uint32_t id;
 
 			memcpy(&id, ids + j, sizeof(id));
-			ret = strbuf__addf(&ss->out, j ? ",%" PRIu32 : "%" PRIu32, id);
+			ret = (j ? strbuf__addc(&ss->out, ',') : 0) ?: export_put_u64(&ss->out, id);
 		}
 		if (ret == 0)
 			ret = strbuf__addc(&ss->out, ']');
@@ -431,7 +475,7 @@ static int write_sampled(struct speedscope *ss, FILE *out, const struct export_e
 	if (ret == 0)
 		ret = add_lit(&ss->out, "],\"weights\":[");
 	for (uint32_t i = 0; ret == 0 && i < n; i++) {
-		ret = strbuf__addf(&ss->out, i ? ",%" PRIu64 : "%" PRIu64, stackmap__entry(m, i)->count[0]);
+		ret = (i ? strbuf__addc(&ss->out, ',') : 0) ?: export_put_u64(&ss->out, stackmap__entry(m, i)->count[0]);
 		if (ret == 0)
 			ret = flush_out(ss, out, false);
 	}

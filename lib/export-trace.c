@@ -239,10 +239,11 @@ static int close_run(struct trace *tr, struct export_ctx *x, struct thread *t)
 	return end_event(tr, x);
 }
 
-static int on_cpu(struct trace *tr, struct export_ctx *x, struct thread *t, const struct export_sample *xs)
+static int on_cpu(struct trace *tr, struct export_ctx *x, struct thread *t, const struct export_sample *xs,
+		  const struct export_stack *stack)
 {
 	const struct lp_sample *s = xs->s;
-	struct lp_span leaf = leaf_of(&xs->stack);
+	struct lp_span leaf = leaf_of(stack);
 	uint64_t start = s->time > s->weight ? s->time - s->weight : 0;
 	int ret;
 
@@ -257,7 +258,7 @@ static int on_cpu(struct trace *tr, struct export_ctx *x, struct thread *t, cons
 		t->run_start = start;
 		t->run_samples = t->run_weight = 0;
 		strbuf__reset(&t->run_leaf);
-		if (strbuf__add(&t->run_leaf, leaf.s, leaf.len) < 0 || stack_text(&t->run_stack, &xs->stack) < 0)
+		if (strbuf__add(&t->run_leaf, leaf.s, leaf.len) < 0 || stack_text(&t->run_stack, stack) < 0)
 			return lp_error__set(x->err, -ENOMEM, "out of memory");
 	}
 	if (s->time > t->run_end || t->run_samples == 0)
@@ -267,10 +268,10 @@ static int on_cpu(struct trace *tr, struct export_ctx *x, struct thread *t, cons
 	return 0;
 }
 
-static int sample_args(struct trace *tr, const struct export_sample *xs)
+static int sample_args(struct trace *tr, const struct export_sample *xs, const struct export_stack *frames)
 {
 	struct strbuf stack = STRBUF_INIT;
-	int ret = stack_text(&stack, &xs->stack);
+	int ret = stack_text(&stack, frames);
 
 	if (ret == 0)
 		ret = strbuf__addf(&tr->ev, ",\"args\":{\"weight\":%" PRIu64, xs->s->weight);
@@ -301,18 +302,19 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 	struct trace *tr = st;
 	const struct export_event *ev = &x->events[xs->event];
 	struct thread *t = thread_of(tr, xs->s->pid, xs->s->tid);
+	struct export_stack stack;
 	int ret;
 
 	if (!t)
 		return lp_error__set(x->err, -ENOMEM, "out of memory");
-	if ((ret = name_thread(tr, x, t, xs->comm)) < 0)
+	if ((ret = name_thread(tr, x, t, xs->comm)) < 0 || (ret = export_sample__stack(x, &stack)) < 0)
 		return ret;
 	if (!ev->offcpu && ev->in_ns)
-		return on_cpu(tr, x, t, xs);
+		return on_cpu(tr, x, t, xs, &stack);
 	if ((ret = close_run(tr, x, t)) < 0)
 		return ret;
 	if (ev->offcpu) {
-		ret = slice(tr, t, "off-CPU", "[off-CPU] ", leaf_of(&xs->stack), xs->s->time, xs->s->time + xs->dur);
+		ret = slice(tr, t, "off-CPU", "[off-CPU] ", leaf_of(&stack), xs->s->time, xs->s->time + xs->dur);
 	} else {
 		ret = start_event(tr, "i", t);
 		if (ret == 0)
@@ -323,7 +325,7 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 			ret = key_string(&tr->ev, "name", ev->key, strlen(ev->key));
 	}
 	if (ret == 0)
-		ret = sample_args(tr, xs);
+		ret = sample_args(tr, xs, &stack);
 	if (ret < 0)
 		return lp_error__set(x->err, ret, "out of memory");
 	return end_event(tr, x);

@@ -9,6 +9,7 @@
 #include "lines.h"
 #include "lpstream.h"
 #include "numparse.h"
+#include "stackmap.h"
 #include "strbuf.h"
 
 struct exporter {
@@ -18,11 +19,14 @@ struct exporter {
 	struct export_ctx x;
 	struct lines *lines;
 	struct lp_fields fields, meta_fields;
-	/* one record's unescaped text: comm, path, then each frame's name and DSO */
-	struct strbuf text;
+	/* one record's unescaped text: its comm apart (it must not move when frames are added), path, frames */
+	struct strbuf comm, text;
 	struct export_frame *frames;
 	size_t frames_cap;
 	size_t last_event;	/* samples come in runs of one event: look there first */
+	const struct lp_sample *sample;	/* the one being handed to the format */
+	struct export_stack stack;	/* its frames, once decoded */
+	bool decoded;
 };
 
 static const struct {
@@ -89,6 +93,7 @@ struct exporter *exporter__new(const struct export_opts *o, FILE *out)
 	if (!e)
 		return NULL;
 	e->o = *o;
+	e->x.owner = e;
 	e->x.out = out;
 	e->x.o = &e->o;
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
@@ -133,6 +138,7 @@ void exporter__free(struct exporter *e)
 	free(e->x.inputs);
 	lp_fields__release(&e->fields);
 	lp_fields__release(&e->meta_fields);
+	strbuf__release(&e->comm);
 	strbuf__release(&e->text);
 	free(e->frames);
 	free(e);
@@ -201,6 +207,18 @@ static int unescape(struct exporter *e, struct lp_span s, size_t *at, size_t *le
 	return 0;
 }
 
+/* The record's COMM, unescaped into its own buffer. */
+static int unescape_comm(struct exporter *e, struct lp_span s, struct lp_span *out)
+{
+	int ret;
+
+	strbuf__reset(&e->comm);
+	if ((ret = lp_span__unescape_to(&e->comm, s)) < 0)
+		return ret;
+	*out = lp_span__of(&e->comm);
+	return 0;
+}
+
 static struct lp_span text_span(const struct exporter *e, size_t at, size_t len)
 {
 	return (struct lp_span){ e->text.s + at, len };
@@ -266,7 +284,6 @@ static int sample_record(struct exporter *e, struct lp_error *err)
 	struct lp_sample s;
 	struct export_sample xs = { .s = &s, .cpu = -1 };
 	struct lp_span v;
-	size_t comm_at, comm_len;
 	int ret, ev;
 
 	if ((ret = lp_sample__parse(&e->fields, &s, err)) < 0)
@@ -287,31 +304,48 @@ static int sample_record(struct exporter *e, struct lp_error *err)
 	if (lp_sample__attr(&s, "cpu", &v) && parse_i64(v.s, v.len, &xs.cpu) < 0)
 		return lp_error__set(err, -EINVAL, "cpu= is not a number");
 	strbuf__reset(&e->text);
-	if ((ret = unescape(e, s.comm, &comm_at, &comm_len)) < 0 ||
-	    (ret = decode_stack(e, s.stack, s.locs, &xs.stack)) < 0)
-		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape" : "out of memory");
-	xs.comm = text_span(e, comm_at, comm_len);
-	return e->ops->sample(e->state, &e->x, &xs);
+	if ((ret = unescape_comm(e, s.comm, &xs.comm)) < 0)
+		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
+	e->sample = &s;
+	e->decoded = false;
+	ret = e->ops->sample(e->state, &e->x, &xs);
+	e->sample = NULL;
+	return ret;
+}
+
+int export_sample__stack(struct export_ctx *x, struct export_stack *out)
+{
+	struct exporter *e = x->owner;
+	int ret;
+
+	if (!e->decoded) {
+		ret = decode_stack(e, e->sample->stack, e->sample->locs, &e->stack);
+		if (ret < 0)
+			return lp_error__set(x->err, ret, "%s", ret == -EINVAL ? "bad escape in STACK or LOCS" :
+					     "out of memory");
+		e->decoded = true;
+	}
+	*out = e->stack;
+	return 0;
 }
 
 static int proc_record(struct exporter *e, struct lp_error *err)
 {
 	struct lp_proc p;
 	struct export_proc xp = { .p = &p, .fields = &e->fields };
-	size_t comm_at, comm_len, path_at = 0, path_len = 0;
+	size_t path_at = 0, path_len = 0;
 	int ret;
 
 	if ((ret = lp_proc__parse(&e->fields, &p, err)) < 0)
 		return ret;
 	strbuf__reset(&e->text);
-	ret = unescape(e, p.comm, &comm_at, &comm_len);
+	ret = unescape_comm(e, p.comm, &xp.comm);
 	if (ret == 0 && p.what == LP_PROC_EXEC)
 		ret = unescape(e, p.path, &path_at, &path_len);
 	if (ret == 0 && p.what == LP_PROC_SPAWN)
 		ret = decode_stack(e, p.stack, p.locs, &xp.stack);
 	if (ret < 0)
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape" : "out of memory");
-	xp.comm = text_span(e, comm_at, comm_len);
 	xp.path = text_span(e, path_at, path_len);
 	return e->ops->proc(e->state, &e->x, &xp);
 }
@@ -320,15 +354,12 @@ static int thread_record(struct exporter *e, struct lp_error *err)
 {
 	struct lp_thread t;
 	struct export_thread xt = { .t = &t };
-	size_t comm_at, comm_len;
 	int ret;
 
 	if ((ret = lp_thread__parse(&e->fields, &t, err)) < 0)
 		return ret;
-	strbuf__reset(&e->text);
-	if ((ret = unescape(e, t.comm, &comm_at, &comm_len)) < 0)
+	if ((ret = unescape_comm(e, t.comm, &xt.comm)) < 0)
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
-	xt.comm = text_span(e, comm_at, comm_len);
 	return e->ops->thread(e->state, &e->x, &xt);
 }
 
@@ -435,7 +466,137 @@ int export_write_failed(struct export_ctx *x)
 	return lp_error__set(x->err, -EIO, "cannot write the output: %s", strerror(err ? err : EIO));
 }
 
+int export_put_u64(struct strbuf *b, uint64_t v)
+{
+	char buf[20], *p = buf + sizeof(buf);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return strbuf__add(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+int export_put_i64(struct strbuf *b, int64_t v)
+{
+	int ret = 0;
+
+	if (v < 0 && (ret = strbuf__addc(b, '-')) < 0)
+		return ret;
+	return export_put_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+int export_put_hex(struct strbuf *b, uint64_t v, unsigned width)
+{
+	char buf[16], *p = buf + sizeof(buf);
+	int ret;
+
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	for (size_t n = (size_t)(buf + sizeof(buf) - p); n < width; n++)
+		if ((ret = strbuf__addc(b, ' ')) < 0)
+			return ret;
+	return strbuf__add(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
 int export_time(struct strbuf *b, uint64_t ns)
 {
-	return strbuf__addf(b, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+	char frac[10];
+	uint64_t f = ns % 1000000000;
+	int ret = export_put_u64(b, ns / 1000000000);
+
+	frac[0] = '.';
+	for (int i = 9; i >= 1; i--, f /= 10)
+		frac[i] = (char)('0' + f % 10);
+	return ret ? ret : strbuf__add(b, frac, sizeof(frac));
+}
+
+/* ---- what formats make of each stack ---- */
+
+struct export_memo {
+	struct stackmap *keys;		/* raw "STACK\tLOCS" -> index into at */
+	struct strbuf data;
+	size_t *at;			/* where each stack's data starts; its end is the next one's start */
+	size_t n, cap, max_bytes;
+	size_t bytes;			/* keys and data held */
+	const struct lp_sample *missed;
+};
+
+struct export_memo *export_memo__new(size_t max_bytes)
+{
+	struct export_memo *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->max_bytes = max_bytes;
+	m->keys = stackmap__new();
+	if (!m->keys) {
+		free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return m;
+}
+
+void export_memo__free(struct export_memo *m)
+{
+	if (!m)
+		return;
+	stackmap__free(m->keys);
+	strbuf__release(&m->data);
+	free(m->at);
+	free(m);
+}
+
+/* STACK and LOCS are neighbours in the record: the key is the line between them. */
+static struct lp_span memo_key(const struct lp_sample *s)
+{
+	return (struct lp_span){ s->stack.s, (size_t)(s->locs.s + s->locs.len - s->stack.s) };
+}
+
+int export_memo__get(struct export_memo *m, const struct lp_sample *s, const void **data, size_t *len)
+{
+	struct lp_span key = memo_key(s);
+	const struct stack_entry *e = stackmap__find(m->keys, key.s, key.len);
+
+	if (e && e->id < m->n) {
+		size_t end = e->id + 1 < m->n ? m->at[e->id + 1] : m->data.len;
+
+		*data = m->data.s + m->at[e->id];
+		*len = end - m->at[e->id];
+		return 1;
+	}
+	m->missed = s;
+	return 0;
+}
+
+int export_memo__put(struct export_memo *m, const void *data, size_t len)
+{
+	struct lp_span key = memo_key(m->missed);
+	int ret;
+
+	if (m->bytes + key.len + len > m->max_bytes) {
+		/* the stacks seen so far were not worth their memory: start again */
+		stackmap__free(m->keys);
+		if (!(m->keys = stackmap__new()))
+			return -ENOMEM;
+		strbuf__reset(&m->data);
+		m->n = m->bytes = 0;
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		size_t *v = realloc(m->at, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		m->at = v;
+		m->cap = cap;
+	}
+	if (!stackmap__add(m->keys, key.s, key.len, 0, 0))
+		return -errno;
+	m->at[m->n++] = m->data.len;
+	if ((ret = strbuf__add(&m->data, data, len)) < 0)
+		return ret;
+	m->bytes += key.len + len;
+	return 0;
 }
