@@ -151,13 +151,23 @@ static int location_ids(struct pprof *pp, struct export_ctx *x, const struct lp_
 
 	if (ret > 0)
 		ret = strbuf__add(&pp->key, data, len);
-	else if (ret == 0 && (ret = export_sample__stack(x, &stack)) == 0) {
-		for (size_t i = stack.n; ret == 0 && i-- > 0;) {
+	else if (ret == 0 && (ret = export_sample__stack(x, &stack)) == 0 &&
+		 (ret = strbuf__grow(&pp->key, stack.n * sizeof(uint64_t))) == 0) {
+		/*
+		 * Ids are made root first, so that the first mapping is the first
+		 * sample's program (pprof takes mapping 1 for the main binary), and
+		 * stored leaf first, as pprof wants them.
+		 */
+		for (size_t i = 0; ret == 0 && i < stack.n; i++) {
 			int64_t loc = location_id(pp, &stack.frames[i]);
 			uint64_t id = (uint64_t)loc;
 
-			ret = loc < 0 ? (int)loc : strbuf__add(&pp->key, &id, sizeof(id));
+			if (loc < 0)
+				ret = (int)loc;
+			else
+				memcpy(pp->key.s + start + (stack.n - 1 - i) * sizeof(id), &id, sizeof(id));
 		}
+		pp->key.len += stack.n * sizeof(uint64_t);
 		if (ret == 0)
 			ret = export_memo__put(pp->memo, pp->key.s + start, pp->key.len - start);
 	}
@@ -196,6 +206,20 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 	if (!pp->any || xs->s->time > pp->last_time)
 		pp->last_time = xs->s->time;
 	pp->any = true;
+	return 0;
+}
+
+/* The first program exec'd is the main binary: its mapping goes first, where pprof looks for it. */
+static int proc(void *st, struct export_ctx *x, const struct export_proc *xp)
+{
+	struct pprof *pp = st;
+	int64_t dso;
+
+	if (xp->p->what != LP_PROC_EXEC || stackmap__size(pp->mappings) > 0 || xp->path.len == 0)
+		return 0;
+	if ((dso = string_id(pp, xp->path.s, xp->path.len)) < 0 ||
+	    (dso = id_of(pp->mappings, &dso, sizeof(dso))) < 0)
+		return lp_error__set(x->err, (int)dso, "%s", strerror((int)-dso));
 	return 0;
 }
 
@@ -522,6 +546,7 @@ static int finish(void *st, struct export_ctx *x)
 const struct export_ops export_pprof_ops = {
 	.begin = begin,
 	.sample = sample,
+	.proc = proc,
 	.finish = finish,
 	.free = free_state,
 };

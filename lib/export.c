@@ -219,9 +219,10 @@ static int unescape_comm(struct exporter *e, struct lp_span s, struct lp_span *o
 	return 0;
 }
 
+/* Where text at offset at is; an empty buffer has no address yet, and "" stands for it. */
 static struct lp_span text_span(const struct exporter *e, size_t at, size_t len)
 {
-	return (struct lp_span){ e->text.s + at, len };
+	return (struct lp_span){ e->text.s ? e->text.s + at : "", len };
 }
 
 /*
@@ -271,8 +272,8 @@ static int decode_stack(struct exporter *e, struct lp_span stack, struct lp_span
 	}
 	/* offsets into the text become pointers now that it has stopped moving */
 	for (size_t i = 0; i < n; i++) {
-		e->frames[i].name.s = e->text.s + (size_t)e->frames[i].name.s;
-		e->frames[i].dso.s = e->text.s + (size_t)e->frames[i].dso.s;
+		e->frames[i].name = text_span(e, (size_t)e->frames[i].name.s, e->frames[i].name.len);
+		e->frames[i].dso = text_span(e, (size_t)e->frames[i].dso.s, e->frames[i].dso.len);
 	}
 	out->frames = e->frames;
 	out->n = n;

@@ -88,6 +88,27 @@ consumer() {
 	assert_line "default cpu"
 }
 
+@test "pprof: go tool pprof reads it: the same totals, the first program as the main binary" {
+	recording
+	command -v go > /dev/null || skip "no go (make deps installs golang-go)"
+	lp-export -f pprof -o rec.pb.gz "$REC"
+	run --separate-stderr go tool pprof -raw rec.pb.gz
+	assert_success
+	# sample rows: one value per type, then ": LOCATIONS"
+	awk '/^Samples:/ { getline; print; on = 1; next }
+	     /^Locations/ { on = 0 }
+	     on && /^ +[0-9][0-9 ]*:/ { sub(/:.*/, ""); for (i = 1; i <= NF; i++) t[i] += $i; n = NF }
+	     END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), t[i]; print "" }' <<<"$output" > got
+	collapse_totals "$REC" cpu offcpu syscalls:sys_enter_write | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 } END { print "" }' > want
+	[ "$(sed -n 1p got)" = "cpu/nanoseconds[dflt] offcpu/nanoseconds syscalls:sys_enter_write/count" ] ||
+		fail "sample types: $(sed -n 1p got)"
+	[ "$(sed -n 2p got | cut -d' ' -f1-3)" = "$(cat want)" ] || fail "totals $(sed -n 2p got) vs $(cat want)"
+	run --separate-stderr go tool pprof -top rec.pb.gz
+	assert_success
+	main=$(grep -m1 -P '^P\t[0-9]+\t[0-9]+\t[0-9]+\texec\t' "$REC" | cut -f7)
+	assert_line "File: $(basename "$(readlink -f "$main")")"
+}
+
 @test "pprof: -e keeps the events named; several inputs add up, each with its rank label" {
 	recording
 	sed '2i #lp.rank\t0' "$REC" > r0.lp
