@@ -56,11 +56,13 @@ $(if $(shell command -v protoc-c),,\
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm -lnuma
 endif
 
-ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
 PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export
-LIB_SRCS = $(wildcard lib/*.c)
+# lib/ by part (stream, record, symbols, picture...): share/doc/DESIGN.md
+LIB_SRCS = $(wildcard lib/*/*.c)
+LIB_INCLUDES = $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h))))
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/pprof.pb-c.o
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o $(O)/cmd/inputs.o
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
@@ -101,20 +103,20 @@ $(O)/gen/assets.o: $(O)/gen/assets.c
 
 $(O)/bin/lp-svg: $(O)/gen/assets.o
 
-# pprof's message types, from lib/pprof.proto (protoc-c, Debian's protobuf-c-compiler)
+# pprof's message types, from lib/export/pprof.proto (protoc-c, Debian's protobuf-c-compiler)
 PROTOC_C ?= protoc-c
-$(O)/gen/pprof.pb-c.c $(O)/gen/pprof.pb-c.h &: lib/pprof.proto
+$(O)/gen/pprof.pb-c.c $(O)/gen/pprof.pb-c.h &: lib/export/pprof.proto
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PROTOC  $@")
-	$(Q)$(PROTOC_C) --proto_path=lib --c_out=$(O)/gen $<
+	$(Q)$(PROTOC_C) --proto_path=lib/export --c_out=$(O)/gen $<
 
 $(O)/gen/pprof.pb-c.o: $(O)/gen/pprof.pb-c.c
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
-$(O)/lib/export-pprof.o: $(O)/gen/pprof.pb-c.h
+$(O)/lib/export/export-pprof.o: $(O)/gen/pprof.pb-c.h
 
 # The off-CPU BPF program: CO-RE against this kernel's BTF, built with clang
-# (never with the sanitizers of CFLAGS), and its skeleton for lib/offcpu-sampler.c.
+# (never with the sanitizers of CFLAGS), and its skeleton for lib/record/offcpu-sampler.c.
 BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) bpftool)
 BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(patsubst riscv64,riscv,$(ARCH))))
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
@@ -134,7 +136,7 @@ $(O)/gen/%.skel.h: $(O)/bpf/%.bpf.o
 	@$(if $(Q),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(O)/lib/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
+$(O)/lib/record/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
 # lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
@@ -143,7 +145,7 @@ $(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/tests/test-demangle $(O)/tests/test-s
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell $(PKG_CONFIG) --cflags python3-embed 2>/dev/null)
 PYTHON_LIBS := $(shell $(PKG_CONFIG) --libs python3-embed 2>/dev/null)
-$(O)/lib/pyfilter.o: TARGET_CFLAGS += $(PYTHON_CFLAGS)
+$(O)/lib/filter/pyfilter.o: TARGET_CFLAGS += $(PYTHON_CFLAGS)
 $(O)/bin/lp-filter: PKG_LIBS += $(PYTHON_LIBS)
 
 # Workloads the tests record: frame pointers kept, as lp-record asks of users.
@@ -195,7 +197,7 @@ fuzz:
 		$(O)/fuzz/liblp.a
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(O)/fuzz/corpus/$$t && \
-		clang -std=gnu11 -D_GNU_SOURCE -Wall -Werror -Ilib -O1 -g -fsanitize=fuzzer,address,undefined \
+		clang -std=gnu11 -D_GNU_SOURCE -Wall -Werror $(LIB_INCLUDES) -O1 -g -fsanitize=fuzzer,address,undefined \
 			-fno-sanitize-recover=all -o $(O)/fuzz/$$t tests/fuzz/$$t.c \
 			$(O)/fuzz/liblp.a $(PKG_LIBS) -lstdc++ || exit 1; \
 		echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \

@@ -1,6 +1,6 @@
 /*
  * The user registers the off-CPU program reads at switch-out, per
- * architecture: the twin of lib/arch.h. Field names differ between the
+ * architecture: the twin of lib/base/arch.h. Field names differ between the
  * architectures' struct pt_regs; the local flavours below (libbpf ignores the
  * ___suffix) let CO-RE find them in whatever kernel runs the program, so the
  * object builds for any of them from one vmlinux.h.

@@ -27,7 +27,7 @@ enum { LP_REG_AT_IP = 0, LP_REG_AT_SP = 1, LP_REG_AT_FP = 2 };
 /* RISC-V DWARF: s0 8, sp 2, return address in ra (1) */
 enum { LP_DWARF_FP = 8, LP_DWARF_SP = 2, LP_DWARF_RA = 1 };
 #else
-#error "lp knows the registers of x86-64, arm64 and riscv64 only: add this architecture to lib/arch.h"
+#error "lp knows the registers of x86-64, arm64 and riscv64 only: add this architecture to lib/base/arch.h"
 #endif
 
 enum { LP_SAMPLE_NREGS = 3 };

@@ -1,6 +1,6 @@
 /*
  * pprof's profile.proto, gzipped (what `go tool pprof` and Grafana Pyroscope
- * read), encoded by protobuf-c from lib/pprof.proto. One sample type per
+ * read), encoded by protobuf-c from lib/export/pprof.proto. One sample type per
  * event; samples with the same stack, event, thread and recording are
  * summed, so memory grows with unique stacks, not with samples.
  *

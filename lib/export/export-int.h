@@ -1,5 +1,5 @@
 /*
- * What lib/export.c hands each format: records with their fields unescaped
+ * What export.c hands each format: records with their fields unescaped
  * and their stacks as frames, the events and inputs seen so far. Each format
  * is one file (export-pprof.c, ...) with one export_ops.
  */
