@@ -171,6 +171,16 @@ $(O)/workloads/bigframe: tests/workloads/bigframe.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -o $@ $<
 
+# An MPI job for the mpirun test, where Open MPI's mpicc is installed.
+MPICC ?= mpicc
+ifneq ($(shell command -v $(MPICC) 2> /dev/null),)
+WORKLOADS += $(O)/workloads/mpi-ranks
+endif
+$(O)/workloads/mpi-ranks: tests/workloads/mpi/ranks.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MPICC   $@")
+	$(Q)$(MPICC) $(WORKLOAD_CFLAGS) -Wall -Wextra -o $@ $<
+
 $(O)/workloads/demo-nofp: tests/workloads/demo.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")

@@ -25,6 +25,20 @@ void add_events(char *arg, const char ***events, size_t *n)
 		usage_error("--event needs at least one event name");
 }
 
+void parse_by(char *arg, struct profile_opts *o)
+{
+	for (char *save = NULL, *key = strtok_r(arg, ",", &save); key; key = strtok_r(NULL, ",", &save)) {
+		if (strcmp(key, "host") == 0)
+			o->by_host = true;
+		else if (strcmp(key, "rank") == 0)
+			o->by_rank = true;
+		else
+			usage_error("--by takes host, rank or both (host,rank), not '%s'", key);
+	}
+	if (!o->by_host && !o->by_rank)
+		usage_error("--by takes host, rank or both (host,rank)");
+}
+
 static int read_input(struct profile *c, const char *path, int col)
 {
 	struct lp_error err;

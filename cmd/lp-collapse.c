@@ -26,6 +26,8 @@ static const char usage_text[] =
 	"      --addrs           perf: keep the address of unknown frames ([dso <addr>])\n"
 	"      --event-filter=EV perf: count only event EV (default: the first seen)\n"
 	"  -e, --event=KEY[,KEY] lp: count only these events (default: all)\n"
+	"      --by=host,rank    lp: root frames host=NAME and/or rank=N from each\n"
+	"                        input's #lp.host and #lp.rank (MPI and Slurm jobs)\n"
 	"      --samples         count samples instead of summing their weights\n"
 	"      --time-ordered    keep each thread's samples in time order, merging only\n"
 	"                        consecutive identical stacks (threads in order of\n"
@@ -40,7 +42,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SAMPLES, OPT_TIME_ORDERED,
+	OPT_SAMPLES, OPT_TIME_ORDERED, OPT_BY,
 };
 
 static const struct option long_options[] = {
@@ -55,6 +57,7 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "samples", no_argument, NULL, OPT_SAMPLES },
 	{ "time-ordered", no_argument, NULL, OPT_TIME_ORDERED },
+	{ "by", required_argument, NULL, OPT_BY },
 	{ "diff", no_argument, NULL, 'd' },
 	{ "normalize", no_argument, NULL, 'n' },
 	{ "strip-hex", no_argument, NULL, 's' },
@@ -109,6 +112,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TIME_ORDERED:
 			o.time_ordered = true;
+			break;
+		case OPT_BY:
+			parse_by(optarg, &o);
 			break;
 		case 'd':
 			out.diff = o.diff = true;

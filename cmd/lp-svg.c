@@ -34,6 +34,8 @@ static const char usage_text[] =
 	"      --reverse         merge stacks from the leaves\n"
 	"  -e, --event=KEY[,KEY] lp: draw these events only (default: cpu and offcpu,\n"
 	"                        coloured by off-CPU share when both are there)\n"
+	"      --by=host,rank    lp: a tower per host and/or MPI rank (root frames from\n"
+	"                        each input's #lp.host and #lp.rank)\n"
 	"      --negate          differential: swap red and blue\n"
 	"      --max-depth=N     draw N frames of a deeper stack, the rest as one frame\n"
 	"                        (2048; 0: all)\n"
@@ -54,7 +56,7 @@ enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_NOTES, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH,
 	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
 	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
-	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH,
+	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +83,7 @@ static const struct option long_options[] = {
 	{ "negate", no_argument, NULL, OPT_NEGATE },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "by", required_argument, NULL, OPT_BY },
 	{ "event", required_argument, NULL, 'e' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -119,7 +122,7 @@ int main(int argc, char **argv)
 	struct flametree *tree = NULL;
 	struct stackmap *palette_map = NULL;
 	bool use_cp = false, lp_input;
-	int opt, ret = EXIT_RUNTIME, ninputs;
+	int opt, ret = EXIT_RUNTIME, ninputs, profiles;
 	uint64_t u;
 	static char outbuf[1 << 20];
 
@@ -185,6 +188,7 @@ int main(int argc, char **argv)
 			co.only_tid = (int64_t)u;
 			break;
 		case 'e': add_events(optarg, &events, &co.nevents); break;
+		case OPT_BY: parse_by(optarg, &co); break;
 		case 'f':
 			if (lp_format__parse(optarg, &co.format) < 0)
 				usage_error("unknown format '%s' (auto, lp, perf or folded)", optarg);
@@ -194,15 +198,17 @@ int main(int argc, char **argv)
 		}
 	}
 	ninputs = argc - optind;
-	if (ninputs > 2)
+	/* with --by, every input (a job's ranks) is one profile; otherwise two are a difference */
+	profiles = co.by_host || co.by_rank ? 1 : ninputs;
+	if (profiles > 2)
 		usage_error("lp-svg draws one profile, or the difference of two; got %d inputs", ninputs);
-	if (so.flamechart && ninputs == 2)
+	if (so.flamechart && profiles == 2)
 		usage_error("--flamechart draws one profile");
 	if (co.only_tid && !so.flamechart)
 		usage_error("--tid goes with --flamechart");
 	co.events = events;
 	co.naming = so.flamechart ? NAMING_TID : NAMING_COMM;
-	co.offcpu_column = ninputs < 2 && !so.flamechart;
+	co.offcpu_column = profiles < 2 && !so.flamechart;
 	if (so.flamechart)
 		co.diff = false;
 	tree = flametree__new();
@@ -219,7 +225,7 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (read_inputs(c, argv + optind, ninputs, true) < 0)
+	if (read_inputs(c, argv + optind, ninputs, profiles == 2) < 0)
 		goto cleanup;
 
 	lp_input = profile__formats(c) & (1u << LP_FORMAT_LP);
@@ -236,8 +242,11 @@ int main(int argc, char **argv)
 	}
 	if (flametree__finish(tree) < 0) {
 		/* the sum of all inputs overflowed: name them */
-		error("%s%s%s: a frame's total does not fit 64 bits", ninputs ? argv[optind] : "stdin",
-		      ninputs == 2 ? " and " : "", ninputs == 2 ? argv[optind + 1] : "");
+		if (ninputs > 2)
+			error("%s and %d more inputs: a frame's total does not fit 64 bits", argv[optind], ninputs - 1);
+		else
+			error("%s%s%s: a frame's total does not fit 64 bits", ninputs ? argv[optind] : "stdin",
+			      ninputs == 2 ? " and " : "", ninputs == 2 ? argv[optind + 1] : "");
 		goto cleanup;
 	}
 	if (sink.folded)
@@ -251,7 +260,7 @@ int main(int argc, char **argv)
 			error("no stack counts found in the input");
 		goto cleanup;
 	}
-	so.coloring = flame_coloring__choose(tree, ninputs, lp_input);
+	so.coloring = flame_coloring__choose(tree, profiles, lp_input);
 	/* each thread's band of a flame chart: its summary (T record) in the tooltip */
 	so.nframe_notes = profile__notes(c, &so.frame_note_names, &so.frame_notes);
 	if (!so.title)

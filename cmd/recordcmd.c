@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmdutil.h"
 #include "eventlist.h"
+#include "launcher.h"
 #include "numparse.h"
 #include "privilege.h"
 #include "recordcmd.h"
@@ -33,7 +35,9 @@ static const char record_usage[] =
 	"COMMAND's stdout goes to stderr when the stream goes to stdout; its stderr is\n"
 	"left alone.\n"
 	"\n"
-	"  -o, --output=FILE     write the stream to FILE\n"
+	"  -o, --output=FILE     write the stream to FILE; %h, %r, %p, %t in it become\n"
+	"                        the host, the MPI/Slurm rank, the pid and the start\n"
+	"                        time (run.%r.lp: a stream per rank), %% a '%'\n"
 	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C\n"
 	"  -a, --all-cpus        record every process on the machine, while COMMAND\n"
 	"                        runs or until Ctrl-C\n"
@@ -75,7 +79,9 @@ static const char offcpu_usage[] =
 	"the samples, symbolised, with thread and process lifecycle, as an lp stream\n"
 	"(lp-stream(5)) on stdout or to FILE.\n"
 	"\n"
-	"  -o, --output=FILE     write the stream to FILE\n"
+	"  -o, --output=FILE     write the stream to FILE; %h, %r, %p, %t in it become\n"
+	"                        the host, the MPI/Slurm rank, the pid and the start\n"
+	"                        time (run.%r.lp: a stream per rank), %% a '%'\n"
 	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C\n"
 	"  -F, --freq=HZ         ticks a second (1000): intervals holding a tick are\n"
 	"                        reported, weighted by their ticks; -1: every interval\n"
@@ -329,6 +335,46 @@ static int64_t offcpu_freq(const char *opt, const char *arg, bool allow_zero)
 	return (int64_t)count(opt, arg, allow_zero ? 0 : 1, 1000000);
 }
 
+
+static const char *env_lookup(const char *name)
+{
+	return getenv(name);
+}
+
+/*
+ * The rank and job the launcher (mpirun, srun) gave, for the stream, and the
+ * output's name from its template (run.%h.%r.lp): before the command starts,
+ * so that a %r with no rank stops nothing half-done.
+ */
+static int place_in_job(struct record_opts *o, const char **output, struct strbuf *name)
+{
+	struct launcher_info li;
+	struct output_vars v = { .pid = getpid(), .start = time(NULL) };
+	struct utsname u;
+	struct lp_error err = { 0 };
+
+	if (launcher__detect(env_lookup, &li, &err) < 0) {
+		error_report(&err);
+		return -1;
+	}
+	o->rank = li.rank;
+	o->job = li.job;
+	if (!*output || !strchr(*output, '%'))
+		return 0;
+	v.host = uname(&u) == 0 ? u.nodename : "localhost";
+	v.rank = li.rank;
+	if (output_template__expand(*output, &v, name, &err) < 0) {
+		error_report(&err);
+		return -1;
+	}
+	if (strbuf__addc(name, 0) < 0) {
+		error("out of memory");
+		return -1;
+	}
+	*output = name->s;
+	return 0;
+}
+
 int record_main(int argc, char **argv, bool offcpu_only)
 {
 	struct record_opts o = {
@@ -343,6 +389,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	};
 	struct record_stats st;
 	const char *output = NULL;
+	struct strbuf output_name = STRBUF_INIT;
 	struct lp_error err = { 0 };
 	pid_t *pids = NULL;
 	FILE *out = stdout;
@@ -445,7 +492,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		usage_error("no command to record");
 	o.argv = optind < argc ? argv + optind : NULL;
 	o.pids = pids;
-	if (check_system(&o) < 0)
+	if (check_system(&o) < 0 || place_in_job(&o, &output, &output_name) < 0)
 		goto cleanup;
 
 	if (output) {
@@ -579,5 +626,6 @@ cleanup:
 	free(pids);
 	for (size_t i = 0; i < o.nevents; i++)
 		event_spec__release(&specs[i]);
+	strbuf__release(&output_name);
 	return status;
 }

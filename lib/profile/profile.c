@@ -48,6 +48,10 @@ struct profile {
 
 	char **note_keys, **note_texts;	/* threads' summaries (T records) by root name, for tooltips */
 	size_t nnotes, notes_cap;
+
+	/* the input's #lp.host and #lp.rank, as root frames for --by ("host=NAME;") */
+	struct strbuf host_frame, rank_frame;
+	bool has_host, has_rank;
 };
 
 struct profile *profile__new(const struct profile_opts *opts)
@@ -78,6 +82,8 @@ void profile__free(struct profile *c)
 	strbuf__release(&c->hexless);
 	strbuf__release(&c->last_event);
 	strbuf__release(&c->first_unit);
+	strbuf__release(&c->host_frame);
+	strbuf__release(&c->rank_frame);
 	lp_fields__release(&c->fields);
 	for (size_t i = 0; i < c->nunits; i++) {
 		free(c->units[i].event);
@@ -261,7 +267,35 @@ static int read_folded(struct profile *c, int col, struct lp_error *err)
 
 /* ---- lp stream ---- */
 
-static int meta_event(struct profile *c, const char *line, size_t len, struct lp_error *err)
+/* Appends an escaped name as a folded frame: ';' would split it, newlines end the line. */
+static int add_name(struct strbuf *key, struct lp_span s, bool comm)
+{
+	size_t from = key->len;
+	int ret = lp_span__unescape_to(key, s);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = from; i < key->len; i++) {
+		char ch = key->s[i];
+
+		if (ch == ';')
+			key->s[i] = ':';
+		else if (ch == '\n' || ch == '\r' || (comm && ch == ' '))
+			key->s[i] = comm ? '_' : ' ';
+	}
+	return 0;
+}
+
+/* host=NAME or rank=N as a folded frame, from a metadata value. */
+static int where_frame(struct strbuf *frame, const char *key, const struct lp_meta *m)
+{
+	strbuf__reset(frame);
+	if (m->nvalues < 1)
+		return -EINVAL;
+	return strbuf__add(frame, key, strlen(key)) ?: strbuf__addc(frame, '=') ?: add_name(frame, m->values[0], true);
+}
+
+static int meta_line(struct profile *c, const char *line, size_t len, struct lp_error *err)
 {
 	struct lp_meta m;
 	struct lp_event_def d;
@@ -269,7 +303,18 @@ static int meta_event(struct profile *c, const char *line, size_t len, struct lp
 	struct strbuf key = STRBUF_INIT, unit = STRBUF_INIT;
 	int ret = lp_meta__parse(&c->fields, line, len, &m);
 
-	if (ret <= 0 || (ret = lp_event_def__parse(&m, &d, err)) <= 0)
+	if (ret <= 0)
+		return ret;
+	if (lp_span__eq(m.key, "host", 4) || lp_span__eq(m.key, "rank", 4)) {
+		bool host = m.key.s[0] == 'h';
+
+		if ((ret = where_frame(host ? &c->host_frame : &c->rank_frame, host ? "host" : "rank", &m)) < 0)
+			return lp_error__set(err, ret, ret == -EINVAL ? "#lp.%s without a value" : "out of memory",
+					     host ? "host" : "rank");
+		*(host ? &c->has_host : &c->has_rank) = true;
+		return 0;
+	}
+	if ((ret = lp_event_def__parse(&m, &d, err)) <= 0)
 		return ret;
 	v = realloc(c->units, (c->nunits + 1) * sizeof(*v));
 	if (!v)
@@ -347,25 +392,6 @@ static bool event_selected(const struct profile *c, struct lp_span event)
 	return false;
 }
 
-/* Appends an escaped name as a folded frame: ';' would split it, newlines end the line. */
-static int add_name(struct strbuf *key, struct lp_span s, bool comm)
-{
-	size_t from = key->len;
-	int ret = lp_span__unescape_to(key, s);
-
-	if (ret < 0)
-		return ret;
-	for (size_t i = from; i < key->len; i++) {
-		char ch = key->s[i];
-
-		if (ch == ';')
-			key->s[i] = ':';
-		else if (ch == '\n' || ch == '\r' || (comm && ch == ' '))
-			key->s[i] = comm ? '_' : ' ';
-	}
-	return 0;
-}
-
 static int lp_key(struct profile *c, const struct lp_sample *s)
 {
 	struct strbuf *k = &c->key;
@@ -376,7 +402,11 @@ static int lp_key(struct profile *c, const struct lp_sample *s)
 	int ret;
 
 	strbuf__reset(k);
-	if ((ret = add_name(k, s->comm, true)) < 0)
+	if ((c->o.by_host && ((ret = strbuf__add(k, c->host_frame.s, c->host_frame.len)) < 0 ||
+			      (ret = strbuf__addc(k, ';')) < 0)) ||
+	    (c->o.by_rank && ((ret = strbuf__add(k, c->rank_frame.s, c->rank_frame.len)) < 0 ||
+			      (ret = strbuf__addc(k, ';')) < 0)) ||
+	    (ret = add_name(k, s->comm, true)) < 0)
 		return ret;
 	if (c->o.naming == NAMING_PID)
 		snprintf(ids, sizeof(ids), "-%" PRId64, s->pid);
@@ -488,8 +518,12 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 		if (ret < 0)
 			return ret;
 		if (ret == LP_LINE_COMMENT) {
-			if ((ret = lp_version_line(line, len, NULL, err)) < 0 ||
-			    (ret = meta_event(c, line, len, err)) < 0)
+			if ((ret = lp_version_line(line, len, NULL, err)) < 0)
+				return ret;
+			/* streams put one after another (cat a.lp b.lp): each says where it was made */
+			if (ret == 1)
+				c->has_host = c->has_rank = false;
+			else if ((ret = meta_line(c, line, len, err)) < 0)
 				return ret;
 			continue;
 		}
@@ -508,6 +542,11 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 			return ret;
 		if (!event_selected(c, s.event))
 			continue;
+		if ((c->o.by_host && !c->has_host) || (c->o.by_rank && !c->has_rank))
+			return lp_error__set(err, -EINVAL, "--by %s: the stream says no #lp.%s before its samples%s",
+					     c->o.by_host && !c->has_host ? "host" : "rank",
+					     c->o.by_host && !c->has_host ? "host" : "rank",
+					     c->o.by_host && !c->has_host ? "" : " (it was not recorded under mpirun or srun)");
 		if (c->o.only_tid > 0 && s.tid != c->o.only_tid)
 			continue;
 		if ((ret = check_unit(c, s.event)) < 0)
@@ -543,6 +582,12 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
 	if (format == LP_FORMAT_AUTO)
 		format = lp_format__detect(c->lines);
 	c->formats |= 1u << format;
+	c->has_host = c->has_rank = false;
+	if ((c->o.by_host || c->o.by_rank) && format != LP_FORMAT_LP) {
+		ret = lp_error__set(err, -EINVAL, "--by takes lp streams (their #lp.host and #lp.rank), not %s",
+				    format == LP_FORMAT_PERF ? "perf script text" : "folded stacks");
+		goto cleanup;
+	}
 	switch (format) {
 	case LP_FORMAT_LP:
 		ret = read_lp(c, col, err);
@@ -554,6 +599,7 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
 		ret = read_folded(c, col, err);
 		break;
 	}
+cleanup:
 	lines__free(c->lines);
 	c->lines = NULL;
 	return ret;

@@ -29,6 +29,7 @@ struct profile_opts {
 	bool diff;			/* two-count folded lines are allowed */
 	bool offcpu_column;		/* lp: offcpu samples count in column 1 */
 	int64_t only_tid;		/* lp: keep only this thread's samples; 0 for all */
+	bool by_host, by_rank;		/* lp: root frames host=NAME, rank=N from each input's metadata */
 	/*
 	 * If set, every sample goes here instead of being kept (no --time-ordered):
 	 * for consumers that build their own structure as they read.

@@ -111,7 +111,7 @@ static int start_command(struct recorder *r, struct lp_error *err)
 		r->child = -1;
 		return ret;
 	}
-	r->start_ns = monotonic_ns();
+	recorder__mark_start(r);
 	if (r->offcpu)
 		offcpu__start(r->offcpu, r->start_ns);
 let_go:
@@ -225,7 +225,7 @@ static int attach(struct recorder *r, struct lp_error *err)
 	for (size_t i = 0; i < r->o.npids; i++)
 		if ((ret = attach_threads(r, r->o.pids[i], &o, err)) < 0)
 			return ret;
-	r->start_ns = monotonic_ns();
+	recorder__mark_start(r);
 	if (r->offcpu)
 		offcpu__start(r->offcpu, r->start_ns);
 	for (size_t i = 0; i < r->o.npids; i++) {
@@ -254,7 +254,7 @@ static int start_system_wide(struct recorder *r, struct lp_error *err)
 	if (!r->session)
 		return -errno;
 	set_layout(r);
-	r->start_ns = monotonic_ns();
+	recorder__mark_start(r);
 	if (r->offcpu)
 		offcpu__start(r->offcpu, r->start_ns);
 	if ((ret = perf_session__enable(r->session)) < 0)

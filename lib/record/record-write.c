@@ -208,6 +208,9 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 			/* CFI reached the outermost frame: nothing was cut */
 			whole_stack = outermost;
 		}
+		/* frame pointers may have taken it to the loader's first frame, which CFI cannot say */
+		if (!outermost && !fp_astray && n > user + 1 && symbolizer__at_entry(w->sym, pid, frames[n - 1].ip))
+			outermost = whole_stack = true;
 		/*
 		 * What the walk read off the stack is not kept; where nothing took
 		 * the stack past CFI's last caller, that is not its root either:
@@ -825,6 +828,14 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 	if (ret == 0 && uname(&u) == 0) {
 		v[0] = u.nodename;
 		ret = lp_writer__meta(out, "host", v, 1);
+		if (ret == 0 && r->o.rank) {
+			v[0] = r->o.rank;
+			ret = lp_writer__meta(out, "rank", v, 1);
+		}
+		if (ret == 0 && r->o.job) {
+			v[0] = r->o.job;
+			ret = lp_writer__meta(out, "job", v, 1);
+		}
 		v[0] = u.release;
 		if (ret == 0)
 			ret = lp_writer__meta(out, "kernel", v, 1);
@@ -836,6 +847,9 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 	v[0] = buf;
 	if (ret == 0)
 		ret = lp_writer__meta(out, "start", v, 1);
+	snprintf(buf, sizeof(buf), "%" PRIu64, r->start_realtime_ns);
+	if (ret == 0)
+		ret = lp_writer__meta(out, "realtime", v, 1);
 	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
 		char mode[64];
 

@@ -46,6 +46,7 @@ struct recorder {
 		bool known;
 	} custom_times[RECORD_MAX_EVENTS];	/* each -e event's, when recording ended */
 	uint64_t start_ns, end_ns;	/* recording began, ended */
+	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at start_ns: streams of other hosts on one axis */
 
 	struct chunk *chunks;
 	struct index_entry *index;	/* every record kept, in the order they came */
@@ -63,5 +64,7 @@ const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *
 						const uint64_t **ips);
 
 uint64_t monotonic_ns(void);
+/* Notes when recording begins, on both clocks. */
+void recorder__mark_start(struct recorder *r);
 
 #endif

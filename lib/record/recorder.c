@@ -63,6 +63,15 @@ uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void recorder__mark_start(struct recorder *r)
+{
+	struct timespec ts;
+
+	r->start_ns = monotonic_ns();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,
 						const uint64_t **ips)
 {

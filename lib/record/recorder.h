@@ -32,6 +32,7 @@ struct record_opts {
 	const pid_t *pids;
 	size_t npids;
 	int workload_stdout;		/* fd the command's stdout goes to, or -1 to keep ours */
+	const char *rank, *job;		/* where the recording stands in a parallel job, or NULL */
 	lp_warn_fn warn;
 	void *ctx;
 };

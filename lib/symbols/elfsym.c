@@ -33,6 +33,7 @@ struct elfsym {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	char debuglink[256];
+	uint64_t entry;		/* e_entry, 0 for none */
 };
 
 static int cmp_sym(const void *a, const void *b)
@@ -55,7 +56,11 @@ static void read_layout(struct elfsym *e, Elf *elf)
 	size_t phnum;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	GElf_Ehdr eh;
 	size_t shstrndx;
+
+	if (gelf_getehdr(elf, &eh))
+		e->entry = eh.e_entry;
 
 	if (elf_getphdrnum(elf, &phnum) == 0) {
 		e->segs = calloc(phnum ? phnum : 1, sizeof(*e->segs));
@@ -553,4 +558,9 @@ const char *elfsym__lookup(const struct elfsym *e, uint64_t addr)
 int elfsym__frame_pointer_share(const struct elfsym *e)
 {
 	return e->fp_share;
+}
+
+uint64_t elfsym__entry(const struct elfsym *e)
+{
+	return e->entry;
 }

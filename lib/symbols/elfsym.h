@@ -31,4 +31,7 @@ const char *elfsym__lookup(const struct elfsym *e, uint64_t addr);
  */
 int elfsym__frame_pointer_share(const struct elfsym *e);
 
+/* The file's entry point (e_entry): where a program, or the dynamic loader, starts; 0 for none. */
+uint64_t elfsym__entry(const struct elfsym *e);
+
 #endif

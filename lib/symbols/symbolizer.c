@@ -576,6 +576,26 @@ static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bo
 	return emit(name ? name : "[kernel.kallsyms]", loc, stack, locs);
 }
 
+/*
+ * Whether file address addr of file is in the stub at its entry point that
+ * calls into the program or the loader: the first frame of every process.
+ * The dynamic loader's _start has no CFI (its RTLD_START is bare assembly),
+ * so unwinding from a sample in the loader ends there without CFI saying
+ * "outermost"; its entry point says it.
+ */
+static bool at_entry(struct symbolizer *s, uint32_t file, uint64_t addr)
+{
+	struct elfsym *e = file_symbols(&s->files[file]);
+	uint64_t entry = e ? elfsym__entry(e) : 0;
+
+	/*
+	 * x86-64's stub calls _dl_start at +3 and _dl_init at +0x2b and ends by
+	 * +0x40, where the next function's CFI starts: a return address without
+	 * CFI that close to the entry is in it.
+	 */
+	return entry && addr >= entry && addr < entry + 64;
+}
+
 /* The CFI, the file and the file address of ip in pid, or NULL. */
 static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t *addr, uint32_t *file)
 {
@@ -683,6 +703,8 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 
 		if (ret == -ENOENT && c && n == 0)
 			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
+		if (ret == -ENOENT && c && n > 0 && at_entry(s, file, addr))
+			ret = -ENODATA;
 		if (ret == -ENODATA)
 			*outermost = true;
 		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
@@ -700,6 +722,16 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		r = caller;
 	}
 	return n;
+}
+
+bool symbolizer__at_entry(struct symbolizer *s, pid_t pid, uint64_t ra)
+{
+	uint64_t addr;
+	uint32_t file;
+	struct cfi *c = cfi_at(s, pid, ra - 1, &addr, &file);
+	const struct cached_rule *e = c ? rule_at(s, c, file, addr) : NULL;
+
+	return e && e->status == -ENOENT && at_entry(s, file, addr);
 }
 
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)

@@ -61,6 +61,13 @@ struct sym_frame {
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
 		      struct strbuf *stack, struct strbuf *locs);
 
+/*
+ * Whether return address ra of pid is in the stub at its file's entry point
+ * (the dynamic loader's _start has no CFI): the first frame of the process,
+ * so a stack that reaches it is whole.
+ */
+bool symbolizer__at_entry(struct symbolizer *s, pid_t pid, uint64_t ra);
+
 /* elfsym__frame_pointer_share of a file, or -1. */
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path);
 
