@@ -39,7 +39,7 @@ void parse_by(char *arg, struct profile_opts *o)
 		usage_error("--by takes host, rank or both (host,rank)");
 }
 
-static int read_input(struct profile *c, const char *path, int col)
+int read_input_with(const char *path, input_reader read, void *ctx)
 {
 	struct lp_error err;
 	bool is_stdin = strcmp(path, "-") == 0;
@@ -50,7 +50,7 @@ static int read_input(struct profile *c, const char *path, int col)
 		error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	ret = profile__read(c, fd, is_stdin ? "stdin" : path, col, &err);
+	ret = read(ctx, fd, is_stdin ? "stdin" : path, &err);
 	if (!is_stdin)
 		close(fd);
 	if (ret < 0) {
@@ -58,6 +58,25 @@ static int read_input(struct profile *c, const char *path, int col)
 		return -1;
 	}
 	return 0;
+}
+
+struct column {
+	struct profile *c;
+	int col;
+};
+
+static int read_column(void *ctx, int fd, const char *name, struct lp_error *err)
+{
+	struct column *k = ctx;
+
+	return profile__read(k->c, fd, name, k->col, err);
+}
+
+static int read_input(struct profile *c, const char *path, int col)
+{
+	struct column k = { c, col };
+
+	return read_input_with(path, read_column, &k);
 }
 
 int read_inputs(struct profile *c, char *const *paths, int n, bool two_columns)

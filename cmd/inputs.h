@@ -13,6 +13,12 @@ void parse_by(char *arg, struct profile_opts *o);
 /* Appends the events of "a,b,c" (the strings stay in arg); a usage error if none. */
 void add_events(char *arg, const char ***events, size_t *n);
 
+/* Reads one input (fd, named name in messages) into ctx; -errno with err filled in. */
+typedef int (*input_reader)(void *ctx, int fd, const char *name, struct lp_error *err);
+
+/* Opens path ("-": stdin) for read and closes it; prints what went wrong and returns -1. */
+int read_input_with(const char *path, input_reader read, void *ctx);
+
 /*
  * Reads the n paths (stdin when n is 0) into column 0, or into columns 0 and 1
  * in turn with two_columns; prints what went wrong and returns -1.

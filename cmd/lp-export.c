@@ -45,25 +45,9 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int read_input(struct exporter *e, const char *path)
+static int read_export(void *ctx, int fd, const char *name, struct lp_error *err)
 {
-	struct lp_error err;
-	bool is_stdin = strcmp(path, "-") == 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0) {
-		error("cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	ret = exporter__read(e, fd, is_stdin ? "stdin" : path, &err);
-	if (!is_stdin)
-		close(fd);
-	if (ret < 0) {
-		error_report(&err);
-		return -1;
-	}
-	return 0;
+	return exporter__read(ctx, fd, name, err);
 }
 
 int main(int argc, char **argv)
@@ -115,12 +99,10 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (optind == argc) {
-		if (read_input(e, "-") < 0)
-			goto cleanup;
-	}
+	if (optind == argc && read_input_with("-", read_export, e) < 0)
+		goto cleanup;
 	for (int i = optind; i < argc; i++)
-		if (read_input(e, argv[i]) < 0)
+		if (read_input_with(argv[i], read_export, e) < 0)
 			goto cleanup;
 	if (exporter__finish(e, &err) < 0) {
 		error_report(&err);
