@@ -59,7 +59,7 @@ endif
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export
+PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines
 # lib/ by part (stream, record, symbols, picture...): share/doc/DESIGN.md
 LIB_SRCS = $(wildcard lib/*/*.c)
 LIB_INCLUDES = $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h))))

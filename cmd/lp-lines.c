@@ -1,0 +1,84 @@
+/* lp-lines: weights per source line of an lp stream (the perf report --sort srcline of lp). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdutil.h"
+#include "inputs.h"
+#include "lineprofile.h"
+
+static const char usage_text[] =
+	"Usage: lp-lines [OPTION]... [FILE]...\n"
+	"Sum the samples of lp streams per source line, heaviest first:\n"
+	"FILE:LINE<TAB>FUNCTION<TAB>WEIGHT<TAB>PERCENT, then the line's on- and off-CPU\n"
+	"shares when the samples have both. Lines come from the DWARF line tables of\n"
+	"each frame's binary or its debug file (/usr/lib/debug). With no FILE, or '-',\n"
+	"read stdin.\n"
+	"\n"
+	"  -e, --event=KEY[,KEY] count these events (default: cpu and offcpu)\n"
+	"      --inclusive       credit every frame's line, not only the leaf's\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n"
+	"\n"
+	"Exit status: 0 success, 1 bad input or runtime error, 2 usage error.\n";
+
+enum { OPT_INCLUSIVE = 256 };
+
+static const struct option long_options[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int read_lines(void *ctx, int fd, const char *name, struct lp_error *err)
+{
+	return line_profile__read(ctx, fd, name, err);
+}
+
+int main(int argc, char **argv)
+{
+	struct line_profile_opts o = { .warn = print_warning };
+	const char **events = NULL;
+	struct line_profile *p = NULL;
+	int opt, ret = EXIT_RUNTIME;
+	static char outbuf[1 << 16];
+
+	progname = "lp-lines";
+	while ((opt = getopt_long(argc, argv, "e:hV", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			add_events(optarg, &events, &o.nevents);
+			break;
+		case OPT_INCLUSIVE:
+			o.inclusive = true;
+			break;
+		default:
+			common_option(opt, usage_text);
+		}
+	}
+	o.events = events;
+	p = line_profile__new(&o);
+	if (!p) {
+		error("cannot start: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (optind == argc && read_input_with("-", read_lines, p) < 0)
+		goto cleanup;
+	for (int i = optind; i < argc; i++)
+		if (read_input_with(argv[i], read_lines, p) < 0)
+			goto cleanup;
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	if (line_profile__write(p, stdout) == -ENOMEM) {
+		error("out of memory");
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+cleanup:
+	line_profile__free(p);
+	free(events);
+	return ret;
+}

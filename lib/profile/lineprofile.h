@@ -1,0 +1,38 @@
+/*
+ * Weights per source line (lp-lines): each sample's leaf frame, or with
+ * inclusive every frame once, mapped to FILE:LINE through DWARF line tables
+ * and summed per line and function, on- and off-CPU apart.
+ */
+#ifndef LP_LINEPROFILE_H
+#define LP_LINEPROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+struct line_profile_opts {
+	const char *const *events;	/* NULL: cpu and offcpu */
+	size_t nevents;
+	bool inclusive;
+	lp_warn_fn warn;		/* files without line information, once each */
+	void *ctx;
+};
+
+struct line_profile;
+
+struct line_profile *line_profile__new(const struct line_profile_opts *o);
+void line_profile__free(struct line_profile *p);
+
+/* Reads all of fd, an lp stream named name in messages; -errno with err set. */
+int line_profile__read(struct line_profile *p, int fd, const char *name, struct lp_error *err);
+
+/*
+ * Writes "FILE:LINE<TAB>FUNCTION<TAB>WEIGHT<TAB>PERCENT", heaviest first, and
+ * "<TAB>ON%<TAB>OFF%" (the line's on- and off-CPU shares) when the samples
+ * had both. A frame without a line is "DSO:?". -EIO.
+ */
+int line_profile__write(struct line_profile *p, FILE *out);
+
+#endif

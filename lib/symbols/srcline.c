@@ -1,0 +1,188 @@
+#include "srcline.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <elfutils/libdwfl.h>
+
+#include "hash.h"
+#include "htab.h"
+#include "stackmap.h"
+
+/* One ELF file's line tables, through a libdwfl session of its own. */
+struct dso_lines {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	const char *failed;	/* why it has no lines, or NULL */
+	bool told;
+};
+
+struct dso_slot {
+	struct htab_entry head;
+	struct dso_lines *d;
+};
+
+struct addr_slot {
+	struct htab_entry head;
+	const struct dso_lines *d;
+	uint64_t addr;
+	const char *file;	/* NULL: no line */
+	int line;
+};
+
+struct srclines {
+	struct htab dsos, addrs;
+	struct stackmap *names;	/* file names, NUL-terminated keys */
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct srclines *srclines__new(void)
+{
+	struct srclines *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->dsos = HTAB_INIT(struct dso_slot);
+	s->addrs = HTAB_INIT(struct addr_slot);
+	s->names = stackmap__new();
+	if (!s->names) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+void srclines__free(struct srclines *s)
+{
+	struct dso_slot *e;
+
+	if (!s)
+		return;
+	for (size_t i = 0; (e = htab__next(&s->dsos, &i));) {
+		if (e->d->dwfl)
+			dwfl_end(e->d->dwfl);
+		free(e->d->path);
+		free(e->d);
+	}
+	htab__release(&s->dsos);
+	htab__release(&s->addrs);
+	stackmap__free(s->names);
+	free(s);
+}
+
+static void open_lines(struct dso_lines *d)
+{
+	struct stat st;
+
+	/* a stream names the files: never a FIFO or a device that would block or never end */
+	if (stat(d->path, &st) != 0) {
+		d->failed = "cannot read it";
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		d->failed = "not a regular file";
+		return;
+	}
+	d->dwfl = dwfl_begin(&offline_callbacks);
+	if (!d->dwfl) {
+		d->failed = "libdw cannot start";
+		return;
+	}
+	d->mod = dwfl_report_offline(d->dwfl, d->path, d->path, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod) {
+		d->failed = "cannot read it";
+		return;
+	}
+	/* where libdwfl placed the file: its addresses are the file's own plus the bias */
+	if (!dwfl_module_getdwarf(d->mod, &d->bias))
+		d->failed = "no debug information (install its -dbgsym package, or build with -g)";
+}
+
+static struct dso_lines *dso_of(struct srclines *s, const char *path, size_t len)
+{
+	uint64_t h = hash_bytes(path, len);
+	struct dso_slot *e;
+
+	if (htab__reserve(&s->dsos) < 0)
+		return NULL;
+	for (size_t i = h; (e = htab__at(&s->dsos, i))->head.used; i++)
+		if (e->head.hash == h && strlen(e->d->path) == len && memcmp(e->d->path, path, len) == 0)
+			return e->d;
+	e->d = calloc(1, sizeof(*e->d));
+	if (!e->d || !(e->d->path = strndup(path, len))) {
+		free(e->d);
+		return NULL;
+	}
+	htab__insert(&s->dsos, e, h);
+	/* "[vdso]", "[kernel.kallsyms]", JIT maps: no file to read */
+	if (path[0] != '/')
+		e->d->failed = "not a file";
+	else
+		open_lines(e->d);
+	return e->d;
+}
+
+static const char *intern(struct srclines *s, const char *name)
+{
+	struct stack_entry *e = stackmap__add(s->names, name, strlen(name) + 1, 0, 0);
+
+	return e ? e->key : NULL;
+}
+
+int srclines__find(struct srclines *s, const char *path, size_t path_len, uint64_t addr, struct srcline *out,
+		   const char **reason)
+{
+	struct dso_lines *d = dso_of(s, path, path_len);
+	uint64_t h;
+	struct addr_slot *e;
+
+	*reason = NULL;
+	if (!d)
+		return -ENOMEM;
+	if (d->failed) {
+		if (!d->told && strcmp(d->failed, "not a file") != 0)
+			*reason = d->failed;
+		d->told = true;
+		return 0;
+	}
+	h = hash_mix(hash_word((uint64_t)(uintptr_t)d, addr));
+	if (htab__reserve(&s->addrs) < 0)
+		return -ENOMEM;
+	for (size_t i = h; (e = htab__at(&s->addrs, i))->head.used; i++)
+		if (e->head.hash == h && e->d == d && e->addr == addr)
+			goto found;
+	htab__insert(&s->addrs, e, h);
+	e->d = d;
+	e->addr = addr;
+	e->file = NULL;
+	{
+		Dwfl_Line *l = dwfl_module_getsrc(d->mod, addr + d->bias);
+		int line = 0;
+		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+
+		if (file && line > 0) {
+			if (!(e->file = intern(s, file)))
+				return -ENOMEM;
+			e->line = line;
+		}
+	}
+found:
+	if (!e->file)
+		return 0;
+	out->file = e->file;
+	out->line = e->line;
+	return 1;
+}

@@ -1,0 +1,32 @@
+/*
+ * Source lines of code addresses, from DWARF line tables (libdw): the
+ * binary's own, or its separate debug file found by build id or debug link
+ * (/usr/lib/debug, as perf and gdb look). Each file is opened once, each
+ * address looked up once: a recording repeats a few thousand addresses.
+ */
+#ifndef LP_SRCLINE_H
+#define LP_SRCLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct srclines;
+
+struct srclines *srclines__new(void);
+void srclines__free(struct srclines *s);
+
+struct srcline {
+	const char *file;	/* as the line table names it; owned by s */
+	int line;
+};
+
+/*
+ * The line of file address addr (an ELF virtual address, as LOCS gives it)
+ * in the ELF file at path: 1 with *out, 0 when the file or its debug file
+ * has no line for it (or cannot be read: then *reason says why, once per
+ * file, else NULL), -ENOMEM.
+ */
+int srclines__find(struct srclines *s, const char *path, size_t path_len, uint64_t addr, struct srcline *out,
+		   const char **reason);
+
+#endif

@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# lp-lines: weights per source line from DWARF line tables, against perf report --sort srcline.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	W=$LP_BUILD/workloads
+	[ -x "$W/lines" ] || fail "workloads not built (make check builds them)"
+}
+
+recording() {
+	lp-record -q "$@" 2> rec.err || skip "cannot record here: $(cat rec.err)"
+}
+
+# The workload's line numbers, from its source: the heavy and the light loop.
+heavy_line() { grep -n 'heavy += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1; }
+light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1; }
+
+@test "the heavy loop's line, then the light one's, at 3:1 of the on-CPU time" {
+	recording -F 999 -o l.lp -- "$W/lines" 1
+	run --separate-stderr lp-lines -e cpu l.lp
+	assert_success
+	h=$(heavy_line) l=$(light_line)
+	[[ "${lines[0]}" =~ ^tests/workloads/lines\.c:$h$'\t'loop[^$'\t']*$'\t'[0-9]+$'\t'([0-9.]+)%$ ]] ||
+		fail "first: ${lines[0]}"
+	heavy=${BASH_REMATCH[1]}
+	[[ "${lines[1]}" =~ ^tests/workloads/lines\.c:$l$'\t'loop[^$'\t']*$'\t'[0-9]+$'\t'([0-9.]+)%$ ]] ||
+		fail "second: ${lines[1]}"
+	light=${BASH_REMATCH[1]}
+	awk -v h="$heavy" -v l="$light" 'BEGIN { exit !(h > 68 && h < 82 && l > 18 && l < 32) }' ||
+		fail "heavy $heavy%, light $light%"
+}
+
+@test "the same top lines as perf report --sort srcline, shares within 3 points" {
+	command -v perf > /dev/null || skip "no perf"
+	recording -F 999 --offcpu-freq 0 -o l.lp -- "$W/lines" 1
+	perf record -q -F 999 -o perf.data -- "$W/lines" 1 2> /dev/null || skip "perf record cannot run here"
+	perf report -i perf.data --sort srcline --stdio 2> /dev/null | awk '$1 ~ /%$/ { print $2, $1 }' | head -2 > perf.top
+	lp-lines l.lp | head -2 | awk -F'\t' '{ n = split($1, p, "/"); print p[n], $4 }' > lp.top
+	[ "$(cut -d' ' -f1 perf.top)" = "$(cut -d' ' -f1 lp.top)" ] || fail "perf: $(cat perf.top) lp: $(cat lp.top)"
+	paste -d' ' perf.top lp.top | awk '{ d = $2 - $4; if (d < 0) d = -d; if (d > 3) { print; bad = 1 } } END { exit bad }' ||
+		fail "shares differ: $(paste -d' ' perf.top lp.top)"
+}
+
+@test "--inclusive credits every frame's line once: main's call line has the whole on-CPU time" {
+	recording -F 999 --offcpu-freq 0 -o l.lp -- "$W/lines" 0.5
+	run --separate-stderr lp-lines --inclusive l.lp
+	assert_success
+	call=$(grep -n 'sum += loop' "$TOP/tests/workloads/lines.c" | cut -d: -f1)
+	assert_line --regexp "^tests/workloads/lines\.c:$call"$'\t'"main"$'\t'"[0-9]+"$'\t'"(99\.[5-9][0-9]|100\.00)%$"
+	# the leaves still add up to all of it
+	lp-lines l.lp | awk -F'\t' '{ s += $4 } END { exit !(s > 99.9 && s < 100.1) }'
+}
+
+@test "on- and off-CPU shares of each line when the samples have both; -e picks events" {
+	printf '#lp-stream 1\n' > mixed.lp
+	# an instruction of the heavy loop's line (objdump -l), sampled on and off the CPU
+	for pc in $(objdump -d --no-show-raw-insn -l "$W/lines" | awk -v h="lines.c:$(heavy_line)" '
+		index($0, h) { want = 1; next } want && /^ +[0-9a-f]+:/ { sub(":", "", $1); print $1; exit }'); do
+		printf 'S\t1\t1\t1\tw\tcpu\t300\tloop\t%s+0x%s\n' "$W/lines" "$pc" >> mixed.lp
+		printf 'S\t2\t1\t1\tw\toffcpu\t100\tloop\t%s+0x%s\n' "$W/lines" "$pc" >> mixed.lp
+	done
+	[ "$(grep -c '^S' mixed.lp)" -eq 2 ] || skip "objdump gave no address of the heavy line"
+	run --separate-stderr lp-lines mixed.lp
+	assert_success
+	assert_output "tests/workloads/lines.c:$(heavy_line)"$'\t'"loop"$'\t'"400"$'\t'"100.00%"$'\t'"75.0%"$'\t'"25.0%"
+	run --separate-stderr lp-lines -e offcpu mixed.lp
+	assert_output "tests/workloads/lines.c:$(heavy_line)"$'\t'"loop"$'\t'"100"$'\t'"100.00%"
+}
+
+@test "a binary without line information: its frames grouped as DSO:?, said once on stderr" {
+	printf '#lp-stream 1\n' > nodebug.lp
+	for i in 1 2 3; do
+		printf 'S\t%d\t1\t1\tsh\tcpu\t100\tmain;[sh]\t/bin/sh+0x100;/bin/sh+0x2%d0\n' "$i" "$i" >> nodebug.lp
+	done
+	printf 'S\t9\t1\t1\tsh\tcpu\t100\t[unwind stopped]\t-\n' >> nodebug.lp
+	run --separate-stderr lp-lines nodebug.lp
+	assert_success
+	assert_output - <<-EOF
+		/bin/sh:?	[sh]	300	75.00%
+		[unknown]:?	[unwind stopped]	100	25.00%
+	EOF
+	[ "$stderr" = "lp-lines: nodebug.lp: warning: /bin/sh: no debug information (install its -dbgsym package, or build with -g)" ]
+}
+
+@test "bad input: not an lp stream, a malformed record; usage" {
+	printf 'a;b 1\n' > f.folded
+	run -1 --separate-stderr lp-lines f.folded
+	[ "$stderr" = "lp-lines: f.folded: not an lp stream (lp-lines needs the LOCS lp-record writes)" ]
+	printf '#lp-stream 1\nS\t1\t1\t1\tc\tcpu\tx\ta\t-\n' > bad.lp
+	run -1 --separate-stderr lp-lines bad.lp
+	[ "$stderr" = "lp-lines: bad.lp:2: WEIGHT 'x' is not a non-negative integer" ]
+	run -2 --separate-stderr lp-lines --bogus
+	run --separate-stderr lp-lines --help
+	assert_success
+	assert_output --partial 'Usage: lp-lines'
+}
