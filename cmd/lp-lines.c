@@ -19,16 +19,18 @@ static const char usage_text[] =
 	"\n"
 	"  -e, --event=KEY[,KEY] count these events (default: cpu and offcpu)\n"
 	"      --inclusive       credit every frame's line, not only the leaf's\n"
+	"      --annotate=FUNC   print FUNC's source with its lines' shares in the margin\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
 	"\n"
 	"Exit status: 0 success, 1 bad input or runtime error, 2 usage error.\n";
 
-enum { OPT_INCLUSIVE = 256 };
+enum { OPT_INCLUSIVE = 256, OPT_ANNOTATE };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
+	{ "annotate", required_argument, NULL, OPT_ANNOTATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -56,6 +58,9 @@ int main(int argc, char **argv)
 		case OPT_INCLUSIVE:
 			o.inclusive = true;
 			break;
+		case OPT_ANNOTATE:
+			o.annotate = optarg;
+			break;
 		default:
 			common_option(opt, usage_text);
 		}
@@ -72,7 +77,24 @@ int main(int argc, char **argv)
 		if (read_input_with(argv[i], read_lines, p) < 0)
 			goto cleanup;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (line_profile__write(p, stdout) == -ENOMEM) {
+	if (o.annotate) {
+		const char *path;
+		int r = line_profile__annotate(p, stdout, &path);
+
+		if (r == -ENOENT && !path) {
+			error("no samples with source lines in '%s'", o.annotate);
+			goto cleanup;
+		}
+		if (r == -ERANGE) {
+			error("'%s' is shorter than its line table says: not the source '%s' was built from", path,
+			      o.annotate);
+			goto cleanup;
+		}
+		if (r < 0 && r != -EIO) {
+			error("cannot read '%s': %s", path ? path : o.annotate, strerror(-r));
+			goto cleanup;
+		}
+	} else if (line_profile__write(p, stdout) == -ENOMEM) {
 		error("out of memory");
 		goto cleanup;
 	}

@@ -44,14 +44,46 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 		fail "shares differ: $(paste -d' ' perf.top lp.top)"
 }
 
-@test "--inclusive credits every frame's line once: main's call line has the whole on-CPU time" {
+@test "--inclusive credits every frame's line once: main's call line has all of loop's time" {
 	recording -F 999 --offcpu-freq 0 -o l.lp -- "$W/lines" 0.5
 	run --separate-stderr lp-lines --inclusive l.lp
 	assert_success
 	call=$(grep -n 'sum += loop' "$TOP/tests/workloads/lines.c" | cut -d: -f1)
-	assert_line --regexp "^tests/workloads/lines\.c:$call"$'\t'"main"$'\t'"[0-9]+"$'\t'"(99\.[5-9][0-9]|100\.00)%$"
+	# every sample in loop() passed through main's call of it (start-up and exit are the rest)
+	in_call=$(awk -F'\t' -v k="tests/workloads/lines.c:$call" '$1 == k && $2 == "main" { print $3 }' <<<"$output")
+	in_loop=$(lp-lines l.lp | awk -F'\t' '$2 ~ /^loop/ { s += $3 } END { print s + 0 }')
+	all=$(lp-lines l.lp | awk -F'\t' '{ s += $3 } END { print s + 0 }')
+	awk -v c="$in_call" -v l="$in_loop" -v a="$all" 'BEGIN { exit !(c >= l && l > 0 && c >= 0.95 * a) }' ||
+		fail "main's call line $in_call, loop's lines $in_loop, all $all"
 	# the leaves still add up to all of it
 	lp-lines l.lp | awk -F'\t' '{ s += $4 } END { exit !(s > 99.9 && s < 100.1) }'
+}
+
+@test "code inlined into a function: its own line as the leaf; --inclusive also credits the call's line" {
+	cat > inl.c <<-'EOF'
+		#include <stdlib.h>
+		static inline __attribute__((always_inline)) unsigned long mix(unsigned long x)
+		{
+			for (int i = 0; i < 1000; i++) x = x * 6364136223846793005ul + 1442695040888963407ul;
+			return x;
+		}
+		int main(int argc, char **argv)
+		{
+			unsigned long s = 0;
+			for (long i = 0; i < atol(argv[1]); i++)
+				s += mix(i);
+			return s == 42;
+		}
+	EOF
+	cc -O2 -g -fno-omit-frame-pointer -o inl inl.c
+	recording -F 999 --offcpu-freq 0 -o inl.lp -- ./inl 200000
+	run --separate-stderr lp-lines inl.lp
+	assert_success
+	[[ "${lines[0]}" =~ ^(.*/)?inl\.c:4$'\t'main$'\t'[0-9]+$'\t'(9[0-9]|100)\.[0-9]+%$ ]] || fail "leaf: ${lines[0]}"
+	refute_output --regexp 'inl\.c:11'
+	run --separate-stderr lp-lines --inclusive inl.lp
+	assert_success
+	assert_line --regexp '^(.*/)?inl\.c:11'$'\t''main'$'\t''[0-9]+'$'\t''(9[0-9]|100)\.[0-9]+%$'
 }
 
 @test "on- and off-CPU shares of each line when the samples have both; -e picks events" {
@@ -83,6 +115,22 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 		[unknown]:?	[unwind stopped]	100	25.00%
 	EOF
 	[ "$stderr" = "lp-lines: nodebug.lp: warning: /bin/sh: no debug information (install its -dbgsym package, or build with -g)" ]
+}
+
+@test "--annotate FUNCTION: its source with each sampled line's share in the margin" {
+	recording -F 999 --offcpu-freq 0 -o l.lp -- "$W/lines" 0.5
+	fn=$(lp-lines l.lp | head -1 | cut -f2)
+	run --separate-stderr lp-lines --annotate "$fn" l.lp
+	assert_success
+	h=$(heavy_line) l=$(light_line)
+	assert_line --index 0 --regexp "^$fn \(tests/workloads/lines\.c\): (9[0-9]\.[0-9]{2}|100\.00)% of all samples$"
+	assert_line --regexp "^ +(6[89]|7[0-9]|8[0-2])\.[0-9]{2}% +$h  "$'\t'"for \(long i = 0; i < 3 \* n; i\+\+\) heavy \+="
+	assert_line --regexp "^ +(1[89]|2[0-9]|3[0-2])\.[0-9]{2}% +$l  "$'\t'"for \(long i = 0; i < n; i\+\+\) light \+="
+	# three lines of context either side, without a share
+	assert_line --regexp "^ {9,}$((h - 3))  "
+	assert_line --regexp "^ {9,}$((l + 3))  "
+	run -1 --separate-stderr lp-lines --annotate no_such_function l.lp
+	[ "$stderr" = "lp-lines: no samples with source lines in 'no_such_function'" ]
 }
 
 @test "bad input: not an lp stream, a malformed record; usage" {

@@ -15,6 +15,7 @@ struct line_profile {
 	struct line_profile_opts o;
 	struct srclines *src;
 	struct stackmap *lines;		/* "FILE:LINE\tFUNCTION" -> weight on (0) and off (1) the CPU */
+	struct stackmap *sources;	/* --annotate: "FILE\0PATH\0", where each FILE is read from */
 	struct lp_fields fields;
 	struct strbuf key, dso, name;
 	struct stack_entry **seen;	/* --inclusive: lines already credited by this sample */
@@ -33,7 +34,8 @@ struct line_profile *line_profile__new(const struct line_profile_opts *o)
 	p->o = *o;
 	p->src = srclines__new();
 	p->lines = stackmap__new();
-	if (!p->src || !p->lines) {
+	p->sources = stackmap__new();
+	if (!p->src || !p->lines || !p->sources) {
 		line_profile__free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -47,6 +49,7 @@ void line_profile__free(struct line_profile *p)
 		return;
 	srclines__free(p->src);
 	stackmap__free(p->lines);
+	stackmap__free(p->sources);
 	lp_fields__release(&p->fields);
 	strbuf__release(&p->key);
 	strbuf__release(&p->dso);
@@ -66,13 +69,24 @@ static int column(const struct line_profile *p, struct lp_span event)
 	return -1;
 }
 
+/* Appends a function's name to the key, which is a line of the output: its tabs and newlines become spaces. */
+static int add_function(struct line_profile *p, struct lp_span name)
+{
+	size_t from = p->key.len;
+	int ret = lp_span__unescape_to(&p->key, name);
+
+	for (size_t i = from; ret == 0 && i < p->key.len; i++)
+		if (p->key.s[i] == '\t' || p->key.s[i] == '\n' || p->key.s[i] == '\r')
+			p->key.s[i] = ' ';
+	return ret;
+}
+
 /* The key of one frame: its line, or its DSO when it has none. */
 static int frame_key(struct line_profile *p, struct lp_span name, struct lp_span loc, bool leaf)
 {
 	struct lp_loc l;
 	struct srcline src;
 	const char *reason = NULL;
-	size_t from;
 	int found = 0, ret;
 
 	strbuf__reset(&p->key);
@@ -89,6 +103,16 @@ static int frame_key(struct line_profile *p, struct lp_span name, struct lp_span
 		if (reason)
 			lp_warn(p->o.warn, p->o.ctx, p->file, 0, "%.*s: %s", (int)l.dso.len, l.dso.s, reason);
 	}
+	if (found && p->o.annotate) {
+		/* both NUL-terminated: the key holds the strings annotate reads */
+		size_t flen = strlen(src.file), plen = strlen(src.path);
+		char both[flen + 1 + plen + 1];
+
+		memcpy(both, src.file, flen + 1);
+		memcpy(both + flen + 1, src.path, plen + 1);
+		if (!stackmap__add(p->sources, both, sizeof(both), 0, 0))
+			return -ENOMEM;
+	}
 	if (found)
 		ret = strbuf__addf(&p->key, "%s:%d", src.file, src.line);
 	else
@@ -96,14 +120,7 @@ static int frame_key(struct line_profile *p, struct lp_span name, struct lp_span
 			strbuf__add(&p->key, ":?", 2);
 	if (ret == 0)
 		ret = strbuf__addc(&p->key, '\t');
-	from = p->key.len;
-	if (ret == 0)
-		ret = lp_span__unescape_to(&p->key, name);
-	/* the key is a line of the output: tabs and newlines of the name would break it */
-	for (size_t i = from; ret == 0 && i < p->key.len; i++)
-		if (p->key.s[i] == '\t' || p->key.s[i] == '\n' || p->key.s[i] == '\r')
-			p->key.s[i] = ' ';
-	return ret;
+	return ret ? ret : add_function(p, name);
 }
 
 static int credit(struct line_profile *p, int col, uint64_t weight)
@@ -133,6 +150,32 @@ static int credit(struct line_profile *p, int col, uint64_t weight)
 	return 0;
 }
 
+/*
+ * --inclusive: the lines the frame's code was inlined from, each a line of
+ * the frame's function that called an inline function (innermost first).
+ */
+static int inline_callers(struct line_profile *p, struct lp_span name, bool leaf, int col, uint64_t weight)
+{
+	struct srcline sites[SRCLINE_MAX_INLINED];
+	struct lp_loc l;
+	int n, ret = 0;
+
+	lp_loc__parse(lp_span__of(&p->dso), &l);
+	if (!l.has_offset || !l.dso.len)
+		return 0;
+	n = srclines__inlined_at(p->src, l.dso.s, l.dso.len, leaf || !l.offset ? l.offset : l.offset - 1, sites,
+				 SRCLINE_MAX_INLINED);
+	for (int i = 0; ret == 0 && i < n; i++) {
+		strbuf__reset(&p->key);
+		ret = strbuf__addf(&p->key, "%s:%d\t", sites[i].file, sites[i].line);
+		if (ret == 0)
+			ret = add_function(p, name);
+		if (ret == 0)
+			ret = credit(p, col, weight);
+	}
+	return n < 0 ? n : ret;
+}
+
 static int sample(struct line_profile *p, const struct lp_sample *s, int col, struct lp_error *err)
 {
 	struct lp_list_iter names, locs;
@@ -154,7 +197,8 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 			loc = LP_SPAN("-");
 		if (!leaf && !p->o.inclusive)
 			continue;
-		if ((ret = frame_key(p, name, loc, leaf)) < 0 || (ret = credit(p, col, s->weight)) < 0)
+		if ((ret = frame_key(p, name, loc, leaf)) < 0 || (ret = credit(p, col, s->weight)) < 0 ||
+		    (p->o.inclusive && (ret = inline_callers(p, name, leaf, col, s->weight)) < 0))
 			return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in STACK or LOCS" :
 					     ret == -EOVERFLOW ? "a line's total does not fit 64 bits" : "out of memory");
 	}
@@ -245,4 +289,120 @@ int line_profile__write(struct line_profile *p, FILE *out)
 	}
 	free(v);
 	return ferror(out) ? -EIO : 0;
+}
+
+/* Splits an entry's key "FILE:LINE\tFUNCTION"; false for "DSO:?" entries. */
+static bool key_parts(const struct stack_entry *e, struct lp_span *file, long *line, struct lp_span *fn)
+{
+	const char *tab = memchr(e->key, '\t', e->len), *colon;
+	char *end;
+
+	if (!tab)
+		return false;
+	for (colon = tab; colon > e->key && colon[-1] != ':'; colon--)
+		;
+	if (colon == e->key)
+		return false;
+	*line = strtol(colon, &end, 10);
+	if (end != tab || *line <= 0)
+		return false;
+	*file = (struct lp_span){ e->key, (size_t)(colon - 1 - e->key) };
+	*fn = (struct lp_span){ tab + 1, e->len - (size_t)(tab + 1 - e->key) };
+	return true;
+}
+
+int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
+{
+	size_t n = stackmap__size(p->lines), nfn = strlen(p->o.annotate);
+	uint64_t total = p->weight[0] + p->weight[1], fn_total = 0, best = 0;
+	struct lp_span file = { NULL, 0 }, f, fn;
+	long line, first = 0, last = 0, lineno = 0;
+	uint64_t *weights = NULL;
+	char *text = NULL;
+	size_t cap = 0;
+	FILE *src;
+	int ret = 0;
+
+	*path = NULL;
+	/* the file with most of the function's weight */
+	for (uint32_t i = 0; i < n; i++) {
+		const struct stack_entry *e = stackmap__entry(p->lines, i);
+		uint64_t w = total_of(e), in_file = 0;
+
+		if (!key_parts(e, &f, &line, &fn) || !lp_span__eq(fn, p->o.annotate, nfn))
+			continue;
+		fn_total += w;
+		for (uint32_t j = 0; j < n; j++) {
+			struct lp_span g, gfn;
+			long l2;
+
+			if (key_parts(stackmap__entry(p->lines, j), &g, &l2, &gfn) && lp_span__eq(gfn, p->o.annotate, nfn) &&
+			    g.len == f.len && memcmp(g.s, f.s, f.len) == 0)
+				in_file += total_of(stackmap__entry(p->lines, j));
+		}
+		if (in_file > best) {
+			best = in_file;
+			file = f;
+		}
+	}
+	if (!file.s)
+		return -ENOENT;
+	/* where that file is read from, and the range of its lines the function's samples have */
+	for (uint32_t i = 0; i < stackmap__size(p->sources); i++) {
+		const struct stack_entry *e = stackmap__entry(p->sources, i);
+
+		if (strlen(e->key) == file.len && memcmp(e->key, file.s, file.len) == 0)
+			*path = e->key + file.len + 1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct stack_entry *e = stackmap__entry(p->lines, i);
+
+		if (key_parts(e, &f, &line, &fn) && lp_span__eq(fn, p->o.annotate, nfn) && f.len == file.len &&
+		    memcmp(f.s, file.s, f.len) == 0) {
+			first = !first || line < first ? line : first;
+			last = line > last ? line : last;
+		}
+	}
+	if (!*path)
+		return -ENOENT;
+	weights = calloc((size_t)(last - first + 1), sizeof(*weights));
+	if (!weights)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct stack_entry *e = stackmap__entry(p->lines, i);
+
+		if (key_parts(e, &f, &line, &fn) && lp_span__eq(fn, p->o.annotate, nfn) && f.len == file.len &&
+		    memcmp(f.s, file.s, f.len) == 0)
+			weights[line - first] += total_of(e);
+	}
+	src = fopen(*path, "re");
+	if (!src) {
+		ret = -errno;
+		goto cleanup;
+	}
+	fprintf(out, "%s (%.*s): %.2f%% of all samples\n", p->o.annotate, (int)file.len, file.s,
+		total ? 100.0 * fn_total / total : 0);
+	/* a few lines of context either side, as perf annotate shows the function around them */
+	while (getline(&text, &cap, src) > 0) {
+		lineno++;
+		if (lineno < first - 3 || lineno > last + 3)
+			continue;
+		if (lineno >= first && lineno <= last && weights[lineno - first])
+			fprintf(out, "%7.2f%% %6ld  %s", total ? 100.0 * weights[lineno - first] / total : 0, lineno, text);
+		else
+			fprintf(out, "%8s %6ld  %s", "", lineno, text);
+		if (!strchr(text, '\n'))
+			fputc('\n', out);
+	}
+	if (ferror(src))
+		ret = -EIO;
+	fclose(src);
+	if (ret == 0 && lineno < last)
+		ret = -ERANGE;	/* the file is not the one the program was built from */
+	if (ret == 0 && ferror(out))
+		ret = -EIO;
+cleanup:
+	free(text);
+	free(weights);
+	return ret;
 }

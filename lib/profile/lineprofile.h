@@ -16,6 +16,7 @@ struct line_profile_opts {
 	const char *const *events;	/* NULL: cpu and offcpu */
 	size_t nevents;
 	bool inclusive;
+	const char *annotate;		/* a function whose source line__annotate prints, or NULL */
 	lp_warn_fn warn;		/* files without line information, once each */
 	void *ctx;
 };
@@ -34,5 +35,13 @@ int line_profile__read(struct line_profile *p, int fd, const char *name, struct 
  * had both. A frame without a line is "DSO:?". -EIO.
  */
 int line_profile__write(struct line_profile *p, FILE *out);
+
+/*
+ * The source of function o.annotate with its lines' weights in the margin
+ * (as perf annotate --stdio at source level), from the file with most of its
+ * weight. -ENOENT: no samples with lines in that function; -errno of reading
+ * the source, with *path set; -EIO.
+ */
+int line_profile__annotate(struct line_profile *p, FILE *out, const char **path);
 
 #endif

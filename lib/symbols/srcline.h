@@ -12,11 +12,14 @@
 
 struct srclines;
 
+enum { SRCLINE_MAX_INLINED = 16 };	/* inline levels kept per address */
+
 struct srclines *srclines__new(void);
 void srclines__free(struct srclines *s);
 
 struct srcline {
 	const char *file;	/* as the line table names it; owned by s */
+	const char *path;	/* where to read it: relative names joined to the build directory */
 	int line;
 };
 
@@ -28,5 +31,13 @@ struct srcline {
  */
 int srclines__find(struct srclines *s, const char *path, size_t path_len, uint64_t addr, struct srcline *out,
 		   const char **reason);
+
+/*
+ * Where the code at addr was inlined: the call sites of its inline chain,
+ * innermost first (each a line of the function it was inlined into), up to
+ * max. The number found (0 when not inlined or no information), -ENOMEM.
+ */
+int srclines__inlined_at(struct srclines *s, const char *path, size_t path_len, uint64_t addr, struct srcline *out,
+			 size_t max);
 
 #endif
