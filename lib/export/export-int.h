@@ -87,9 +87,6 @@ struct export_ops {
 extern const struct export_ops export_pprof_ops, export_speedscope_ops, export_trace_ops,
 	export_perf_script_ops;
 
-/* The value of an attribute of a split record from field from on ("status"), or 0. */
-int export_attr(const struct lp_fields *f, size_t from, const char *key, struct lp_span *value);
-
 /* The frames of the sample being handed to a format, root first; -errno with x->err set. */
 int export_sample__stack(struct export_ctx *x, struct export_stack *out);
 

@@ -268,6 +268,21 @@ static int on_cpu(struct trace *tr, struct export_ctx *x, struct thread *t, cons
 	return 0;
 }
 
+/* KEY=VALUE fields as ,"KEY":"VALUE" members of the object being built (a bare KEY is true). */
+static int attrs_json(struct strbuf *b, const struct lp_span *attrs, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		const char *eq = memchr(attrs[i].s, '=', attrs[i].len);
+		size_t klen = eq ? (size_t)(eq - attrs[i].s) : attrs[i].len;
+
+		ret = strbuf__addc(b, ',') ?: json_string(b, attrs[i].s, klen) ?: strbuf__addc(b, ':') ?:
+			(eq ? json_string(b, eq + 1, attrs[i].len - klen - 1) : add_lit(b, "true"));
+	}
+	return ret;
+}
+
 static int sample_args(struct trace *tr, const struct export_sample *xs, const struct export_stack *frames)
 {
 	struct strbuf stack = STRBUF_INIT;
@@ -278,19 +293,8 @@ static int sample_args(struct trace *tr, const struct export_sample *xs, const s
 	if (ret == 0)
 		ret = key_string(&tr->ev, "stack", stack.s, stack.len);
 	/* the record's own attributes: state=, fd=, count=... */
-	for (size_t i = 0; ret == 0 && i < xs->s->nattrs; i++) {
-		const struct lp_span *a = &xs->s->attrs[i];
-		const char *eq = memchr(a->s, '=', a->len);
-		size_t klen = eq ? (size_t)(eq - a->s) : a->len;
-
-		ret = strbuf__addc(&tr->ev, ',');
-		if (ret == 0)
-			ret = json_string(&tr->ev, a->s, klen);
-		if (ret == 0)
-			ret = strbuf__addc(&tr->ev, ':');
-		if (ret == 0)
-			ret = eq ? json_string(&tr->ev, eq + 1, a->len - klen - 1) : add_lit(&tr->ev, "true");
-	}
+	if (ret == 0)
+		ret = attrs_json(&tr->ev, xs->s->attrs, xs->s->nattrs);
 	if (ret == 0)
 		ret = strbuf__addc(&tr->ev, '}');
 	strbuf__release(&stack);
@@ -367,11 +371,11 @@ static int proc(void *st, struct export_ctx *x, const struct export_proc *xp)
 	if (ret == 0 && p->what == LP_PROC_EXIT) {
 		bool any = false;
 
-		if (export_attr(xp->fields, 6, "status", &v) == 1) {
+		if (lp_attrs__find(xp->fields->v + 6, xp->fields->n - 6, "status", &v) == 1) {
 			ret = add_lit(&tr->ev, "\"status\":") ?: json_string(&tr->ev, v.s, v.len);
 			any = true;
 		}
-		if (ret == 0 && export_attr(xp->fields, 6, "signal", &v) == 1)
+		if (ret == 0 && lp_attrs__find(xp->fields->v + 6, xp->fields->n - 6, "signal", &v) == 1)
 			ret = (any ? add_lit(&tr->ev, ",\"signal\":") : add_lit(&tr->ev, "\"signal\":")) ?:
 				json_string(&tr->ev, v.s, v.len);
 	}
@@ -400,16 +404,8 @@ static int thread_summary(void *st, struct export_ctx *x, const struct export_th
 		ret = add_lit(&tr->ev, ",\"name\":\"thread_name\",\"args\":{\"name\":");
 	if (ret == 0)
 		ret = json_string(&tr->ev, xt->comm.s, xt->comm.len);
-	for (size_t i = 0; ret == 0 && i < th->nattrs; i++) {
-		const struct lp_span *a = &th->attrs[i];
-		const char *eq = memchr(a->s, '=', a->len);
-		size_t klen = eq ? (size_t)(eq - a->s) : a->len;
-
-		ret = strbuf__addc(&tr->ev, ',') ?: json_string(&tr->ev, a->s, klen);
-		if (ret == 0)
-			ret = strbuf__addc(&tr->ev, ':') ?:
-				(eq ? json_string(&tr->ev, eq + 1, a->len - klen - 1) : add_lit(&tr->ev, "true"));
-	}
+	if (ret == 0)
+		ret = attrs_json(&tr->ev, th->attrs, th->nattrs);
 	if (ret == 0)
 		ret = strbuf__addc(&tr->ev, '}');
 	if (ret < 0)

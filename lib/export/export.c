@@ -443,22 +443,6 @@ int exporter__finish(struct exporter *e, struct lp_error *err)
 	return e->ops->finish(e->state, &e->x);
 }
 
-int export_attr(const struct lp_fields *f, size_t from, const char *key, struct lp_span *value)
-{
-	size_t n = strlen(key);
-
-	for (size_t i = from; i < f->n; i++) {
-		const struct lp_span *a = &f->v[i];
-
-		if (a->len > n && a->s[n] == '=' && memcmp(a->s, key, n) == 0) {
-			value->s = a->s + n + 1;
-			value->len = a->len - n - 1;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 int export_write_failed(struct export_ctx *x)
 {
 	int err = errno;

@@ -167,20 +167,25 @@ int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, struct lp_e
 	return 0;
 }
 
-int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *value)
+int lp_attrs__find(const struct lp_span *attrs, size_t n, const char *key, struct lp_span *value)
 {
-	size_t n = strlen(key);
+	size_t klen = strlen(key);
 
-	for (size_t i = 0; i < s->nattrs; i++) {
-		const struct lp_span *a = &s->attrs[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct lp_span *a = &attrs[i];
 
-		if (a->len > n && a->s[n] == '=' && memcmp(a->s, key, n) == 0) {
-			value->s = a->s + n + 1;
-			value->len = a->len - n - 1;
+		if (a->len > klen && a->s[klen] == '=' && memcmp(a->s, key, klen) == 0) {
+			value->s = a->s + klen + 1;
+			value->len = a->len - klen - 1;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *value)
+{
+	return lp_attrs__find(s->attrs, s->nattrs, key, value);
 }
 
 int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_error *err)
@@ -205,15 +210,11 @@ int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_e
 
 int lp_thread__attr_u64(const struct lp_thread *t, const char *key, uint64_t *v)
 {
-	size_t n = strlen(key);
+	struct lp_span value;
 
-	for (size_t i = 0; i < t->nattrs; i++) {
-		const struct lp_span *a = &t->attrs[i];
-
-		if (a->len > n && a->s[n] == '=' && memcmp(a->s, key, n) == 0)
-			return parse_u64(a->s + n + 1, a->len - n - 1, v) == 0 ? 1 : -EINVAL;
-	}
-	return 0;
+	if (!lp_attrs__find(t->attrs, t->nattrs, key, &value))
+		return 0;
+	return parse_u64(value.s, value.len, v) == 0 ? 1 : -EINVAL;
 }
 
 static const char *const proc_names[] = {

@@ -90,6 +90,9 @@ enum { LP_SAMPLE_FIELDS = 9, LP_SAMPLE_STACK_FIELD = 7 };
 /* Parses and validates an S record split into f; -EINVAL naming the field and the problem. */
 int lp_sample__parse(const struct lp_fields *f, struct lp_sample *s, struct lp_error *err);
 
+/* 1 and *value: the value of attribute key ("dur") among KEY=VALUE fields; 0 when none has it. */
+int lp_attrs__find(const struct lp_span *attrs, size_t n, const char *key, struct lp_span *value);
+
 /* The value of attribute key ("dur"), or 0 if the sample has none. */
 int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *value);
 
