@@ -81,27 +81,36 @@ static int add_function(struct line_profile *p, struct lp_span name)
 	return ret;
 }
 
-/* The key of one frame: its line, or its DSO when it has none. */
-static int frame_key(struct line_profile *p, struct lp_span name, struct lp_span loc, bool leaf)
+/*
+ * Where a frame's code is: its DSO (unescaped into p->dso) and the address
+ * to look up; false when the LOCS item gives no place in a file.
+ */
+static bool frame_place(struct line_profile *p, struct lp_span loc, bool leaf, struct lp_loc *l, uint64_t *addr,
+			int *ret)
 {
-	struct lp_loc l;
+	strbuf__reset(&p->dso);
+	if ((*ret = lp_span__unescape_to(&p->dso, loc)) < 0)
+		return false;
+	lp_loc__parse(lp_span__of(&p->dso), l);
+	/* a return address: the call is the instruction before it */
+	*addr = leaf || !l->offset ? l->offset : l->offset - 1;
+	return l->has_offset && l->dso.len;
+}
+
+/* The key of one frame: its line, or its DSO when it has none. */
+static int frame_key(struct line_profile *p, struct lp_span name, const struct lp_loc *l, bool placed, uint64_t addr)
+{
 	struct srcline src;
 	const char *reason = NULL;
 	int found = 0, ret;
 
 	strbuf__reset(&p->key);
-	strbuf__reset(&p->dso);
-	if ((ret = lp_span__unescape_to(&p->dso, loc)) < 0)
-		return ret;
-	lp_loc__parse(lp_span__of(&p->dso), &l);
-	if (l.has_offset && l.dso.len) {
-		/* a return address: the call is the instruction before it */
-		found = srclines__find(p->src, l.dso.s, l.dso.len, leaf || !l.offset ? l.offset : l.offset - 1, &src,
-				       &reason);
+	if (placed) {
+		found = srclines__find(p->src, l->dso.s, l->dso.len, addr, &src, &reason);
 		if (found < 0)
 			return found;
 		if (reason)
-			lp_warn(p->o.warn, p->o.ctx, p->file, 0, "%.*s: %s", (int)l.dso.len, l.dso.s, reason);
+			lp_warn(p->o.warn, p->o.ctx, p->file, 0, "%.*s: %s", (int)l->dso.len, l->dso.s, reason);
 	}
 	if (found && p->o.annotate) {
 		/* both NUL-terminated: the key holds the strings annotate reads */
@@ -116,7 +125,7 @@ static int frame_key(struct line_profile *p, struct lp_span name, struct lp_span
 	if (found)
 		ret = strbuf__addf(&p->key, "%s:%d", src.file, src.line);
 	else
-		ret = strbuf__add(&p->key, l.dso.len ? l.dso.s : "[unknown]", l.dso.len ? l.dso.len : 9) ?:
+		ret = strbuf__add(&p->key, l->dso.len ? l->dso.s : "[unknown]", l->dso.len ? l->dso.len : 9) ?:
 			strbuf__add(&p->key, ":?", 2);
 	if (ret == 0)
 		ret = strbuf__addc(&p->key, '\t');
@@ -154,17 +163,12 @@ static int credit(struct line_profile *p, int col, uint64_t weight)
  * --inclusive: the lines the frame's code was inlined from, each a line of
  * the frame's function that called an inline function (innermost first).
  */
-static int inline_callers(struct line_profile *p, struct lp_span name, bool leaf, int col, uint64_t weight)
+static int inline_callers(struct line_profile *p, struct lp_span name, const struct lp_loc *l, uint64_t addr, int col,
+			  uint64_t weight)
 {
 	struct srcline sites[SRCLINE_MAX_INLINED];
-	struct lp_loc l;
-	int n, ret = 0;
+	int n = srclines__inlined_at(p->src, l->dso.s, l->dso.len, addr, sites, SRCLINE_MAX_INLINED), ret = 0;
 
-	lp_loc__parse(lp_span__of(&p->dso), &l);
-	if (!l.has_offset || !l.dso.len)
-		return 0;
-	n = srclines__inlined_at(p->src, l.dso.s, l.dso.len, leaf || !l.offset ? l.offset : l.offset - 1, sites,
-				 SRCLINE_MAX_INLINED);
 	for (int i = 0; ret == 0 && i < n; i++) {
 		strbuf__reset(&p->key);
 		ret = strbuf__addf(&p->key, "%s:%d\t", sites[i].file, sites[i].line);
@@ -181,7 +185,9 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 	struct lp_list_iter names, locs;
 	struct lp_span name, loc;
 	size_t n = lp_list__count(s->stack), i = 0;
-	bool has_locs = !lp_span__eq(s->locs, "-", 1);
+	bool has_locs = !lp_span__eq(s->locs, "-", 1), placed;
+	struct lp_loc l;
+	uint64_t addr;
 	int ret;
 
 	p->nseen = 0;
@@ -197,8 +203,9 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 			loc = LP_SPAN("-");
 		if (!leaf && !p->o.inclusive)
 			continue;
-		if ((ret = frame_key(p, name, loc, leaf)) < 0 || (ret = credit(p, col, s->weight)) < 0 ||
-		    (p->o.inclusive && (ret = inline_callers(p, name, leaf, col, s->weight)) < 0))
+		placed = frame_place(p, loc, leaf, &l, &addr, &ret);
+		if (ret < 0 || (ret = frame_key(p, name, &l, placed, addr)) < 0 || (ret = credit(p, col, s->weight)) < 0 ||
+		    (p->o.inclusive && placed && (ret = inline_callers(p, name, &l, addr, col, s->weight)) < 0))
 			return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in STACK or LOCS" :
 					     ret == -EOVERFLOW ? "a line's total does not fit 64 bits" : "out of memory");
 	}
@@ -311,12 +318,25 @@ static bool key_parts(const struct stack_entry *e, struct lp_span *file, long *l
 	return true;
 }
 
+/* One sampled line of the function being annotated. */
+struct fn_line {
+	struct lp_span file;
+	long line;
+	uint64_t weight;
+};
+
+static bool same_file(struct lp_span a, struct lp_span b)
+{
+	return a.len == b.len && memcmp(a.s, b.s, a.len) == 0;
+}
+
 int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
 {
-	size_t n = stackmap__size(p->lines), nfn = strlen(p->o.annotate);
+	size_t n = stackmap__size(p->lines), nfn = strlen(p->o.annotate), k = 0;
 	uint64_t total = p->weight[0] + p->weight[1], fn_total = 0, best = 0;
-	struct lp_span file = { NULL, 0 }, f, fn;
-	long line, first = 0, last = 0, lineno = 0;
+	struct lp_span file = { NULL, 0 }, fn;
+	struct fn_line *mine = malloc((n ? n : 1) * sizeof(*mine));
+	long first = 0, last = 0, lineno = 0;
 	uint64_t *weights = NULL;
 	char *text = NULL;
 	size_t cap = 0;
@@ -324,29 +344,35 @@ int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
 	int ret = 0;
 
 	*path = NULL;
-	/* the file with most of the function's weight */
+	if (!mine)
+		return -ENOMEM;
+	/* the function's lines, once */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct stack_entry *e = stackmap__entry(p->lines, i);
-		uint64_t w = total_of(e), in_file = 0;
+		struct fn_line *m = &mine[k];
 
-		if (!key_parts(e, &f, &line, &fn) || !lp_span__eq(fn, p->o.annotate, nfn))
-			continue;
-		fn_total += w;
-		for (uint32_t j = 0; j < n; j++) {
-			struct lp_span g, gfn;
-			long l2;
-
-			if (key_parts(stackmap__entry(p->lines, j), &g, &l2, &gfn) && lp_span__eq(gfn, p->o.annotate, nfn) &&
-			    g.len == f.len && memcmp(g.s, f.s, f.len) == 0)
-				in_file += total_of(stackmap__entry(p->lines, j));
-		}
-		if (in_file > best) {
-			best = in_file;
-			file = f;
+		if (key_parts(e, &m->file, &m->line, &fn) && lp_span__eq(fn, p->o.annotate, nfn)) {
+			m->weight = total_of(e);
+			fn_total += m->weight;
+			k++;
 		}
 	}
-	if (!file.s)
-		return -ENOENT;
+	/* the file with most of its weight (a function's lines are few) */
+	for (size_t i = 0; i < k; i++) {
+		uint64_t in_file = 0;
+
+		for (size_t j = 0; j < k; j++)
+			if (same_file(mine[j].file, mine[i].file))
+				in_file += mine[j].weight;
+		if (in_file > best) {
+			best = in_file;
+			file = mine[i].file;
+		}
+	}
+	if (!file.s) {
+		ret = -ENOENT;
+		goto cleanup;
+	}
 	/* where that file is read from, and the range of its lines the function's samples have */
 	for (uint32_t i = 0; i < stackmap__size(p->sources); i++) {
 		const struct stack_entry *e = stackmap__entry(p->sources, i);
@@ -354,27 +380,23 @@ int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
 		if (strlen(e->key) == file.len && memcmp(e->key, file.s, file.len) == 0)
 			*path = e->key + file.len + 1;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		const struct stack_entry *e = stackmap__entry(p->lines, i);
-
-		if (key_parts(e, &f, &line, &fn) && lp_span__eq(fn, p->o.annotate, nfn) && f.len == file.len &&
-		    memcmp(f.s, file.s, f.len) == 0) {
-			first = !first || line < first ? line : first;
-			last = line > last ? line : last;
+	for (size_t i = 0; i < k; i++)
+		if (same_file(mine[i].file, file)) {
+			first = !first || mine[i].line < first ? mine[i].line : first;
+			last = mine[i].line > last ? mine[i].line : last;
 		}
+	if (!*path) {
+		ret = -ENOENT;
+		goto cleanup;
 	}
-	if (!*path)
-		return -ENOENT;
 	weights = calloc((size_t)(last - first + 1), sizeof(*weights));
-	if (!weights)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct stack_entry *e = stackmap__entry(p->lines, i);
-
-		if (key_parts(e, &f, &line, &fn) && lp_span__eq(fn, p->o.annotate, nfn) && f.len == file.len &&
-		    memcmp(f.s, file.s, f.len) == 0)
-			weights[line - first] += total_of(e);
+	if (!weights) {
+		ret = -ENOMEM;
+		goto cleanup;
 	}
+	for (size_t i = 0; i < k; i++)
+		if (same_file(mine[i].file, file))
+			weights[mine[i].line - first] += mine[i].weight;
 	src = fopen(*path, "re");
 	if (!src) {
 		ret = -errno;
@@ -404,5 +426,6 @@ int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
 cleanup:
 	free(text);
 	free(weights);
+	free(mine);
 	return ret;
 }
