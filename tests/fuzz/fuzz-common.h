@@ -10,27 +10,42 @@
 
 #include "profile.h"
 
-static void ignore_warning(void *ctx, const struct lp_error *w)
+static inline void ignore_warning(void *ctx, const struct lp_error *w)
 {
 	(void)ctx, (void)w;
 }
 
-static int collapse_input(const uint8_t *data, size_t size, struct profile_opts *o)
+/* The input as a file at its start, as the readers take it. */
+static inline int input_fd(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
-	struct lp_error err;
-	struct folded_output out = { .diff = o->diff };
-	struct profile *c;
 	int fd = memfd_create("fuzz", 0);
 
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
 		abort();
-	if (!sink)
-		sink = fopen("/dev/null", "w");
+	return fd;
+}
+
+/* Where the output goes: nowhere. */
+static inline FILE *sink(void)
+{
+	static FILE *f;
+
+	if (!f && !(f = fopen("/dev/null", "w")))
+		abort();
+	return f;
+}
+
+static inline int collapse_input(const uint8_t *data, size_t size, struct profile_opts *o)
+{
+	struct lp_error err;
+	struct folded_output out = { .diff = o->diff };
+	struct profile *c;
+	int fd = input_fd(data, size);
+
 	o->warn = ignore_warning;
 	c = profile__new(o);
 	if (profile__read(c, fd, "fuzz", 0, &err) == 0)
-		profile__write_folded(c, sink, &out);
+		profile__write_folded(c, sink(), &out);
 	profile__free(c);
 	close(fd);
 	return 0;

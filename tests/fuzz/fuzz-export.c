@@ -1,15 +1,9 @@
 /* lp-export's reader and every format on one input; the first byte picks the format. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "export.h"
+#include "fuzz-common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
 	struct export_opts o = { 0 };
 	struct lp_error err;
 	struct exporter *e;
@@ -19,12 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	o.format = data[0] % 4;
 	data++, size--;
-	fd = memfd_create("fuzz", 0);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
-		abort();
-	if (!sink)
-		sink = fopen("/dev/null", "w");
-	e = exporter__new(&o, sink);
+	fd = input_fd(data, size);
+	e = exporter__new(&o, sink());
 	if (!e)
 		abort();
 	/* read twice: state kept from one input to the next is reached too */
