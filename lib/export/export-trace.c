@@ -38,6 +38,7 @@ struct thread_slot {
 struct trace {
 	struct htab threads;
 	struct strbuf ev;	/* the event being built */
+	struct strbuf name;	/* a slice's prefixed name */
 	bool first;		/* no event written yet: no comma before it */
 };
 
@@ -81,6 +82,7 @@ static void free_state(void *st)
 	clear_threads(tr);
 	htab__release(&tr->threads);
 	strbuf__release(&tr->ev);
+	strbuf__release(&tr->name);
 	free(tr);
 }
 
@@ -205,18 +207,10 @@ static int slice(struct trace *tr, struct thread *t, const char *cat, const char
 		return ret;
 	if (!*prefix)
 		return json_string(&tr->ev, name.s, name.len);
-	/* the prefix and name as one string */
-	{
-		struct strbuf both = STRBUF_INIT;
-
-		ret = strbuf__add(&both, prefix, strlen(prefix));
-		if (ret == 0)
-			ret = strbuf__add(&both, name.s, name.len);
-		if (ret == 0)
-			ret = json_string(&tr->ev, both.s, both.len);
-		strbuf__release(&both);
-	}
-	return ret;
+	/* the prefix and name as one string, built where the last one was */
+	strbuf__reset(&tr->name);
+	ret = strbuf__add(&tr->name, prefix, strlen(prefix)) ?: strbuf__add(&tr->name, name.s, name.len);
+	return ret ? ret : json_string(&tr->ev, tr->name.s, tr->name.len);
 }
 
 static int close_run(struct trace *tr, struct export_ctx *x, struct thread *t)
