@@ -257,11 +257,14 @@ lost_allowance() {
 	[ "$(uname -m)" = x86_64 ] || skip "the nap workload clears %rbp with x86-64 assembly"
 	# doze's 1.2 KB frame and %rbp at no frame record: only CFI on a big enough copy finds main
 	# (every interval in doze: its 20 naps, and a rare second sleep or wait to run within one)
+	# (a nap the kernel showed unseen, about one run in twelve, is counted lost in the stream)
 	lp-offcpu -q -F -1 -o n.lp -- "$W/bigframe" nap 20 > /dev/null 2>&1
-	awk -F'\t' '$1 == "S" && $8 ~ /(^|;)doze;/ { n++; if ($8 ~ /^_start;__libc_start_main;__libc_start_call_main;main;doze;/) m++ }
-		END { if (n < 20 || m != n) { print m " of " n " intervals in doze reach main"; exit 1 } }' n.lp
+	awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { lost = $3 }
+		$1 == "S" && $8 ~ /(^|;)doze;/ { n++; if ($8 ~ /^_start;__libc_start_main;__libc_start_call_main;main;doze;/) m++ }
+		END { if (n + lost < 20 || m != n) { print m " of " n " intervals in doze reach main, " lost + 0 " lost"; exit 1 } }' n.lp
 	# a copy smaller than the frame stops there, and says so
 	lp-offcpu -q -F -1 --stack-size 512 -o s.lp -- "$W/bigframe" nap 20 > /dev/null 2>&1
-	awk -F'\t' '$1 == "S" && $8 ~ /(^|;)doze;/ { n++; if ($8 ~ /^\[unwind stopped\];doze;/) m++ }
-		END { if (n < 20 || m != n) { print m " of " n " intervals in doze stop at the marker"; exit 1 } }' s.lp
+	awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { lost = $3 }
+		$1 == "S" && $8 ~ /(^|;)doze;/ { n++; if ($8 ~ /^\[unwind stopped\];doze;/) m++ }
+		END { if (n + lost < 20 || m != n) { print m " of " n " intervals in doze stop at the marker, " lost + 0 " lost"; exit 1 } }' s.lp
 }
