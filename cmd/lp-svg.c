@@ -13,13 +13,15 @@
 #include "flamesink.h"
 #include "flamesvg.h"
 #include "flametree.h"
+#include "export.h"
 #include "numparse.h"
 #include "palette.h"
 #include "stackmap.h"
 #include "strbuf.h"
+#include "timeline.h"
 
-extern const char flamegraph_js[], flamegraph_css[];
-extern const unsigned long flamegraph_js_len, flamegraph_css_len;
+extern const char flamegraph_js[], flamegraph_css[], timeline_js[], timeline_css[];
+extern const unsigned long flamegraph_js_len, flamegraph_css_len, timeline_js_len, timeline_css_len;
 
 static const char usage_text[] =
 	"Usage: lp-svg [OPTION]... [FILE]...\n"
@@ -30,6 +32,11 @@ static const char usage_text[] =
 	"Pictures:\n"
 	"      --flamechart      x is time: each thread's samples in order (lp stream)\n"
 	"      --tid=TID         with --flamechart: one thread only\n"
+	"      --timeline        a row per thread, nested by spawn tree, on one time\n"
+	"                        axis: on-CPU and off-CPU time, exec and exit (lp\n"
+	"                        stream; each FILE a band, on CLOCK_REALTIME when all\n"
+	"                        have #lp.realtime); --height is a row's height\n"
+	"      --no-srclines     timeline: no file:line in spawning stacks (faster)\n"
 	"      --inverted        an icicle graph (root at the top)\n"
 	"      --reverse         merge stacks from the leaves\n"
 	"  -e, --event=KEY[,KEY] lp: draw these events only (default: cpu and offcpu,\n"
@@ -56,7 +63,7 @@ enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_NOTES, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH,
 	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
 	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
-	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY,
+	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_TIMELINE, OPT_NO_SRCLINES,
 };
 
 static const struct option long_options[] = {
@@ -80,6 +87,8 @@ static const struct option long_options[] = {
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "timeline", no_argument, NULL, OPT_TIMELINE },
+	{ "no-srclines", no_argument, NULL, OPT_NO_SRCLINES },
 	{ "negate", no_argument, NULL, OPT_NEGATE },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
@@ -99,6 +108,44 @@ static double number(const char *opt, const char *arg, double min, double max)
 	if (end == arg || *end || !(v >= min && v <= max))
 		usage_error("%s needs a number from %g to %g, got '%s'", opt, min, max, arg);
 	return v;
+}
+
+static int read_timeline(void *ctx, int fd, const char *name, struct lp_error *err)
+{
+	return exporter__read(ctx, fd, name, err);
+}
+
+/* The timeline reads lp streams only, each input a band: the exporter's reading, lp-svg's picture. */
+static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bool srclines)
+{
+	struct timeline_opts to = {
+		.title = so->title ? so->title : "Timeline", .width = so->width,
+		.rowheight = so->frameheight, .fonttype = so->fonttype, .fontsize = so->fontsize,
+		.srclines = srclines, .js = timeline_js, .css = timeline_css,
+		.jslen = timeline_js_len, .csslen = timeline_css_len,
+	};
+	struct export_opts eo = { .reader = "lp-svg --timeline", .format_opts = &to, .warn = print_warning };
+	struct exporter *e = exporter__new_with(&eo, &timeline_ops, stdout);
+	struct lp_error err;
+	int ret = EXIT_RUNTIME;
+
+	if (!e) {
+		error("cannot start: %s", strerror(errno));
+		return ret;
+	}
+	if (n == 0 && read_input_with("-", read_timeline, e) < 0)
+		goto cleanup;
+	for (int i = 0; i < n; i++)
+		if (read_input_with(paths[i], read_timeline, e) < 0)
+			goto cleanup;
+	if (exporter__finish(e, &err) < 0) {
+		error_report(&err);
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+cleanup:
+	exporter__free(e);
+	return ret;
 }
 
 static bool mapped_color(void *ctx, const char *name, size_t len, uint32_t *rgb)
@@ -121,7 +168,7 @@ int main(int argc, char **argv)
 	struct flame_sink sink = { .max_depth = 2048 };
 	struct flametree *tree = NULL;
 	struct stackmap *palette_map = NULL;
-	bool use_cp = false, lp_input;
+	bool use_cp = false, lp_input, timeline = false, srclines = true;
 	int opt, ret = EXIT_RUNTIME, ninputs, profiles;
 	uint64_t u;
 	static char outbuf[1 << 20];
@@ -176,6 +223,8 @@ int main(int argc, char **argv)
 		case OPT_INVERTED: so.inverted = true; break;
 		case OPT_REVERSE: sink.reverse = true; break;
 		case OPT_FLAMECHART: so.flamechart = co.time_ordered = true; break;
+		case OPT_TIMELINE: timeline = true; break;
+		case OPT_NO_SRCLINES: srclines = false; break;
 		case OPT_NEGATE: so.negate = true; break;
 		case OPT_MAX_DEPTH:
 			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u > 1000000)
@@ -198,6 +247,15 @@ int main(int argc, char **argv)
 		}
 	}
 	ninputs = argc - optind;
+	if (timeline) {
+		if (so.flamechart || co.only_tid || co.by_host || co.by_rank || events || use_cp || sink.reverse ||
+		    so.inverted)
+			usage_error("--timeline goes with --title, --width, --height, --fonttype, --fontsize and --no-srclines only");
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+		return draw_timeline(argv + optind, ninputs, &so, srclines);
+	}
+	if (!srclines)
+		usage_error("--no-srclines goes with --timeline");
 	/* with --by, every input (a job's ranks) is one profile; otherwise two are a difference */
 	profiles = co.by_host || co.by_rank ? 1 : ninputs;
 	if (profiles > 2)

@@ -24,6 +24,8 @@ struct export_event {
 struct export_input {
 	char *name;			/* the file, "stdin" */
 	char *host, *rank;		/* its #lp.host and #lp.rank, NULL when absent */
+	uint64_t start, realtime;	/* #lp.start, #lp.realtime (CLOCK_REALTIME then), when has_ */
+	bool has_start, has_realtime;
 };
 
 struct export_frame {

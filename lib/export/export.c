@@ -87,6 +87,15 @@ static int add_event(struct exporter *e, const char *key, size_t keylen, const c
 
 struct exporter *exporter__new(const struct export_opts *o, FILE *out)
 {
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].format == o->format)
+			return exporter__new_with(o, formats[i].ops, out);
+	errno = EINVAL;
+	return NULL;
+}
+
+struct exporter *exporter__new_with(const struct export_opts *o, const struct export_ops *ops, FILE *out)
+{
 	struct exporter *e = calloc(1, sizeof(*e));
 	int err = ENOMEM;
 
@@ -96,13 +105,7 @@ struct exporter *exporter__new(const struct export_opts *o, FILE *out)
 	e->x.owner = e;
 	e->x.out = out;
 	e->x.o = &e->o;
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (formats[i].format == o->format)
-			e->ops = formats[i].ops;
-	if (!e->ops) {
-		err = EINVAL;
-		goto fail;
-	}
+	e->ops = ops;
 	/* the two events every recording has come first, in this order */
 	if (add_event(e, "cpu", 3, "on-CPU time", "ns") < 0 || add_event(e, "offcpu", 6, "off-CPU time", "ns") < 0)
 		goto fail;
@@ -173,6 +176,21 @@ static int meta_line(struct exporter *e, const char *line, size_t len, struct lp
 
 	if (ret <= 0)
 		return ret < 0 ? lp_error__set(err, ret, "out of memory") : 0;
+	if (lp_span__eq(m.key, "start", 5) || lp_span__eq(m.key, "realtime", 8)) {
+		bool start = m.key.len == 5;
+		uint64_t v;
+
+		if (m.nvalues < 1 || parse_u64(m.values[0].s, m.values[0].len, &v) < 0)
+			return lp_error__set(err, -EINVAL, "#lp.%s is not a number of nanoseconds", start ? "start" : "realtime");
+		if (start && !in->has_start) {
+			in->start = v;
+			in->has_start = true;
+		} else if (!start && !in->has_realtime) {
+			in->realtime = v;
+			in->has_realtime = true;
+		}
+		return 0;
+	}
 	if (lp_span__eq(m.key, "host", 4))
 		slot = &in->host;
 	else if (lp_span__eq(m.key, "rank", 4))
@@ -424,7 +442,7 @@ int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error
 		goto cleanup;
 	}
 	if (lp_format__detect(e->lines) != LP_FORMAT_LP) {
-		ret = lp_error__set(err, -EINVAL, "not an lp stream (lp-export reads what lp-record writes)");
+		ret = lp_error__set(err, -EINVAL, "not an lp stream (%s reads what lp-record writes)", e->o.reader ? e->o.reader : "lp-export");
 		goto cleanup;
 	}
 	ret = read_records(e, err);

@@ -28,6 +28,8 @@ struct export_opts {
 	const char *const *events;	/* events to keep, NULL = all */
 	size_t nevents;
 	const char *name;		/* what the profile is called (speedscope, pprof comment) */
+	const char *reader;		/* the program, in messages ("lp-export") */
+	const void *format_opts;	/* what a format of exporter__new_with takes */
 	lp_warn_fn warn;
 	void *ctx;
 };
@@ -37,6 +39,13 @@ struct exporter;
 /* Writes to out (which stays the caller's). NULL+errno. */
 struct exporter *exporter__new(const struct export_opts *o, FILE *out);
 void exporter__free(struct exporter *e);
+
+/*
+ * The same reading for a consumer of lp streams outside this module (lp-svg's
+ * timeline): its own export_ops (export-int.h). NULL+errno.
+ */
+struct export_ops;
+struct exporter *exporter__new_with(const struct export_opts *o, const struct export_ops *ops, FILE *out);
 
 /*
  * Reads all of fd, an lp stream named name in messages. Comments, metadata it

@@ -5,8 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "embed.h"
 #include "json.h"
 #include "strbuf.h"
 #include "xml.h"
@@ -217,29 +217,10 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* Appends v as an unsigned LEB128 varint: 7 bits a byte, low first. */
-static int add_varint(struct strbuf *b, uint64_t v)
-{
-	char buf[10];
-	size_t n = 0;
-
-	do {
-		buf[n] = (char)(v & 127);
-		v >>= 7;
-		if (v)
-			buf[n] |= (char)128;
-		n++;
-	} while (v);
-	return strbuf__add(b, buf, n);
-}
-
 static const char *coloring_name(enum flame_coloring c)
 {
 	return c == COLORING_DIFF ? "diff" : c == COLORING_ONOFF ? "onoff" : "palette";
 }
-
-struct zout;
-static int zout_write(struct zout *z, const char *s, size_t len, int flush);
 
 /*
  * Everything the script needs to redraw any part at full detail, into z as it
@@ -247,7 +228,7 @@ static int zout_write(struct zout *z, const char *s, size_t len, int flush);
  * names, colours, node count), then each node in preorder as four varints:
  * name, number of children, and the two self values divided by "scale".
  */
-static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
+static int data_json(struct writer *w, struct strbuf *j, struct embed *z)
 {
 	const struct flametree *t = w->t;
 	const struct flamesvg_opts *o = w->o;
@@ -315,9 +296,9 @@ static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 		unsigned char len4[4] = { (unsigned char)j->len, (unsigned char)(j->len >> 8),
 					  (unsigned char)(j->len >> 16), (unsigned char)(j->len >> 24) };
 
-		ret = zout_write(z, (const char *)len4, 4, Z_NO_FLUSH);
+		ret = embed__write(z, len4, 4);
 		if (ret == 0)
-			ret = zout_write(z, j->s, j->len, Z_NO_FLUSH);
+			ret = embed__write(z, j->s, j->len);
 		strbuf__reset(j);
 	}
 	/* preorder: name, number of children, self values */
@@ -340,15 +321,15 @@ static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 			stack[b - 1] = tmp;
 		}
 		top += kids;
-		ret = add_varint(j, n->name);
+		ret = embed_varint(j, n->name);
 		if (ret == 0)
-			ret = add_varint(j, kids);
+			ret = embed_varint(j, kids);
 		if (ret == 0)
-			ret = add_varint(j, self_value(t, n, 0) / g);
+			ret = embed_varint(j, self_value(t, n, 0) / g);
 		if (ret == 0)
-			ret = add_varint(j, self_value(t, n, 1) / g);
+			ret = embed_varint(j, self_value(t, n, 1) / g);
 		if (ret == 0 && j->len > (1 << 16)) {
-			ret = zout_write(z, j->s, j->len, Z_NO_FLUSH);
+			ret = embed__write(z, j->s, j->len);
 			strbuf__reset(j);
 		}
 	}
@@ -356,84 +337,26 @@ static int data_json(struct writer *w, struct strbuf *j, struct zout *z)
 	return ret;
 }
 
-/* Compressed, base64-encoded output of the data, written as it is produced. */
-struct zout {
-	struct writer *w;
-	z_stream zs;
-	unsigned char carry[3];	/* bytes waiting for a full base64 quantum */
-	size_t ncarry;
-	char line[80];
-	size_t linelen;
-};
-
-static void b64_quantum(struct zout *z, const unsigned char *b, size_t n)
-{
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	uint32_t v = (uint32_t)b[0] << 16 | (n > 1 ? (uint32_t)b[1] << 8 : 0) | (n > 2 ? b[2] : 0);
-
-	z->line[z->linelen++] = b64[v >> 18 & 63];
-	z->line[z->linelen++] = b64[v >> 12 & 63];
-	z->line[z->linelen++] = n > 1 ? b64[v >> 6 & 63] : '=';
-	z->line[z->linelen++] = n > 2 ? b64[v & 63] : '=';
-	if (z->linelen == 76) {
-		z->line[z->linelen++] = '\n';
-		emit(z->w, z->line, z->linelen);
-		z->linelen = 0;
-	}
-}
-
-static void b64_bytes(struct zout *z, const unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		z->carry[z->ncarry++] = p[i];
-		if (z->ncarry == 3) {
-			b64_quantum(z, z->carry, 3);
-			z->ncarry = 0;
-		}
-	}
-}
-
-static int zout_write(struct zout *z, const char *s, size_t len, int flush)
-{
-	unsigned char buf[1 << 16];
-	int zret;
-
-	z->zs.next_in = (Bytef *)s;
-	z->zs.avail_in = (uInt)len;
-	do {
-		z->zs.next_out = buf;
-		z->zs.avail_out = sizeof(buf);
-		zret = deflate(&z->zs, flush);
-		if (zret == Z_STREAM_ERROR)
-			return -EINVAL;
-		b64_bytes(z, buf, sizeof(buf) - z->zs.avail_out);
-	} while (z->zs.avail_out == 0);
-	return 0;
-}
-
 static int emit_data(struct writer *w)
 {
-	struct zout z = { .w = w };
+	struct embed z;
 	struct strbuf json = STRBUF_INIT;
 	int ret;
 
-	if (deflateInit(&z.zs, 6) != Z_OK)
+	if (embed__start(&z, w->out, 6) < 0)
 		return -ENOMEM;
 	emit_lit(w, "<metadata id=\"lp-data\">\n");
 	ret = data_json(w, &json, &z);
 	if (ret == 0)
-		ret = zout_write(&z, json.s ? json.s : "", json.len, Z_FINISH);
+		ret = embed__write(&z, json.s ? json.s : "", json.len);
+	if (ret == 0)
+		ret = embed__finish(&z);
+	else
+		embed__abort(&z);
 	if (ret == 0) {
-		if (z.ncarry)
-			b64_quantum(&z, z.carry, z.ncarry);
-		if (z.linelen) {
-			z.line[z.linelen++] = '\n';
-			emit(w, z.line, z.linelen);
-		}
 		emit_lit(w, "</metadata>\n");
 		ret = w->err;
 	}
-	deflateEnd(&z.zs);
 	strbuf__release(&json);
 	return ret;
 }

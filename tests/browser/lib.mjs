@@ -3,7 +3,8 @@ import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';
 import { mkdirSync } from 'node:fs';
 
-export async function open(file, query = '') {
+// ready: what says the picture is drawn (the flame graph's by default).
+export async function open(file, query = '', ready = () => window.lpFlame && window.lpFlame.ready()) {
 	const browser = await chromium.launch({
 		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
 		args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -25,7 +26,7 @@ export async function open(file, query = '') {
 	});
 	const t0 = Date.now();
 	await page.goto(pathToFileURL(file).href + query);
-	await page.waitForFunction(() => window.lpFlame && window.lpFlame.ready(), null, { timeout: 60000 });
+	await page.waitForFunction(ready, null, { timeout: 60000 });
 	return { browser, page, errors, loadMs: Date.now() - t0 };
 }
 

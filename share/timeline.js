@@ -1,0 +1,609 @@
+// lp-svg's timeline: a row per thread, nested by spawn tree, on one time
+// axis. The file embeds every interval exactly (deflated varints, base64, in
+// <metadata id="lp-timeline">); each redraw merges what falls in one pixel,
+// so any zoom level shows the real intervals and 1M of them stay fast.
+"use strict";
+(function () {
+	var NS = "http://www.w3.org/2000/svg", XNS = "http://www.w3.org/1999/xhtml";
+	var cfg, bands, rows, N, iv, onAt, offAt, stacks;
+	var W, X0, BW, rowh, fs, yOf, bandOf, rowsEnd;
+	var v0 = 0, v1 = 1, canvases = [], labels = [], tip, status, unzoomBtn, selected = -1;
+	var searchRe = null, searchText = null, flameG, flameFocus = null;
+	var ready = false;
+	var ON = "rgb(214,48,39)", OFF = "rgb(49,110,200)";
+
+	function $(id) { return document.getElementById(id); }
+	function el(tag, attrs, parent, text) {
+		var e = document.createElementNS(NS, tag);
+		for (var k in attrs) e.setAttribute(k, attrs[k]);
+		if (text !== undefined) e.textContent = text;
+		if (parent) parent.appendChild(e);
+		return e;
+	}
+
+	function mark(what) { if (window.performance && performance.mark) performance.mark(what); }
+
+	function init() {
+		mark("lp-start");
+		var meta = $("lp-timeline");
+		if (!meta || typeof DecompressionStream === "undefined") return;
+		var bin = atob(meta.textContent.replace(/\s+/g, ""));
+		var bytes = new Uint8Array(bin.length);
+		for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+		var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+		new Response(stream).arrayBuffer().then(function (buf) {
+			mark("lp-inflated");
+			var all = new Uint8Array(buf);
+			var hlen = all[0] | all[1] << 8 | all[2] << 16 | all[3] * 16777216;
+			var head = JSON.parse(new TextDecoder().decode(all.subarray(4, 4 + hlen)));
+			load(head, all, 4 + hlen);
+			mark("lp-decoded");
+			build();
+			mark("lp-built");
+			restore();
+			draw();
+			var ns = $("noscript");
+			if (ns) ns.parentNode.removeChild(ns);
+			ready = true;
+			mark("lp-drawn");
+		});
+	}
+
+	// Intervals: per row, on-CPU then off-CPU, each (gap from the previous end, length).
+	function load(d, bytes, at) {
+		cfg = d.cfg; bands = d.bands; rows = d.threads; N = rows.length;
+		var total = 0, r, k, x, b, mul;
+		function varint() {
+			b = bytes[at++]; x = b & 127;
+			if (b & 128) {
+				mul = 128;
+				do { b = bytes[at++]; x += (b & 127) * mul; mul *= 128; } while (b & 128);
+			}
+			return x;
+		}
+		for (r = 0; r < N; r++) total += rows[r].non + rows[r].noff;
+		iv = new Float64Array(2 * total);
+		onAt = new Int32Array(N + 1); offAt = new Int32Array(N + 1);
+		var p = 0;
+		for (r = 0; r < N; r++) {
+			onAt[r] = p;
+			for (var which = 0; which < 2; which++) {
+				if (which) offAt[r] = p;
+				var n = which ? rows[r].noff : rows[r].non, prev = 0;
+				for (k = 0; k < n; k++) {
+					var s = prev + varint();
+					prev = s + varint();
+					iv[2 * p] = s; iv[2 * p + 1] = prev; p++;
+				}
+			}
+		}
+		onAt[N] = offAt[N] = p;
+		var dec = new TextDecoder();
+		stacks = new Array(N);
+		for (r = 0; r < N; r++) {
+			var ns = varint(), list = new Array(ns);
+			for (k = 0; k < ns; k++) {
+				var len = varint(), name = dec.decode(bytes.subarray(at, at + len));
+				at += len;
+				var won = varint(), woff = varint();
+				list[k] = [name, won, woff];
+			}
+			stacks[r] = list;
+		}
+	}
+
+	function fmtT(ns) {
+		var a = Math.abs(ns);
+		if (a >= 1e9) return (ns / 1e9).toFixed(a >= 1e11 ? 1 : 3) + " s";
+		if (a >= 1e6) return (ns / 1e6).toFixed(a >= 1e8 ? 1 : 2) + " ms";
+		if (a >= 1e3) return (ns / 1e3).toFixed(a >= 1e5 ? 1 : 2) + " \u00b5s";
+		return Math.round(ns) + " ns";
+	}
+	function rowName(t) { return t.comm + (t.tid === t.pid ? " [" + t.pid + "]" : " " + t.tid); }
+
+	function build() {
+		W = cfg.width; rowh = cfg.rowh; fs = cfg.fs;
+		X0 = cfg.labelw + 10; BW = Math.max(50, W - X0 - 10);
+		v0 = 0; v1 = Math.max(cfg.span, 1);
+		var g = $("tl"), y = cfg.top, r, b;
+		yOf = new Float64Array(N); bandOf = new Int32Array(N);
+		var bandY = [];
+		for (b = 0; b < bands.length; b++) {
+			bandY.push(y); y += rowh;
+			for (r = bands[b].rows[0]; r < bands[b].rows[1]; r++) { yOf[r] = y; bandOf[r] = b; y += rowh; }
+		}
+		rowsEnd = y;
+		// legend and buttons
+		var ly = fs * 3.6, lx = 10;
+		function legend(color, text) {
+			el("rect", { x: lx, y: ly - fs * 0.8, width: fs, height: fs * 0.9, fill: color }, g);
+			var t = el("text", { x: lx + fs * 1.3, y: ly, "class": "hint" }, g, text);
+			lx += fs * 1.3 + text.length * fs * 0.6 + 16;
+			return t;
+		}
+		legend(ON, "on-CPU (from samples)");
+		legend(OFF, "off-CPU (intervals)");
+		legend("rgb(222,222,222)", "alive");
+		legend("black", "\u25bc exec  | exit");
+		el("text", { x: lx, y: ly, "class": "hint" }, g,
+		   "ctrl+wheel or +/- zoom \u00b7 drag or arrows pan \u00b7 0 resets \u00b7 click a row: its flame graph");
+		var sb = el("text", { x: W - 60, y: fs * 2, "class": "button", id: "search" }, g, "Search");
+		sb.addEventListener("click", askSearch);
+		unzoomBtn = el("text", { x: 10, y: fs * 2, "class": "button hide", id: "unzoom" }, g, "Reset Zoom");
+		unzoomBtn.addEventListener("click", function () { setView(0, cfg.span); });
+		status = el("text", { x: 10, y: rowsEnd + fs * 1.5, id: "status" }, g, " ");
+		// band headers and row labels
+		for (b = 0; b < bands.length; b++) {
+			var bd = bands[b], what = bd.name;
+			if (bd.host) what += "  host=" + bd.host;
+			if (bd.rank) what += "  rank=" + bd.rank;
+			if (bands.length > 1 && !cfg.aligned && b === 0) what += "  (bands each start at 0: not every input has #lp.realtime)";
+			el("text", { x: 10, y: bandY[b] + rowh * 0.75, "class": "band" }, g, what);
+			el("line", { x1: 10, x2: W - 10, y1: bandY[b] + rowh - 0.5, y2: bandY[b] + rowh - 0.5, stroke: "rgb(180,180,200)" }, g);
+		}
+		var maxChars = function (px) { return Math.max(4, Math.floor(px / (fs * 0.59))); };
+		for (r = 0; r < N; r++) {
+			var t = rows[r], indent = Math.min(t.d * 10, cfg.labelw / 2), name = rowName(t);
+			var room = maxChars(cfg.labelw - indent - 8);
+			if (name.length > room) name = name.substring(0, room - 2) + "..";
+			labels.push(el("text", { x: 10 + indent, y: yOf[r] + rowh * 0.75,
+				"class": "label" + (t.tid === t.pid ? "" : " thread"), "data-row": r }, g, name));
+		}
+		// bars: canvases, each at most 8000 px tall (browsers cap a canvas's size)
+		var CH = Math.floor(8000 / rowh) * rowh, dpr = window.devicePixelRatio || 1;
+		for (var c0 = cfg.top; c0 < rowsEnd; c0 += CH) {
+			var h = Math.min(CH, rowsEnd - c0);
+			var fo = el("foreignObject", { x: X0, y: c0, width: BW, height: h }, g);
+			var cv = document.createElementNS(XNS, "canvas");
+			cv.width = Math.round(BW * dpr); cv.height = Math.round(h * dpr);
+			cv.style.width = BW + "px"; cv.style.height = h + "px"; cv.style.display = "block";
+			fo.appendChild(cv);
+			var ctx = cv.getContext("2d");
+			ctx.scale(dpr, dpr);
+			canvases.push({ top: c0, h: h, ctx: ctx, dpr: dpr, wd: cv.width });
+		}
+		// the axis: ticks drawn with the rows
+		axisG = el("g", {}, g);
+		el("rect", { x: X0, y: cfg.top - fs * 1.8, width: BW, height: fs * 1.8, fill: "rgba(0,0,0,0)", id: "axis" }, g)
+			.addEventListener("wheel", function (e) { e.preventDefault(); wheelZoom(e); }, { passive: false });
+		flameG = el("g", { id: "flame" }, g);
+		tip = el("g", { id: "tip", style: "display: none" }, g);
+		el("rect", {}, tip); el("text", {}, tip);
+		var svg = document.documentElement;
+		svg.addEventListener("mousemove", hover);
+		svg.addEventListener("mouseleave", function () { tip.style.display = "none"; });
+		svg.addEventListener("mousedown", dragStart);
+		svg.addEventListener("wheel", function (e) {
+			if (e.ctrlKey || e.metaKey) { e.preventDefault(); wheelZoom(e); }
+			else if (Math.abs(e.deltaX) > Math.abs(e.deltaY) && inBars(e)) { e.preventDefault(); pan(e.deltaX / BW); }
+		}, { passive: false });
+		document.addEventListener("keydown", key);
+		window.addEventListener("scroll", drawVisible);
+		window.addEventListener("resize", drawVisible);
+	}
+	var axisG;
+
+	function svgPoint(e) {
+		var svg = document.documentElement, pt = svg.createSVGPoint();
+		pt.x = e.clientX; pt.y = e.clientY;
+		return pt.matrixTransform(svg.getScreenCTM().inverse());
+	}
+	function rowAt(y) {
+		if (y < cfg.top || y >= rowsEnd) return -1;
+		var lo = 0, hi = N - 1;
+		while (lo <= hi) {
+			var m = (lo + hi) >> 1;
+			if (yOf[m] > y) hi = m - 1;
+			else if (yOf[m] + rowh <= y) lo = m + 1;
+			else return m;
+		}
+		return -1;
+	}
+	function inBars(e) { var p = svgPoint(e); return p.x >= X0 && p.x < X0 + BW && p.y >= cfg.top && p.y < rowsEnd; }
+
+	function setView(a, b) {
+		var span = Math.max(cfg.span, 1), minw = 1000;
+		if (b - a < minw) { var m = (a + b) / 2; a = m - minw / 2; b = m + minw / 2; }
+		if (b - a > span) { a = 0; b = span; }
+		if (a < 0) { b -= a; a = 0; }
+		if (b > span) { a -= b - span; b = span; }
+		v0 = Math.max(0, a); v1 = b;
+		unzoomBtn.setAttribute("class", v0 > 0 || v1 < span ? "button" : "button hide");
+		draw();
+		remember();
+	}
+	function zoomAt(frac, factor) {
+		var t = v0 + frac * (v1 - v0), w = (v1 - v0) * factor;
+		setView(t - frac * w, t - frac * w + w);
+	}
+	function pan(frac) { var d = frac * (v1 - v0); setView(v0 + d, v1 + d); }
+	function wheelZoom(e) {
+		var p = svgPoint(e), frac = Math.min(1, Math.max(0, (p.x - X0) / BW));
+		zoomAt(frac, e.deltaY < 0 ? 1 / 1.25 : 1.25);
+	}
+	function key(e) {
+		if (e.target && e.target.tagName === "INPUT") return;
+		if (e.key === "+" || e.key === "=") zoomAt(0.5, 1 / 1.5);
+		else if (e.key === "-" || e.key === "_") zoomAt(0.5, 1.5);
+		else if (e.key === "ArrowLeft") pan(-0.1);
+		else if (e.key === "ArrowRight") pan(0.1);
+		else if (e.key === "0" || e.key === "Escape") setView(0, cfg.span);
+		else if ((e.ctrlKey || e.metaKey) && e.key === "f") { e.preventDefault(); askSearch(); }
+		else return;
+		e.preventDefault();
+	}
+
+	var drag = null;
+	function dragStart(e) {
+		if (e.button !== 0) return;
+		var p = svgPoint(e);
+		drag = { x: e.clientX, a: v0, b: v1, moved: false, p: p };
+		function move(ev) {
+			var dx = ev.clientX - drag.x;
+			if (Math.abs(dx) > 3) drag.moved = true;
+			if (drag.moved && drag.p.x >= X0) {
+				var d = -dx / BW * (drag.b - drag.a);
+				setView(drag.a + d, drag.b + d);
+			}
+		}
+		function up() {
+			document.removeEventListener("mousemove", move);
+			document.removeEventListener("mouseup", up);
+			if (!drag.moved) {
+				var r = rowAt(drag.p.y);
+				if (r >= 0 && (drag.p.x >= X0 || drag.p.x < cfg.labelw)) select(r);
+			}
+			drag = null;
+		}
+		document.addEventListener("mousemove", move);
+		document.addEventListener("mouseup", up);
+	}
+
+	// The first interval of a row's list [from, to) that ends after t.
+	function firstAfter(from, to, t) {
+		var lo = from, hi = to;
+		while (lo < hi) { var m = (lo + hi) >> 1; if (iv[2 * m + 1] <= t) lo = m + 1; else hi = m; }
+		return lo;
+	}
+
+	// Coverage of each pixel column by [from, to) intervals, in pixels (0..1).
+	function cover(cov, from, to, width) {
+		var sc = width / (v1 - v0);
+		for (var k = firstAfter(from, to, v0); k < to; k++) {
+			var s = iv[2 * k], e = iv[2 * k + 1];
+			if (s >= v1) break;
+			var x0 = Math.max(0, (s - v0) * sc), x1 = Math.min(width, (e - v0) * sc);
+			var p0 = Math.floor(x0), p1 = Math.floor(x1);
+			if (p1 >= width) p1 = width - 1;
+			// narrower than a pixel: still seen, as a quarter of one
+			if (p0 >= p1) { cov[p0] += Math.max(x1 - x0, 0.25); continue; }
+			cov[p0] += p0 + 1 - x0;
+			for (var p = p0 + 1; p < p1; p++) cov[p] = 1;
+			cov[p1] += x1 - p1;
+		}
+	}
+
+	// Rows are drawn when they are on screen: a redraw costs the rows in view, not all of them.
+	var version = 0, drawnAt, rowImg = null, covOn, covOff;
+	function rgba(r, g, b) { return (255 << 24 | b << 16 | g << 8 | r) >>> 0; }
+	var PX_ON = rgba(214, 48, 39), PX_OFF = rgba(49, 110, 200), PX_ALIVE = rgba(222, 222, 222),
+		PX_TICK = rgba(232, 232, 240), PX_SEL = rgba(255, 245, 190), PX_MATCH = rgba(250, 225, 245);
+
+	function draw() {
+		version++;
+		if (!drawnAt) drawnAt = new Int32Array(N);
+		for (var ci = 0; ci < canvases.length; ci++) canvases[ci].ctx.clearRect(0, 0, BW, canvases[ci].h);
+		drawVisible();
+		drawAxis(tickStep());
+	}
+
+	function drawVisible() {
+		var svg = document.documentElement, m = svg.getScreenCTM();
+		if (!m || !N) return;
+		var inv = m.inverse(), pt = svg.createSVGPoint();
+		pt.x = 0; pt.y = -200;
+		var y0 = pt.matrixTransform(inv).y;
+		pt.y = window.innerHeight + 200;
+		var y1 = pt.matrixTransform(inv).y;
+		var r = Math.max(0, rowAt(Math.max(y0, cfg.top)));
+		if (rowAt(Math.max(y0, cfg.top)) < 0) {
+			// above the first row or on a band header: start from the first row below
+			r = 0;
+			while (r < N && yOf[r] + rowh <= y0) r++;
+		}
+		for (; r < N && yOf[r] < y1; r++)
+			if (drawnAt[r] !== version) drawRow(r);
+	}
+
+	function drawRow(r) {
+		drawnAt[r] = version;
+		var c = null;
+		for (var ci = 0; ci < canvases.length; ci++)
+			if (yOf[r] >= canvases[ci].top && yOf[r] < canvases[ci].top + canvases[ci].h) c = canvases[ci];
+		if (!c) return;
+		var ctx = c.ctx, dpr = c.dpr, Wd = c.wd, Hd = Math.round(rowh * dpr);
+		if (!rowImg || rowImg.width !== Wd || rowImg.height !== Hd) {
+			rowImg = ctx.createImageData(Wd, Hd);
+			rowImg.px = new Uint32Array(rowImg.data.buffer);
+			covOn = new Float32Array(Wd); covOff = new Float32Array(Wd);
+		}
+		var px = rowImg.px, t = rows[r], x, y, sc = Wd / (v1 - v0);
+		var match = searchRe && labels[r].getAttribute("class").indexOf("match") >= 0;
+		px.fill(r === selected ? PX_SEL : match ? PX_MATCH : 0);
+		var step = tickStep();
+		for (var tt = Math.ceil(v0 / step) * step; tt <= v1; tt += step) {
+			x = Math.round((tt - v0) * sc);
+			if (x >= 0 && x < Wd) for (y = 0; y < Hd; y++) px[y * Wd + x] = PX_TICK;
+		}
+		var top = Math.round(2 * dpr), h = Hd - 2 * top;
+		// alive: a thin bar from start to exit (or the end of the recording)
+		var end = t.end !== null ? t.end : Math.max(t.last, t.start);
+		var a = Math.max(0, Math.floor((t.start - v0) * sc)), b = Math.min(Wd, Math.ceil((end - v0) * sc));
+		if (b <= a && a < Wd && end >= v0) b = a + 1;
+		for (y = top + (h >> 2); y < top + h - (h >> 2); y++) for (x = a; x < b; x++) px[y * Wd + x] = PX_ALIVE;
+		// each pixel column: on-CPU share from the bottom, off-CPU share above it
+		covOn.fill(0); covOff.fill(0);
+		cover(covOn, onAt[r], offAt[r], Wd);
+		cover(covOff, offAt[r], onAt[r + 1], Wd);
+		for (x = 0; x < Wd; x++) {
+			var on = covOn[x], off = covOff[x];
+			if (on + off <= 0) continue;
+			var hOn = Math.round(Math.min(on, 1) * h), hOff = Math.min(h - hOn, Math.round(Math.min(off, 1) * h));
+			if (on > 0 && hOn === 0 && hOff < h) hOn = 1;
+			if (off > 0 && hOff === 0 && hOn < h) hOff = 1;
+			var yb = top + h;
+			for (y = yb - hOn; y < yb; y++) px[y * Wd + x] = PX_ON;
+			for (y = yb - hOn - hOff; y < yb - hOn; y++) px[y * Wd + x] = PX_OFF;
+		}
+		ctx.putImageData(rowImg, 0, Math.round((yOf[r] - c.top) * dpr));
+		// exec and exit marks over it
+		var yr = yOf[r] - c.top, sc1 = BW / (v1 - v0);
+		ctx.fillStyle = "black";
+		for (var k = 0; k < t.execs.length; k++) {
+			var ex = (t.execs[k] - v0) * sc1;
+			if (ex < -4 || ex > BW + 4) continue;
+			ctx.beginPath(); ctx.moveTo(ex - 3.5, yr + 2); ctx.lineTo(ex + 3.5, yr + 2); ctx.lineTo(ex, yr + 7); ctx.fill();
+		}
+		if (t.end !== null) {
+			var xe = (t.end - v0) * sc1;
+			if (xe >= -1 && xe <= BW + 1) ctx.fillRect(Math.min(xe, BW - 2), yr + 1, 2, rowh - 2);
+		}
+	}
+
+	function tickStep() {
+		var want = (v1 - v0) / Math.max(2, BW / 110), step = 1;
+		while (step * 10 <= want) step *= 10;
+		if (step * 5 <= want) step *= 5; else if (step * 2 <= want) step *= 2;
+		return step;
+	}
+	function drawAxis(step) {
+		while (axisG.firstChild) axisG.removeChild(axisG.firstChild);
+		var sc = BW / (v1 - v0);
+		for (var t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
+			var x = X0 + (t - v0) * sc;
+			el("text", { x: x, y: cfg.top - fs * 0.5, "class": "axis" }, axisG, t === 0 ? "0" : fmtT(t).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 "));
+			el("line", { x1: x, x2: x, y1: cfg.top - fs * 0.3, y2: cfg.top, stroke: "rgb(120,120,120)" }, axisG);
+		}
+	}
+
+	function showTip(p, lines) {
+		var text = tip.lastChild, rect = tip.firstChild;
+		while (text.firstChild) text.removeChild(text.firstChild);
+		var w = 0;
+		for (var i = 0; i < lines.length; i++) {
+			var ts = el("tspan", { x: 6, dy: i ? fs * 1.25 : fs * 1.1 }, text, lines[i].text || lines[i]);
+			if (lines[i].warn) ts.setAttribute("class", "warn");
+			w = Math.max(w, (lines[i].text || lines[i]).length * fs * 0.55);
+		}
+		var h = lines.length * fs * 1.25 + fs * 0.6;
+		rect.setAttribute("width", w + 12); rect.setAttribute("height", h);
+		var vb = document.documentElement.viewBox.baseVal;
+		var x = p.x + 14, y = p.y + 14;
+		if (x + w + 12 > W) x = Math.max(0, p.x - w - 26);
+		if (y + h > vb.height) y = Math.max(0, p.y - h - 10);
+		tip.setAttribute("transform", "translate(" + x + "," + y + ")");
+		tip.style.display = "";
+	}
+
+	function findAt(from, to, t) {
+		var k = firstAfter(from, to, t);
+		return k < to && iv[2 * k] <= t ? k : -1;
+	}
+
+	function rowLines(r, t) {
+		var th = rows[r], out = [];
+		out.push(th.comm + "  pid " + th.pid + " tid " + th.tid + (th.tid === th.pid ? "  (process)" : "  (thread)"));
+		if (th.exe) out.push("exec'd " + th.exe + (th.execs.length ? " at " + fmtT(th.execs[th.execs.length - 1]) : ""));
+		out.push("alive " + fmtT(th.start) + " \u2192 " + (th.end !== null ? fmtT(th.end) + " (" + fmtT(th.end - th.start) + ")" :
+			"end of recording (no exit seen)") + (th.status ? ", exit " + th.status : ""));
+		var cpu = "on-CPU: sampled " + fmtT(th.scpu);
+		if (th.cpu !== null) {
+			cpu = "on-CPU: exact " + fmtT(th.cpu) + ", sampled " + fmtT(th.scpu);
+			var big = Math.max(th.cpu, th.scpu), diff = Math.abs(th.cpu - th.scpu);
+			if (diff > 0.25 * big && diff > 2e6) out.push({ text: "\u26a0 " + cpu + " (they disagree: too few samples, or lost ones)", warn: true });
+			else out.push(cpu);
+		} else out.push(cpu + " (no exact figure: no T record)");
+		out.push("off-CPU: " + fmtT(th.soff) + " in " + th.noff + " interval" + (th.noff === 1 ? "" : "s"));
+		if (t !== null) {
+			var k = findAt(offAt[r], onAt[r + 1], t);
+			if (k >= 0) out.push("here: off-CPU " + fmtT(iv[2 * k + 1] - iv[2 * k]) + " from " + fmtT(iv[2 * k]));
+			else if ((k = findAt(onAt[r], offAt[r], t)) >= 0) out.push("here: on-CPU run " + fmtT(iv[2 * k]) + " \u2192 " + fmtT(iv[2 * k + 1]));
+			else out.push("here: " + fmtT(t));
+		}
+		if (th.p >= 0) out.push("spawned by " + rowName(rows[th.p]) + " at " + fmtT(th.spawned));
+		if (th.spawn && th.spawn.length) {
+			out.push("spawning stack (leaf first):");
+			for (var i = 0; i < th.spawn.length && i < 24; i++) out.push("  " + th.spawn[i]);
+			if (th.spawn.length > 24) out.push("  ... " + (th.spawn.length - 24) + " more");
+		}
+		return out;
+	}
+
+	function hover(e) {
+		if (drag && drag.moved) return;
+		var p = svgPoint(e);
+		if (flameFrames && p.y >= flameTop) { flameHover(p); return; }
+		var r = rowAt(p.y);
+		if (r < 0 || p.x >= X0 + BW) { tip.style.display = "none"; return; }
+		var t = p.x >= X0 ? v0 + (p.x - X0) / BW * (v1 - v0) : null;
+		showTip(p, rowLines(r, t));
+	}
+
+	function askSearch() {
+		var s = window.prompt("Threads to find (regular expression, on name, pid, tid, program):", searchText || "");
+		if (s === null) return;
+		search(s);
+	}
+	function search(s) {
+		searchText = s || null;
+		try { searchRe = s ? new RegExp(s) : null; } catch (err) { searchRe = null; status.textContent = "bad regular expression: " + err.message; return; }
+		var n = 0;
+		for (var r = 0; r < N; r++) {
+			var t = rows[r], cls = "label" + (t.tid === t.pid ? "" : " thread");
+			if (searchRe) {
+				var hit = searchRe.test(rowName(t) + " " + t.pid + "/" + t.tid + " " + (t.exe || ""));
+				cls += hit ? " match" : " dim";
+				if (hit) n++;
+			}
+			if (r === selected) cls += " selected";
+			labels[r].setAttribute("class", cls);
+		}
+		status.textContent = searchRe ? "Matched: " + n + " of " + N + " threads" : " ";
+		$("search").textContent = searchRe ? "Search: " + s : "Search";
+		draw();
+		remember();
+	}
+
+	// ---- a thread's flame graph, below the rows ----
+	var flameFrames = null, flameTop = 0, flameBase = 0;
+	function select(r) {
+		if (selected >= 0) labels[selected].setAttribute("class", labels[selected].getAttribute("class").replace(" selected", ""));
+		selected = r;
+		labels[r].setAttribute("class", labels[r].getAttribute("class") + " selected");
+		flameFocus = null;
+		flame();
+		draw();
+		remember();
+	}
+
+	function unescapeFrame(s) {
+		return s.indexOf("%") < 0 ? s : s.replace(/%([0-9A-Fa-f]{2})/g, function (m, h) { return String.fromCharCode(parseInt(h, 16)); });
+	}
+
+	function flame() {
+		while (flameG.firstChild) flameG.removeChild(flameG.firstChild);
+		flameFrames = null;
+		var t = rows[selected], list = stacks[selected];
+		var root = { name: rowName(t), on: 0, off: 0, kids: new Map() }, depth = 0;
+		for (var i = 0; i < list.length; i++) {
+			var node = root, parts = list[i][0] === "" ? [] : list[i][0].split(";");
+			root.on += list[i][1]; root.off += list[i][2];
+			for (var k = 0; k < parts.length; k++) {
+				var name = unescapeFrame(parts[k]), next = node.kids.get(name);
+				if (!next) { next = { name: name, on: 0, off: 0, kids: new Map() }; node.kids.set(name, next); }
+				next.on += list[i][1]; next.off += list[i][2];
+				node = next;
+			}
+			depth = Math.max(depth, parts.length);
+		}
+		var fh = 16, top = rowsEnd + fs * 3;
+		flameTop = top;
+		el("text", { x: 10, y: top, "class": "head" }, flameG,
+		   "Flame graph of " + rowName(t) + " (pid " + t.pid + ", tid " + t.tid + "): " + fmtT(root.on) + " on-CPU, " +
+		   fmtT(root.off) + " off-CPU" + (list.length ? "; click a frame to zoom, the bottom one to reset" : "; no samples"));
+		var base = top + fs * 0.8 + (depth + 1) * fh;
+		flameBase = base;
+		var height = base + fs * 2;
+		var svg = document.documentElement;
+		svg.setAttribute("height", height);
+		svg.setAttribute("viewBox", "0 0 " + W + " " + height);
+		var focus = flameFocus || root, total = focus.on + focus.off;
+		flameFrames = [];
+		if (!total) return;
+		var sc = (W - 20) / total;
+		function walk(n, x, d, inFocus) {
+			var w = (n.on + n.off) * sc;
+			if (w < 0.3) return;
+			var y = base - (d + 1) * fh, share = (n.off) / (n.on + n.off);
+			var red = Math.round(220 - 170 * share), green = Math.round(90 + 20 * share), blue = Math.round(60 + 150 * share);
+			var rc = el("rect", { x: x, y: y, width: Math.max(w - 0.5, 0.3), height: fh - 1, fill: "rgb(" + red + "," + green + "," + blue + ")" }, flameG);
+			flameFrames.push({ n: n, x: x, y: y, w: w });
+			rc.addEventListener("click", function (ev) { ev.stopPropagation(); flameFocus = n === root ? null : n; flame(); });
+			var chars = Math.floor((w - 6) / (fs * 0.59));
+			if (chars >= 3) el("text", { x: x + 3, y: y + fh - 4 }, flameG, n.name.length <= chars ? n.name : n.name.substring(0, chars - 2) + "..");
+			var kx = x, kids = Array.from(n.kids.values()).sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name; });
+			for (var i = 0; i < kids.length; i++) { walk(kids[i], kx, d + 1); kx += (kids[i].on + kids[i].off) * sc; }
+		}
+		// the focused frame spans the width; its ancestors stay below it, at full width
+		var path = [], n = focus;
+		if (focus !== root) {
+			(function find(node, trail) {
+				if (node === focus) { path = trail.slice(); return true; }
+				for (var c of node.kids.values()) { trail.push(node); if (find(c, trail)) return true; trail.pop(); }
+				return false;
+			})(root, []);
+		}
+		for (var a = 0; a < path.length; a++) {
+			var y = base - (a + 1) * fh, anc = path[a];
+			var rc = el("rect", { x: 10, y: y, width: W - 20, height: fh - 1, fill: "rgb(200,200,200)" }, flameG);
+			rc.addEventListener("click", (function (m) { return function (ev) { ev.stopPropagation(); flameFocus = m === root ? null : m; flame(); }; })(anc));
+			flameFrames.push({ n: anc, x: 10, y: y, w: W - 20 });
+			el("text", { x: 13, y: y + fh - 4 }, flameG, anc.name);
+		}
+		walk(n, 10, path.length);
+	}
+
+	function flameHover(p) {
+		for (var i = 0; i < flameFrames.length; i++) {
+			var f = flameFrames[i];
+			if (p.x >= f.x && p.x < f.x + f.w && p.y >= f.y && p.y < f.y + 16) {
+				var tot = f.n.on + f.n.off, all = stacks[selected].reduce(function (s, x) { return s + x[1] + x[2]; }, 0);
+				showTip(p, [f.n.name, fmtT(tot) + " (" + (100 * tot / Math.max(all, 1)).toFixed(2) + "% of the thread)",
+					"on-CPU " + fmtT(f.n.on) + ", off-CPU " + fmtT(f.n.off)]);
+				return;
+			}
+		}
+		tip.style.display = "none";
+	}
+
+	// ---- the view in the address: ?s=REGEX&t=FROM,TO&row=N ----
+	function remember() {
+		if (!window.history || !history.replaceState) return;
+		var p = new URLSearchParams();
+		if (searchText) p.set("s", searchText);
+		if (v0 > 0 || v1 < cfg.span) p.set("t", Math.round(v0) + "," + Math.round(v1));
+		if (selected >= 0) p.set("row", selected);
+		var q = p.toString();
+		try { history.replaceState(null, "", q ? "?" + q : location.pathname); } catch (err) { }
+	}
+	function restore() {
+		var p = new URLSearchParams(location.search), t = (p.get("t") || "").split(",");
+		if (p.get("s")) search(p.get("s"));
+		if (t.length === 2 && isFinite(+t[0]) && isFinite(+t[1]) && +t[1] > +t[0]) setView(+t[0], +t[1]);
+		var r = p.get("row");
+		if (r !== null && +r >= 0 && +r < N) select(+r);
+	}
+
+	// for tests and the curious: what is on screen
+	window.lpTimeline = {
+		ready: function () { return ready; },
+		view: function () { return [v0, v1]; },
+		// the colour drawn at a row's pixel column (x from the bars' left edge)
+		pixel: function (row, x) {
+			var y = yOf[row] + rowh / 2;
+			for (var i = 0; i < canvases.length; i++) {
+				var c = canvases[i];
+				if (y >= c.top && y < c.top + c.h) {
+					var dpr = window.devicePixelRatio || 1;
+					var d = c.ctx.getImageData(Math.round(x * dpr), Math.round((y - c.top) * dpr), 1, 1).data;
+					return [d[0], d[1], d[2], d[3]];
+				}
+			}
+			return null;
+		},
+		x: function (t) { return X0 + (t - v0) / (v1 - v0) * BW; },
+		barsLeft: function () { return X0; },
+		rowY: function (r) { return yOf[r]; },
+	};
+	window.addEventListener("load", init);
+})();
