@@ -127,7 +127,7 @@
 		legend("black", "\u25bc exec  | exit");
 		el("text", { x: lx, y: ly, "class": "hint" }, g,
 		   "ctrl+wheel or +/- zoom \u00b7 drag or arrows pan \u00b7 0 resets \u00b7 click a row: its flame graph");
-		var sb = el("text", { x: W - 60, y: fs * 2, "class": "button", id: "search" }, g, "Search");
+		var sb = el("text", { x: W - 10, y: fs * 2, "class": "button", id: "search", "text-anchor": "end" }, g, "Search");
 		sb.addEventListener("click", askSearch);
 		unzoomBtn = el("text", { x: 10, y: fs * 2, "class": "button hide", id: "unzoom" }, g, "Reset Zoom");
 		unzoomBtn.addEventListener("click", function () { setView(0, cfg.span); });
@@ -381,7 +381,7 @@
 		var sc = BW / (v1 - v0);
 		for (var t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
 			var x = X0 + (t - v0) * sc;
-			el("text", { x: x, y: cfg.top - fs * 0.5, "class": "axis" }, axisG, t === 0 ? "0" : fmtT(t).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 "));
+			el("text", { x: x, y: cfg.top - fs * 0.5, "class": "axis", "text-anchor": x > W - 40 ? "end" : "middle" }, axisG, t === 0 ? "0" : fmtT(t).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 "));
 			el("line", { x1: x, x2: x, y1: cfg.top - fs * 0.3, y2: cfg.top, stroke: "rgb(120,120,120)" }, axisG);
 		}
 	}
@@ -397,10 +397,15 @@
 		}
 		var h = lines.length * fs * 1.25 + fs * 0.6;
 		rect.setAttribute("width", w + 12); rect.setAttribute("height", h);
-		var vb = document.documentElement.viewBox.baseVal;
+		var svg = document.documentElement, vb = svg.viewBox.baseVal;
 		var x = p.x + 14, y = p.y + 14;
 		if (x + w + 12 > W) x = Math.max(0, p.x - w - 26);
-		if (y + h > vb.height) y = Math.max(0, p.y - h - 10);
+		if (y + h > vb.height) y = Math.max(0, Math.min(p.y - h - 10, vb.height - h));
+		// a long spawning stack on a short picture: make room rather than cut it off
+		if (y + h > vb.height) {
+			svg.setAttribute("height", Math.ceil(y + h + 4));
+			svg.setAttribute("viewBox", "0 0 " + W + " " + Math.ceil(y + h + 4));
+		}
 		tip.setAttribute("transform", "translate(" + x + "," + y + ")");
 		tip.style.display = "";
 	}
@@ -414,8 +419,8 @@
 		var th = rows[r], out = [];
 		out.push(th.comm + "  pid " + th.pid + " tid " + th.tid + (th.tid === th.pid ? "  (process)" : "  (thread)"));
 		if (th.exe) out.push("exec'd " + th.exe + (th.execs.length ? " at " + fmtT(th.execs[th.execs.length - 1]) : ""));
-		out.push("alive " + fmtT(th.start) + " \u2192 " + (th.end !== null ? fmtT(th.end) + " (" + fmtT(th.end - th.start) + ")" :
-			"end of recording (no exit seen)") + (th.status ? ", exit " + th.status : ""));
+		out.push("alive " + fmtT(th.start) + " \u2192 " + (th.end !== null ? fmtT(th.end) + " (" + fmtT(th.end - th.start) + ")" +
+			(th.withproc ? " with its process" : "") : "end of recording (no exit seen)") + (th.status ? ", exit " + th.status : ""));
 		var cpu = "on-CPU: sampled " + fmtT(th.scpu);
 		if (th.cpu !== null) {
 			cpu = "on-CPU: exact " + fmtT(th.cpu) + ", sampled " + fmtT(th.scpu);
@@ -603,6 +608,12 @@
 		},
 		x: function (t) { return X0 + (t - v0) / (v1 - v0) * BW; },
 		barsLeft: function () { return X0; },
+		// the drawn width of the selected thread's flame graph frames named name, summed
+		flameWidth: function (name) {
+			var w = 0;
+			for (var i = 0; flameFrames && i < flameFrames.length; i++) if (flameFrames[i].n.name === name) w += flameFrames[i].w;
+			return w;
+		},
 		rowY: function (r) { return yOf[r]; },
 	};
 	window.addEventListener("load", init);

@@ -153,3 +153,17 @@ as_rank() {
 	awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(a > 0 && b / a > 1.8 && b / a < 2.2) }' ||
 		fail "burn: rank 0 $r0 ns, rank 1 $r1 ns (want 1:2 within 10%)"
 }
+
+@test "mpirun job: lp-svg --timeline draws a band per rank on the wall clock, in rank order, the busier rank longer" {
+	command -v mpirun > /dev/null || skip "no mpirun (make deps installs openmpi-bin)"
+	[ -x "$W/mpi-ranks" ] || skip "no MPI workload (built when mpicc is there)"
+	recording
+	run --separate-stderr mpirun --allow-run-as-root --oversubscribe -np 2 \
+		lp-record -q -o "$BATS_TEST_TMPDIR/run.%r.lp" -- "$W/mpi-ranks" 300
+	assert_success
+	# given in the wrong order: the bands still come by rank
+	run --separate-stderr lp-svg --timeline run.1.lp run.0.lp
+	assert_success
+	printf '%s\n' "$output" > job.svg
+	browser timeline ranks job.svg
+}

@@ -44,6 +44,7 @@ struct thread {
 	bool has_spawn;
 	uint64_t start, end;
 	bool has_start, has_end;
+	bool ended_with_process;	/* no exit of its own: its process's */
 	uint64_t first, last;	/* the samples' extent */
 	bool seen;
 	uint64_t *execs;
@@ -467,6 +468,7 @@ static int tl_input_end(void *st, struct export_ctx *x)
 
 struct layout {
 	struct timeline *tl;
+	size_t *band_order;	/* bands as drawn: by rank when every input has one */
 	size_t *order;		/* rows: thread indexes */
 	size_t nrows;
 	size_t *kids;		/* children of each thread, CSR-style */
@@ -504,24 +506,48 @@ static void place(struct layout *l, size_t root)
 
 		t->row = l->nrows;
 		l->order[l->nrows++] = i;
-		/* pushed in reverse so that they come out in order: threads of the process first */
-		for (size_t k = to; k-- > from;) {
-			struct thread *c = &tl->threads[l->kids[k]];
+		/*
+		 * Popped last in, first out: its processes go on first, then its
+		 * threads, each in reverse, so that its threads come out first, in order.
+		 */
+		for (int threads = 0; threads < 2; threads++)
+			for (size_t k = to; k-- > from;) {
+				struct thread *c = &tl->threads[l->kids[k]];
 
-			if (c->pid != t->pid || c->row != SIZE_MAX)
-				continue;
-			c->depth = t->depth + 1;
-			stack[top++] = l->kids[k];
-		}
-		for (size_t k = to; k-- > from;) {
-			struct thread *c = &tl->threads[l->kids[k]];
-
-			if (c->pid == t->pid || c->row != SIZE_MAX)
-				continue;
-			c->depth = t->depth + 1;
-			stack[top++] = l->kids[k];
-		}
+				if ((c->pid == t->pid) != threads || c->row != SIZE_MAX)
+					continue;
+				c->depth = t->depth + 1;
+				stack[top++] = l->kids[k];
+			}
 	}
+}
+
+static int rank_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct timeline *tl = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t rx = 0, ry = 0;
+
+	parse_u64(tl->bands[x].rank, strlen(tl->bands[x].rank), &rx);
+	parse_u64(tl->bands[y].rank, strlen(tl->bands[y].rank), &ry);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static void order_bands(const struct timeline *tl, size_t *order)
+{
+	bool ranked = true;
+
+	for (size_t b = 0; b < tl->nbands; b++) {
+		uint64_t r;
+
+		order[b] = b;
+		if (!tl->bands[b].rank || parse_u64(tl->bands[b].rank, strlen(tl->bands[b].rank), &r) < 0)
+			ranked = false;
+	}
+	if (ranked)
+		qsort_r(order, tl->nbands, sizeof(*order), rank_cmp, (void *)tl);
 }
 
 /* Key of a process in a band: its main thread is the one whose tid is its pid. */
@@ -571,6 +597,25 @@ static int adopt_threads(struct timeline *tl)
 				break;
 			}
 	}
+	/* a thread outlives neither its process nor the exit of its main thread */
+	for (size_t i = 0; mains.n && i < tl->nthreads; i++) {
+		struct thread *t = &tl->threads[i];
+		uint64_t h = proc_hash(t->band, t->pid);
+
+		if (t->has_end || t->tid == t->pid)
+			continue;
+		for (size_t k = h; (e = htab__at(&mains, k))->head.used; k++)
+			if (e->head.hash == h && tl->threads[e->thread].pid == t->pid &&
+			    tl->threads[e->thread].band == t->band) {
+				const struct thread *m = &tl->threads[e->thread];
+
+				if (m->has_end && (!t->seen || m->end >= t->last)) {
+					t->end = m->end;
+					t->has_end = t->ended_with_process = true;
+				}
+				break;
+			}
+	}
 	htab__release(&mains);
 	return 0;
 }
@@ -585,8 +630,10 @@ static int lay_out(struct layout *l)
 	l->kids = malloc(sizeof(size_t) * (n + 1));
 	l->kid_at = calloc(n + 2, sizeof(size_t));
 	roots = malloc(sizeof(size_t) * (n + 1));
-	if (!l->order || !l->kids || !l->kid_at || !roots)
+	l->band_order = malloc(sizeof(size_t) * (tl->nbands + 1));
+	if (!l->order || !l->kids || !l->kid_at || !roots || !l->band_order)
 		goto cleanup;
+	order_bands(tl, l->band_order);
 	/*
 	 * A thread hangs under its spawner; a process's other threads (no spawn
 	 * record: they were there before the recording) under its main thread.
@@ -614,8 +661,10 @@ static int lay_out(struct layout *l)
 	for (size_t i = 0; i < n; i++)
 		qsort_r(l->kids + l->kid_at[i], l->kid_at[i + 1] - l->kid_at[i], sizeof(size_t), thread_start_cmp, tl);
 	qsort_r(roots, nroots, sizeof(size_t), thread_start_cmp, tl);
-	/* bands in input order, roots by start within each */
-	for (size_t b = 0; b < tl->nbands; b++) {
+	/* bands in rank order (a job's streams come in glob order: 10 before 2), roots by start within each */
+	for (size_t k = 0; k < tl->nbands; k++) {
+		size_t b = l->band_order[k];
+
 		tl->bands[b].first_row = l->nrows;
 		for (size_t r = 0; r < nroots; r++)
 			if (tl->threads[roots[r]].band == b)
@@ -735,16 +784,16 @@ static int thread_json(struct timeline *tl, const struct clock *c, struct srclin
 	uint64_t start = t->has_start ? t->start : t->first;
 	int ret;
 
-	ret = strbuf__addf(j, "%s{\"b\":%zu,\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"d\":%" PRIu32 ",\"p\":%td,"
+	ret = strbuf__addf(j, "%s{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"d\":%" PRIu32 ",\"p\":%td,"
 			   "\"start\":%" PRIu64 ",\"end\":",
-			   row ? "," : "", t->band, t->pid, t->tid, t->depth,
+			   row ? "," : "", t->pid, t->tid, t->depth,
 			   t->parent >= 0 ? (ptrdiff_t)tl->threads[t->parent].row : (ptrdiff_t)-1, rel(c, t->band, start));
 	if (ret == 0)
 		ret = t->has_end ? strbuf__addf(j, "%" PRIu64, rel(c, t->band, t->end)) : strbuf__add(j, "null", 4);
 	if (ret == 0)
-		ret = strbuf__addf(j, ",\"last\":%" PRIu64 ",\"scpu\":%" PRIu64 ",\"soff\":%" PRIu64 ",\"non\":%zu,"
+		ret = strbuf__addf(j, ",\"withproc\":%s,\"last\":%" PRIu64 ",\"scpu\":%" PRIu64 ",\"soff\":%" PRIu64 ",\"non\":%zu,"
 				   "\"noff\":%zu,\"cpu\":",
-				   rel(c, t->band, t->seen ? t->last : start), t->sampled_cpu, t->sampled_off, t->on.n,
+				   t->ended_with_process ? "true" : "false", rel(c, t->band, t->seen ? t->last : start), t->sampled_cpu, t->sampled_off, t->on.n,
 				   t->off.n);
 	if (ret == 0)
 		ret = t->has_cpu ? strbuf__addf(j, "%" PRIu64, t->cpu) : strbuf__add(j, "null", 4);
@@ -920,7 +969,7 @@ static int tl_finish(void *st, struct export_ctx *x)
 	if (ret == 0)
 		ret = add_str(&j, o->title) ?: strbuf__add(&j, "},\"bands\":[", 11);
 	for (size_t b = 0; ret == 0 && b < tl->nbands; b++)
-		ret = band_json(&tl->bands[b], b, &j);
+		ret = band_json(&tl->bands[l.band_order[b]], b, &j);
 	if (ret == 0)
 		ret = strbuf__add(&j, "],\"threads\":[", 13);
 	for (size_t r = 0; ret == 0 && r < l.nrows; r++)
@@ -993,6 +1042,7 @@ cleanup:
 	free(l.order);
 	free(l.kids);
 	free(l.kid_at);
+	free(l.band_order);
 	return ret;
 }
 

@@ -1,0 +1,178 @@
+// The timeline (lp-svg --timeline) in Chromium: rows nested by spawn tree,
+// what is drawn where, the tooltip, zoom and pan, search, a thread's flame
+// graph on click, bands of several streams on one clock.
+//
+//   node timeline.mjs small FILE      tests/data/timeline/small.lp drawn
+//   node timeline.mjs recorded FILE   tests/workloads/blocking recorded by lp-record
+//   node timeline.mjs bands FILE      two streams, the second 0.5 s later by #lp.realtime
+//   node timeline.mjs ranks FILE      a real mpirun job of 2 ranks, rank 1 doing twice rank 0's work
+import { open, shot, check, near, scenario } from './lib.mjs';
+
+const [mode, file] = process.argv.slice(2);
+const ready = () => window.lpTimeline && window.lpTimeline.ready();
+
+const labels = (page) => page.$$eval('text.label', (ts) => ts.map((t) => ({
+	text: t.textContent, x: +t.getAttribute('x'), y: +t.getAttribute('y'), cls: t.getAttribute('class'),
+	row: +t.getAttribute('data-row') })));
+
+// What is drawn at time t (ns from the axis' 0) on a row: 'on', 'off', 'alive', or 'none'.
+async function drawn(page, row, t) {
+	const c = await page.evaluate(([r, tt]) => {
+		const tl = window.lpTimeline;
+		return tl.pixel(r, tl.x(tt) - tl.barsLeft());
+	}, [row, t]);
+	const [r, g, b, a] = c;
+	if (a === 0) return 'none';
+	if (r > 180 && g < 90 && b < 90) return 'on';
+	if (b > 160 && r < 90) return 'off';
+	if (r > 200 && g > 200 && b > 200 && Math.abs(r - b) < 8) return 'alive';
+	return `rgba(${c})`;
+}
+
+async function tipAt(page, row, t) {
+	const [x, y] = await page.evaluate(([r, tt]) => [window.lpTimeline.x(tt), window.lpTimeline.rowY(r) + 8], [row, t]);
+	await page.mouse.move(x, y);
+	return page.$eval('#tip', (g) => Array.from(g.querySelectorAll('tspan')).map((s) => s.textContent).join('\n'));
+}
+
+const ms = 1e6;
+
+await scenario(async () => {
+	const { browser, page, errors, loadMs } = await open(file, '', ready);
+	if (mode === 'small') {
+		const ls = await labels(page);
+		check(ls.map((l) => l.text).join('|') === 'app [100]|worker 101|child [200]',
+			'rows in spawn order: ' + ls.map((l) => l.text));
+		check(ls[0].x < ls[1].x && ls[1].x < ls[2].x, 'each row one level deeper than its spawner');
+		check(!/thread/.test(ls[0].cls) && /thread/.test(ls[1].cls), 'a process row and a thread row look apart');
+		await shot(page, 'timeline-small');
+		// app ran 0-100 ms, worker blocked 200-500 ms, child ran 300-400 ms (ns from the first event)
+		check(await drawn(page, 0, 55 * ms) === 'on', 'app on the CPU at 50 ms: ' + await drawn(page, 0, 55 * ms));
+		check(await drawn(page, 0, 310 * ms) === 'alive', 'app alive, idle at 300 ms: ' + await drawn(page, 0, 310 * ms));
+		check(await drawn(page, 1, 355 * ms) === 'off', 'worker blocked at 350 ms: ' + await drawn(page, 1, 355 * ms));
+		check(await drawn(page, 1, 110 * ms) === 'none', 'worker not yet spawned at 100 ms');
+		check(await drawn(page, 2, 355 * ms) === 'on', 'child on the CPU at 350 ms');
+		check(await drawn(page, 2, 555 * ms) === 'none', 'child gone after its exit at 450 ms');
+		// the tooltip: lifetime, exact against sampled time, spawner and spawning stack
+		let tip = await tipAt(page, 0, 55 * ms);
+		check(tip.includes('app  pid 100 tid 100  (process)'), 'names the row: ' + tip);
+		check(tip.includes("exec'd /usr/bin/app"), 'the program: ' + tip);
+		check(tip.includes('\u26a0 on-CPU: exact 300.0 ms, sampled 100.0 ms (they disagree'), 'exact vs sampled, flagged: ' + tip);
+		check(tip.includes('here: on-CPU run 0 ns \u2192 100.0 ms'), 'the run under the pointer: ' + tip);
+		await shot(page, 'timeline-small-tip');
+		tip = await tipAt(page, 1, 355 * ms);
+		check(tip.includes('alive 150.0 ms \u2192 600.0 ms (450.0 ms) with its process'), 'a thread ends with its process: ' + tip);
+		check(tip.includes('here: off-CPU 300.0 ms from 200.0 ms'), 'the interval under the pointer: ' + tip);
+		check(tip.includes('spawned by app [100] at 150.0 ms'), 'its spawner: ' + tip);
+		check(/spawning stack \(leaf first\):\n  pthread_create\n  start_workers\n  main/.test(tip), 'its spawning stack: ' + tip);
+		tip = await tipAt(page, 2, 355 * ms);
+		check(tip.includes('exit 3') && tip.includes('exact 101.0 ms, sampled 100.0 ms') && !tip.includes('\u26a0'),
+			'agreeing figures are not flagged: ' + tip);
+		// zoom in with the keyboard around the middle, pan, the URL keeps it, 0 resets
+		await page.mouse.move(5, 5);
+		const before = await page.evaluate(() => window.lpTimeline.view());
+		await page.keyboard.press('+');
+		const zoomed = await page.evaluate(() => window.lpTimeline.view());
+		near((zoomed[1] - zoomed[0]) / (before[1] - before[0]), 1 / 1.5, 'zoomed by 1.5', 0.01);
+		check(page.url().includes('t='), 'the zoom is in the URL: ' + page.url());
+		check(await page.$eval('#unzoom', (e) => !/hide/.test(e.getAttribute('class'))), 'Reset Zoom shows');
+		const ticks = await page.$$eval('text.axis', (ts) => ts.map((t) => t.textContent));
+		check(ticks[0] !== '0', 'the axis follows the zoom: ' + ticks);
+		await page.keyboard.press('ArrowRight');
+		const panned = await page.evaluate(() => window.lpTimeline.view());
+		check(panned[0] > zoomed[0], 'arrow pans right');
+		// the worker's interval is still drawn exactly at any zoom
+		check(await drawn(page, 1, 355 * ms) === 'off', 'blocked at 350 ms when zoomed');
+		await page.keyboard.press('0');
+		const reset = await page.evaluate(() => window.lpTimeline.view());
+		check(reset[0] === before[0] && reset[1] === before[1], 'reset');
+		// ctrl+wheel zooms around the pointer: the time under it stays put
+		const x = await page.evaluate(() => window.lpTimeline.x(355e6));
+		const y = await page.evaluate(() => window.lpTimeline.rowY(1) + 8);
+		await page.mouse.move(x, y);
+		await page.keyboard.down('Control');
+		await page.mouse.wheel(0, -200);
+		await page.keyboard.up('Control');
+		const wheeled = await page.evaluate(() => window.lpTimeline.view());
+		check(wheeled[1] - wheeled[0] < reset[1] - reset[0], 'ctrl+wheel zooms in: ' + wheeled);
+		near(await page.evaluate(() => window.lpTimeline.x(355e6)), x, 'the time under the pointer stays', 1);
+		// search: matching rows stand out, the count is said, the URL keeps it
+		page.answer = 'child|worker';
+		await page.click('#search');
+		const st = await page.$eval('#status', (e) => e.textContent);
+		check(st === 'Matched: 2 of 3 threads', 'search count: ' + st);
+		const after = await labels(page);
+		check(after.filter((l) => /match/.test(l.cls)).map((l) => l.text).join('|') === 'worker 101|child [200]', 'matches marked');
+		check(page.url().includes('s=child%7Cworker'), 'the search is in the URL: ' + page.url());
+		await shot(page, 'timeline-small-search');
+		// a click on a row: its flame graph below
+		await page.mouse.click(10 + after[1].x + 5, after[1].y - 4);
+		const head = await page.$eval('#flame .head', (e) => e.textContent);
+		check(head.startsWith('Flame graph of worker 101 (pid 100, tid 101): 0 ns on-CPU, 300.0 ms off-CPU'), head);
+		const names = await page.$$eval('#flame text', (ts) => ts.map((t) => t.textContent));
+		check(['worker_main', 'wait_for_work', 'futex_wait'].every((n) => names.includes(n)), 'its frames: ' + names);
+		check(page.url().includes('row=1'), 'the chosen row is in the URL');
+		await shot(page, 'timeline-small-flame');
+		// the URL brings the same view back
+		const url = page.url();
+		const again = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+		await again.goto(url);
+		await again.waitForFunction(ready);
+		const st2 = await again.$eval('#status', (e) => e.textContent);
+		check(st2 === 'Matched: 2 of 3 threads', 'search restored: ' + st2);
+		check((await again.$$('#flame rect')).length > 0, 'flame graph restored');
+	} else if (mode === 'recorded') {
+		const ls = await labels(page);
+		const names = ls.map((l) => l.text);
+		for (const n of ['reader', 'waiter', 'locker'])
+			check(names.some((t) => t.startsWith(n + ' ')), `a row for thread ${n}: ` + names);
+		const main = ls.find((l) => /^blocking \[\d+\]$/.test(l.text));
+		check(main, 'the main thread is a process row: ' + names);
+		const child = ls.findIndex((l) => /^blocking \[\d+\]$/.test(l.text) && l.x > main.x);
+		check(child > ls.findIndex((l) => l.text.startsWith('waiter ')), 'threads of a process come before the processes it spawned: ' + names);
+		const reader = ls.find((l) => l.text.startsWith('reader '));
+		check(reader.x > main.x, 'threads nested under their process');
+		// the reader blocks ~300 ms in read(): somewhere in its life it is drawn blocked
+		const life = await page.evaluate((r) => window.lpTimeline.view(), reader.row);
+		let off = 0;
+		for (let i = 1; i < 200; i++) if (await drawn(page, reader.row, life[0] + (life[1] - life[0]) * i / 200) === 'off') off++;
+		check(off >= 10, `the reader is drawn off the CPU for a while (${off} of 200 points)`);
+		const tip = await tipAt(page, reader.row, (life[0] + life[1]) / 2);
+		check(/on-CPU: exact [\d.]+ .s, sampled/.test(tip), 'exact on-CPU time from the T record: ' + tip);
+		check(/spawning stack \(leaf first\):[\s\S]*pthread_create/.test(tip), 'spawned by pthread_create: ' + tip);
+		check(/main .*blocking\.c:\d+/.test(tip), "the spawning stack's frames have file:line: " + tip);
+		await shot(page, 'timeline-recorded-tip');
+		await page.mouse.move(5, 5);
+		await shot(page, 'timeline-recorded');
+		console.log(`rows ${ls.length} load ${loadMs} ms`);
+	} else if (mode === 'bands') {
+		const bands = await page.$$eval('text.band', (ts) => ts.map((t) => t.textContent));
+		check(bands.length === 2 && /rank=0/.test(bands[0]) && /rank=1/.test(bands[1]), 'a band per stream: ' + bands);
+		const ls = await labels(page);
+		check(ls.length === 6, 'rows of both: ' + ls.map((l) => l.text));
+		// the second stream started 0.5 s after the first (CLOCK_REALTIME), its app ran 0-100 ms of its own
+		check(await drawn(page, 3, 55 * ms) === 'none', 'rank 1 not running at 50 ms');
+		check(await drawn(page, 3, 555 * ms) === 'on', 'rank 1 running at 550 ms: ' + await drawn(page, 3, 550 * ms));
+		check(await drawn(page, 0, 55 * ms) === 'on', 'rank 0 running at 50 ms');
+		await shot(page, 'timeline-bands');
+	} else if (mode === 'ranks') {
+		const bands = await page.$$eval('text.band', (ts) => ts.map((t) => t.textContent));
+		check(bands.length === 2 && / rank=0/.test(bands[0]) && / rank=1/.test(bands[1]), 'a band per rank, in rank order: ' + bands);
+		const ls = await labels(page);
+		const mains = ls.filter((l) => /^mpi-ranks \[\d+\]$/.test(l.text));
+		check(mains.length === 2, 'a process row per rank: ' + ls.map((l) => l.text));
+		// Open MPI's barrier spins, so both ranks are on the CPU all along; what
+		// each did is in its flame graph: rank 1 burnt twice as long
+		const widths = [];
+		for (const m of mains) {
+			await page.mouse.click(m.x + 5, m.y - 4);
+			widths.push(await page.evaluate(() => window.lpTimeline.flameWidth('burn')));
+		}
+		check(widths[0] > 0 && widths[1] / widths[0] > 1.6 && widths[1] / widths[0] < 2.4,
+			`burn() twice as wide for rank 1 as for rank 0: ${widths}`);
+		await shot(page, 'timeline-ranks');
+		console.log(`burn widths: rank 0 ${widths[0]}, rank 1 ${widths[1]}`);
+	}
+	check(errors.length === 0, 'no errors: ' + errors);
+	await browser.close();
+});
