@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# lp-svg --timeline: the file, its options and errors; the picture in headless
+# Chromium on a small stream, a real recording and streams of several ranks.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	W=$LP_BUILD/workloads
+	SMALL=$DATA/timeline/small.lp
+}
+
+@test "the timeline is well-formed XML, the same bytes every time, its data embedded" {
+	run --separate-stderr lp-svg --timeline "$SMALL"
+	assert_success
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" > one.svg
+	xmllint --noout one.svg
+	lp-svg --timeline "$SMALL" > two.svg
+	cmp one.svg two.svg
+	assert_output --partial '<metadata id="lp-timeline">'
+	assert_output --partial '<text id="title" x="600.0" y="24">Timeline</text>'
+}
+
+@test "the title is escaped; --width and --height size the picture" {
+	lp-svg --timeline --title '<b>&"run"' --width 800 --height 20 "$SMALL" > t.svg
+	xmllint --noout t.svg
+	grep -q '>&lt;b&gt;&amp;&quot;run&quot;</text>' t.svg
+	# three rows and a band header of 20 px under the header, the margin below
+	grep -q '<svg version="1.1" id="timeline" width="800" height="206" ' t.svg
+}
+
+@test "browser: rows nested by spawn tree, on/off-CPU drawn where they were, tooltip, zoom, search, flame graph" {
+	lp-svg --timeline "$SMALL" > small.svg
+	browser timeline small small.svg
+}
+
+@test "browser: streams of two ranks are bands on one wall clock (#lp.realtime)" {
+	sed 's/^#lp.host\ttesthost/#lp.host\tnode1\n#lp.rank\t0/' "$SMALL" > r0.lp
+	sed 's/^#lp.host\ttesthost/#lp.host\tnode2\n#lp.rank\t1/; s/^#lp.realtime\t1700000000000000000/#lp.realtime\t1700000000500000000/' "$SMALL" > r1.lp
+	lp-svg --timeline r1.lp r0.lp > bands.svg
+	browser timeline bands bands.svg
+}
+
+@test "browser: a real recording of threads and a child process, file:line in spawning stacks" {
+	[ -x "$W/blocking" ] || fail "workloads not built (make check builds them)"
+	lp-record -q -o b.lp -- "$W/blocking" 2> rec.err || skip "cannot record here: $(cat rec.err)"
+	run --separate-stderr lp-svg --timeline b.lp
+	assert_success
+	printf '%s\n' "$output" > b.svg
+	browser timeline recorded b.svg
+}
+
+@test "a stream without P records still draws, and says its threads are not nested" {
+	grep -v '^P' "$SMALL" > noprocs.lp
+	run --separate-stderr lp-svg --timeline noprocs.lp
+	assert_success
+	[ "$stderr" = "lp-svg: noprocs.lp: warning: no P records: threads are placed by their samples and not nested under their parents" ]
+	assert_output --partial '<metadata id="lp-timeline">'
+}
+
+@test "what is not an lp stream is named; an empty input has nothing to draw" {
+	printf 'a;b 1\n' > f.folded
+	run -1 --separate-stderr lp-svg --timeline f.folded
+	[ "$stderr" = "lp-svg: f.folded: not an lp stream (lp-svg --timeline reads what lp-record writes)" ]
+	[ -z "$output" ]
+	: > empty.lp
+	run -1 --separate-stderr lp-svg --timeline empty.lp
+	[ "$stderr" = "lp-svg: no threads in the input: nothing to draw" ]
+}
+
+@test "a malformed record is named with its line, and nothing is written" {
+	{ head -6 "$SMALL"; printf 'S\tnot-a-time\t1\t1\tx\tcpu\t1\ta\t-\n'; } > bad.lp
+	run -1 --separate-stderr lp-svg --timeline bad.lp
+	[[ "$stderr" == "lp-svg: bad.lp:7: "*TIME* ]] || fail "$stderr"
+	[ -z "$output" ]
+}
+
+@test "--timeline takes the options that make sense for it only" {
+	run -2 --separate-stderr lp-svg --timeline --flamechart "$SMALL"
+	[ "${stderr%%$'\n'*}" = "lp-svg: --timeline goes with --title, --width, --height, --fonttype, --fontsize and --no-srclines only" ]
+	run -2 --separate-stderr lp-svg --no-srclines "$SMALL"
+	[ "${stderr%%$'\n'*}" = "lp-svg: --no-srclines goes with --timeline" ]
+}
+
+@test "a write error is said, not hidden" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	run -1 --separate-stderr bash -c 'lp-svg --timeline "$0" > /dev/full' "$SMALL"
+	[[ "$stderr" == "lp-svg: "*"o space left on device"* ]] || fail "$stderr"
+}
