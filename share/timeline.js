@@ -27,11 +27,19 @@
 		mark("lp-start");
 		var meta = $("lp-timeline");
 		if (!meta || typeof DecompressionStream === "undefined") return;
-		var bin = atob(meta.textContent.replace(/\s+/g, ""));
-		var bytes = new Uint8Array(bin.length);
-		for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-		var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-		new Response(stream).arrayBuffer().then(function (buf) {
+		var b64 = meta.textContent.replace(/\s+/g, "");
+		// the browser's own base64 decoder where it has one: a JS loop over 8 MB costs 100 ms
+		var bytes = Uint8Array.fromBase64 ? Promise.resolve(Uint8Array.fromBase64(b64)) :
+			fetch("data:application/octet-stream;base64," + b64).then(function (r) { return r.arrayBuffer(); })
+				.catch(function () {
+					var bin = atob(b64), out = new Uint8Array(bin.length);
+					for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+					return out;
+				});
+		bytes.then(function (raw) {
+			var stream = new Blob([raw]).stream().pipeThrough(new DecompressionStream("deflate"));
+			return new Response(stream).arrayBuffer();
+		}).then(function (buf) {
 			mark("lp-inflated");
 			var all = new Uint8Array(buf);
 			var hlen = all[0] | all[1] << 8 | all[2] << 16 | all[3] * 16777216;
@@ -149,18 +157,12 @@
 			labels.push(el("text", { x: 10 + indent, y: yOf[r] + rowh * 0.75,
 				"class": "label" + (t.tid === t.pid ? "" : " thread"), "data-row": r }, g, name));
 		}
-		// bars: canvases, each at most 8000 px tall (browsers cap a canvas's size)
-		var CH = Math.floor(8000 / rowh) * rowh, dpr = window.devicePixelRatio || 1;
+		// bars: canvases in slices (browsers cap a canvas's size)
+		// made when a row in them is first drawn: a tall canvas costs its memory at once
+		var CH = Math.floor(1024 / rowh) * rowh, dpr = window.devicePixelRatio || 1;
 		for (var c0 = cfg.top; c0 < rowsEnd; c0 += CH) {
 			var h = Math.min(CH, rowsEnd - c0);
-			var fo = el("foreignObject", { x: X0, y: c0, width: BW, height: h }, g);
-			var cv = document.createElementNS(XNS, "canvas");
-			cv.width = Math.round(BW * dpr); cv.height = Math.round(h * dpr);
-			cv.style.width = BW + "px"; cv.style.height = h + "px"; cv.style.display = "block";
-			fo.appendChild(cv);
-			var ctx = cv.getContext("2d");
-			ctx.scale(dpr, dpr);
-			canvases.push({ top: c0, h: h, ctx: ctx, dpr: dpr, wd: cv.width });
+			canvases.push({ top: c0, h: h, ctx: null, dpr: dpr, wd: Math.round(BW * dpr), g: g });
 		}
 		// the axis: ticks drawn with the rows
 		axisG = el("g", {}, g);
@@ -292,7 +294,7 @@
 	function draw() {
 		version++;
 		if (!drawnAt) drawnAt = new Int32Array(N);
-		for (var ci = 0; ci < canvases.length; ci++) canvases[ci].ctx.clearRect(0, 0, BW, canvases[ci].h);
+		for (var ci = 0; ci < canvases.length; ci++) if (canvases[ci].ctx) canvases[ci].ctx.clearRect(0, 0, BW, canvases[ci].h);
 		drawVisible();
 		drawAxis(tickStep());
 	}
@@ -315,12 +317,24 @@
 			if (drawnAt[r] !== version) drawRow(r);
 	}
 
+	function makeCanvas(c) {
+		var fo = el("foreignObject", { x: X0, y: c.top, width: BW, height: c.h });
+		c.g.insertBefore(fo, axisG);
+		var cv = document.createElementNS(XNS, "canvas");
+		cv.width = c.wd; cv.height = Math.round(c.h * c.dpr);
+		cv.style.width = BW + "px"; cv.style.height = c.h + "px"; cv.style.display = "block";
+		fo.appendChild(cv);
+		c.ctx = cv.getContext("2d");
+		c.ctx.scale(c.dpr, c.dpr);
+	}
+
 	function drawRow(r) {
 		drawnAt[r] = version;
 		var c = null;
 		for (var ci = 0; ci < canvases.length; ci++)
 			if (yOf[r] >= canvases[ci].top && yOf[r] < canvases[ci].top + canvases[ci].h) c = canvases[ci];
 		if (!c) return;
+		if (!c.ctx) makeCanvas(c);
 		var ctx = c.ctx, dpr = c.dpr, Wd = c.wd, Hd = Math.round(rowh * dpr);
 		if (!rowImg || rowImg.width !== Wd || rowImg.height !== Hd) {
 			rowImg = ctx.createImageData(Wd, Hd);
@@ -598,7 +612,7 @@
 			var y = yOf[row] + rowh / 2;
 			for (var i = 0; i < canvases.length; i++) {
 				var c = canvases[i];
-				if (y >= c.top && y < c.top + c.h) {
+				if (y >= c.top && y < c.top + c.h && c.ctx) {
 					var dpr = window.devicePixelRatio || 1;
 					var d = c.ctx.getImageData(Math.round(x * dpr), Math.round((y - c.top) * dpr), 1, 1).data;
 					return [d[0], d[1], d[2], d[3]];
