@@ -167,3 +167,19 @@ as_rank() {
 	printf '%s\n' "$output" > job.svg
 	browser timeline ranks job.svg
 }
+
+@test "pipelines/lp-job-report: the job's timeline, towers per rank and host, pprof, an index" {
+	sed 's/^#lp.host\ttesthost/#lp.host\tnode1\n#lp.rank\t0/' "$DATA/timeline/small.lp" > r0.lp
+	sed 's/^#lp.host\ttesthost/#lp.host\tnode2\n#lp.rank\t1/' "$DATA/timeline/small.lp" > r1.lp
+	run --separate-stderr "$TOP/pipelines/lp-job-report" report r0.lp r1.lp
+	assert_success
+	assert_output "lp-job-report: report/index.html"
+	[ -z "$stderr" ]
+	for f in timeline.svg ranks.svg hosts.svg; do
+		xmllint --noout "report/$f"
+		grep -q "data=\"$f\"" report/index.html || fail "index.html does not show $f"
+	done
+	grep -q '<metadata id="lp-timeline">' report/timeline.svg
+	grep -q '^rank=1;' report/ranks.folded
+	[ -s report/job.pb.gz ]
+}
