@@ -5,7 +5,7 @@
 "use strict";
 (function () {
 	var NS = "http://www.w3.org/2000/svg", XNS = "http://www.w3.org/1999/xhtml";
-	var cfg, bands, rows, N, iv, onAt, offAt, stacks;
+	var cfg, bands, rows, N, iv, ivStack, onAt, offAt, stacks;
 	var W, X0, BW, rowh, fs, yOf, bandOf, rowsEnd;
 	var v0 = 0, v1 = 1, canvases = [], labels = [], tip, status, unzoomBtn, selected = -1;
 	var searchRe = null, searchText = null, flameG, flameFocus = null;
@@ -57,7 +57,7 @@
 		});
 	}
 
-	// Intervals: per row, on-CPU then off-CPU, each (gap from the previous end, length).
+	// Intervals: per row, on-CPU then off-CPU, each (gap from the previous end, length, its stack in the row's list).
 	function load(d, bytes, at) {
 		cfg = d.cfg; bands = d.bands; rows = d.threads; N = rows.length;
 		var total = 0, r, k, x, b, mul;
@@ -70,7 +70,7 @@
 			return x;
 		}
 		for (r = 0; r < N; r++) total += rows[r].non + rows[r].noff;
-		iv = new Float64Array(2 * total);
+		iv = new Float64Array(2 * total); ivStack = new Int32Array(total);
 		onAt = new Int32Array(N + 1); offAt = new Int32Array(N + 1);
 		var p = 0;
 		for (r = 0; r < N; r++) {
@@ -81,7 +81,7 @@
 				for (k = 0; k < n; k++) {
 					var s = prev + varint();
 					prev = s + varint();
-					iv[2 * p] = s; iv[2 * p + 1] = prev; p++;
+					iv[2 * p] = s; iv[2 * p + 1] = prev; ivStack[p] = varint(); p++;
 				}
 			}
 		}
@@ -297,6 +297,7 @@
 		for (var ci = 0; ci < canvases.length; ci++) if (canvases[ci].ctx) canvases[ci].ctx.clearRect(0, 0, BW, canvases[ci].h);
 		drawVisible();
 		drawAxis(tickStep());
+		drawChart();
 	}
 
 	function drawVisible() {
@@ -424,9 +425,11 @@
 		tip.style.display = "";
 	}
 
-	function findAt(from, to, t) {
+	function findNear(from, to, t, slack) {
 		var k = firstAfter(from, to, t);
-		return k < to && iv[2 * k] <= t ? k : -1;
+		if (k < to && iv[2 * k] <= t) return k;
+		k = firstAfter(from, to, t - slack);
+		return k < to && iv[2 * k] <= t + slack ? k : -1;
 	}
 
 	function rowLines(r, t) {
@@ -444,10 +447,14 @@
 		} else out.push(cpu + " (no exact figure: no T record)");
 		out.push("off-CPU: " + fmtT(th.soff) + " in " + th.noff + " interval" + (th.noff === 1 ? "" : "s"));
 		if (t !== null) {
-			var k = findAt(offAt[r], onAt[r + 1], t);
-			if (k >= 0) out.push("here: off-CPU " + fmtT(iv[2 * k + 1] - iv[2 * k]) + " from " + fmtT(iv[2 * k]));
-			else if ((k = findAt(onAt[r], offAt[r], t)) >= 0) out.push("here: on-CPU run " + fmtT(iv[2 * k]) + " \u2192 " + fmtT(iv[2 * k + 1]));
-			else out.push("here: " + fmtT(t));
+			// what is under the pointer, or within two pixels of it: small intervals are hard to hit
+			var slack = 2 * (v1 - v0) / BW, k = findNear(offAt[r], onAt[r + 1], t, slack), off = k >= 0;
+			if (!off) k = findNear(onAt[r], offAt[r], t, slack);
+			if (k >= 0) {
+				var fr = framesOf(r, ivStack[k]);
+				out.push("here: " + (off ? "off-CPU " + fmtT(iv[2 * k + 1] - iv[2 * k]) + " from " + fmtT(iv[2 * k]) :
+					"on-CPU " + fmtT(iv[2 * k]) + " \u2192 " + fmtT(iv[2 * k + 1])) + (fr.length ? " in " + fr[fr.length - 1] : ""));
+			} else out.push("here: " + fmtT(t));
 		}
 		if (th.p >= 0) out.push("spawned by " + rowName(rows[th.p]) + " at " + fmtT(th.spawned));
 		if (th.spawn && th.spawn.length) {
@@ -462,6 +469,10 @@
 		if (drag && drag.moved) return;
 		var p = svgPoint(e);
 		if (flameFrames && p.y >= flameTop) { flameHover(p); return; }
+		if (chart && p.y >= chart.y && p.y < chart.y + Math.max(chart.depth, 1) * chart.fh) {
+			if (!chartHover(p)) tip.style.display = "none";
+			return;
+		}
 		var r = rowAt(p.y);
 		if (r < 0 || p.x >= X0 + BW) { tip.style.display = "none"; return; }
 		var t = p.x >= X0 ? v0 + (p.x - X0) / BW * (v1 - v0) : null;
@@ -494,7 +505,78 @@
 	}
 
 	// ---- a thread's flame graph, below the rows ----
-	var flameFrames = null, flameTop = 0, flameBase = 0;
+	var flameFrames = null, flameTop = 0, flameBase = 0, chart = null;
+
+	// The selected thread's flame chart: root at the top, x the timeline's
+	// time; a frame runs on while the next sample or interval (within a pixel)
+	// has the same frames down to it.
+	function drawChart() {
+		if (!chart) return;
+		var ctx = chart.ctx, r = chart.r, fh = chart.fh, sc = BW / (v1 - v0), px = (v1 - v0) / BW;
+		ctx.clearRect(0, 0, BW, Math.max(chart.depth, 1) * fh);
+		ctx.font = (fs * 0.9) + "px " + getComputedStyle(document.documentElement).fontFamily;
+		ctx.textBaseline = "middle";
+		chart.runs = [];
+		var name = [], start = new Float64Array(chart.depth + 1), end = new Float64Array(chart.depth + 1), offw = new Float64Array(chart.depth + 1), onw = new Float64Array(chart.depth + 1), open = 0;
+		function close(d) {
+			while (open > d) {
+				open--;
+				var x0 = (start[open] - v0) * sc, w = (end[open] - start[open]) * sc;
+				if (x0 + w < 0 || x0 > BW) continue;
+				if (x0 < 0) { w += x0; x0 = 0; }
+				w = Math.max(Math.min(w, BW - x0), 0.5);
+				var off = offw[open] > onw[open], h = hashName(name[open]);
+				ctx.fillStyle = off ? "rgb(" + (40 + h % 40) + "," + (95 + h % 50) + "," + (190 + h % 50) + ")" :
+					"rgb(" + (205 + h % 50) + "," + (60 + h % 110) + "," + (30 + h % 40) + ")";
+				var y = open * fh;
+				ctx.fillRect(x0, y, w, fh - 1);
+				if (w > 24) {
+					ctx.fillStyle = off ? "white" : "black";
+					var room = Math.floor((w - 6) / (fs * 0.52)), text = name[open];
+					if (text.length > room) text = text.substring(0, Math.max(room - 2, 1)) + "..";
+					ctx.fillText(text, x0 + 3, y + fh / 2);
+				}
+				chart.runs.push({ x: x0, y: y, w: w, name: name[open], start: start[open], end: end[open], off: off });
+			}
+		}
+		// both lists in time order, from the first that ends in view
+		var a = firstAfter(onAt[r], offAt[r], v0), b = firstAfter(offAt[r], onAt[r + 1], v0);
+		var aEnd = offAt[r], bEnd = onAt[r + 1];
+		while (a < aEnd || b < bEnd) {
+			var k, isOff;
+			if (b >= bEnd || (a < aEnd && iv[2 * a] <= iv[2 * b])) { k = a++; isOff = false; } else { k = b++; isOff = true; }
+			var s0 = iv[2 * k], e0 = iv[2 * k + 1];
+			if (s0 > v1) { if (isOff) b = bEnd; else a = aEnd; continue; }
+			var fr = framesOf(r, ivStack[k]), d = 0;
+			while (d < open && d < fr.length && name[d] === fr[d] && s0 - end[d] <= px) d++;
+			close(d);
+			for (var i = 0; i < d; i++) { end[i] = Math.max(end[i], e0); if (isOff) offw[i] += e0 - s0; else onw[i] += e0 - s0; }
+			for (; d < fr.length && d < chart.depth; d++) {
+				name[d] = fr[d]; start[d] = s0; end[d] = e0;
+				offw[d] = isOff ? e0 - s0 : 0; onw[d] = isOff ? 0 : e0 - s0;
+				open = d + 1;
+			}
+		}
+		close(0);
+	}
+
+	function hashName(n) {
+		var h = 0;
+		for (var i = 0; i < n.length; i++) h = (h * 31 + n.charCodeAt(i)) >>> 0;
+		return h;
+	}
+
+	function chartHover(p) {
+		var x = p.x - X0, y = p.y - chart.y;
+		for (var i = chart.runs.length - 1; i >= 0; i--) {
+			var c = chart.runs[i];
+			if (x >= c.x && x < c.x + Math.max(c.w, 2) && y >= c.y && y < c.y + chart.fh) {
+				showTip(p, [c.name, (c.off ? "off-CPU " : "on-CPU ") + fmtT(c.end - c.start) + ": " + fmtT(c.start) + " \u2192 " + fmtT(c.end)]);
+				return true;
+			}
+		}
+		return false;
+	}
 	function select(r) {
 		if (selected >= 0) labels[selected].setAttribute("class", labels[selected].getAttribute("class").replace(" selected", ""));
 		selected = r;
@@ -509,23 +591,47 @@
 		return s.indexOf("%") < 0 ? s : s.replace(/%([0-9A-Fa-f]{2})/g, function (m, h) { return String.fromCharCode(parseInt(h, 16)); });
 	}
 
+	// A stack of a row as frame names, root first (split once, when first needed).
+	function framesOf(r, k) {
+		var e = stacks[r][k];
+		if (!e) return [];
+		if (!e[3]) e[3] = e[0] === "" ? [] : e[0].split(";").map(unescapeFrame);
+		return e[3];
+	}
+
 	function flame() {
 		while (flameG.firstChild) flameG.removeChild(flameG.firstChild);
 		flameFrames = null;
 		var t = rows[selected], list = stacks[selected];
 		var root = { name: rowName(t), on: 0, off: 0, kids: new Map() }, depth = 0;
 		for (var i = 0; i < list.length; i++) {
-			var node = root, parts = list[i][0] === "" ? [] : list[i][0].split(";");
+			var node = root, parts = framesOf(selected, i);
 			root.on += list[i][1]; root.off += list[i][2];
 			for (var k = 0; k < parts.length; k++) {
-				var name = unescapeFrame(parts[k]), next = node.kids.get(name);
+				var name = parts[k], next = node.kids.get(name);
 				if (!next) { next = { name: name, on: 0, off: 0, kids: new Map() }; node.kids.set(name, next); }
 				next.on += list[i][1]; next.off += list[i][2];
 				node = next;
 			}
 			depth = Math.max(depth, parts.length);
 		}
-		var fh = 16, top = rowsEnd + fs * 3;
+		var fh = 16;
+		// the flame chart first, on the timeline's axis, then the flame graph
+		chart = { r: selected, top: rowsEnd + fs * 3, depth: depth, fh: fh, runs: [] };
+		el("text", { x: 10, y: chart.top, "class": "head" }, flameG,
+		   "Flame chart of " + rowName(t) + ": its samples and off-CPU intervals in time, on the axis above" +
+		   (list.length ? "" : " (none)"));
+		el("text", { x: 10, y: chart.top + fs * 1.6, "class": "hint" }, flameG, "red: on-CPU, blue: off-CPU");
+		var fo = el("foreignObject", { x: X0, y: chart.top + fs * 0.6, width: BW, height: Math.max(depth, 1) * fh }, flameG);
+		var cv = document.createElementNS(XNS, "canvas"), dpr = window.devicePixelRatio || 1;
+		cv.width = Math.round(BW * dpr); cv.height = Math.round(Math.max(depth, 1) * fh * dpr);
+		cv.style.width = BW + "px"; cv.style.height = Math.max(depth, 1) * fh + "px"; cv.style.display = "block";
+		fo.appendChild(cv);
+		chart.ctx = cv.getContext("2d");
+		chart.ctx.scale(dpr, dpr);
+		chart.y = chart.top + fs * 0.6;
+		drawChart();
+		var top = chart.y + Math.max(depth, 1) * fh + fs * 3;
 		flameTop = top;
 		el("text", { x: 10, y: top, "class": "head" }, flameG,
 		   "Flame graph of " + rowName(t) + " (pid " + t.pid + ", tid " + t.tid + "): " + fmtT(root.on) + " on-CPU, " +
@@ -622,6 +728,10 @@
 		},
 		x: function (t) { return X0 + (t - v0) / (v1 - v0) * BW; },
 		barsLeft: function () { return X0; },
+		// the selected thread's flame chart as drawn: frames with their times
+		chartRuns: function () {
+			return chart ? chart.runs.map(function (c) { return { name: c.name, start: c.start, end: c.end, off: c.off, depth: c.y / chart.fh }; }) : [];
+		},
 		// the drawn width of the selected thread's flame graph frames named name, summed
 		flameWidth: function (name) {
 			var w = 0;

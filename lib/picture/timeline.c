@@ -18,6 +18,7 @@
 
 struct span {
 	uint64_t start, end;
+	uint32_t stack;		/* its entry in the stacks map */
 };
 
 struct spans {
@@ -109,7 +110,7 @@ static int set_string(char **slot, struct lp_span s)
 	return 0;
 }
 
-static int spans__push(struct spans *s, uint64_t start, uint64_t end)
+static int spans__push(struct spans *s, uint64_t start, uint64_t end, uint32_t stack)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
@@ -120,7 +121,7 @@ static int spans__push(struct spans *s, uint64_t start, uint64_t end)
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = (struct span){ start, end };
+	s->v[s->n++] = (struct span){ start, end, stack };
 	return 0;
 }
 
@@ -132,28 +133,23 @@ static int span_cmp(const void *a, const void *b)
 }
 
 /*
- * In time order, touching or overlapping spans as one: on-CPU samples of a
- * thread that ran on follow each other end to start; within slack of each
- * other (timer jitter) they are one run too.
+ * In time order, each starting where the one before ended at the earliest:
+ * a sample's CPU time before it can overlap the one before by the timer's
+ * jitter. Each keeps its stack: a flame chart draws them one by one.
  */
-static void spans__normalize(struct spans *s, uint64_t slack)
+static void spans__order(struct spans *s)
 {
-	size_t out = 0;
+	uint64_t end = 0;
 
-	if (!s->n)
-		return;
-	qsort(s->v, s->n, sizeof(*s->v), span_cmp);
-	for (size_t i = 1; i < s->n; i++) {
-		struct span *last = &s->v[out];
-
-		if (s->v[i].start <= last->end + slack) {
-			if (s->v[i].end > last->end)
-				last->end = s->v[i].end;
-		} else {
-			s->v[++out] = s->v[i];
-		}
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), span_cmp);
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].start < end)
+			s->v[i].start = end;
+		if (s->v[i].end < s->v[i].start)
+			s->v[i].end = s->v[i].start;
+		end = s->v[i].end;
 	}
-	s->n = out + 1;
 }
 
 static void see(struct timeline *tl, struct thread *t, uint64_t from, uint64_t to)
@@ -265,6 +261,7 @@ static int tl_sample(void *st, struct export_ctx *x, const struct export_sample 
 	uint64_t from, to;
 	ptrdiff_t i;
 	struct thread *t;
+	struct stack_entry *e;
 	int ret;
 
 	if (!on && !off)
@@ -277,17 +274,7 @@ static int tl_sample(void *st, struct export_ctx *x, const struct export_sample 
 	/* a cpu sample stands for the CPU time before it, an off-CPU one for its interval */
 	from = on ? (s->s->time > s->s->weight ? s->s->time - s->s->weight : 0) : s->s->time;
 	to = on ? s->s->time : s->s->time + s->dur;
-	if (on) {
-		t->sampled_cpu += s->s->weight;
-		ret = spans__push(&t->on, from, to);
-	} else {
-		t->sampled_off += s->s->weight;
-		ret = spans__push(&t->off, from, to);
-	}
-	if (ret < 0)
-		return lp_error__set(x->err, -ENOMEM, "out of memory");
-	see(tl, t, from, to);
-	/* each thread's stacks, for its flame graph */
+	/* each thread's stacks, for its flame graph and flame chart */
 	strbuf__reset(&tl->key);
 	{
 		uint64_t id = (uint64_t)i;
@@ -297,11 +284,21 @@ static int tl_sample(void *st, struct export_ctx *x, const struct export_sample 
 			be[k] = (unsigned char)(id >> (56 - 8 * k));
 		if (strbuf__add(&tl->key, (const char *)be, 8) < 0 ||
 		    strbuf__add(&tl->key, s->s->stack.s, s->s->stack.len) < 0 ||
-		    !stackmap__add(tl->stacks, tl->key.s, tl->key.len, on ? 0 : 1, s->s->weight))
+		    !(e = stackmap__add(tl->stacks, tl->key.s, tl->key.len, on ? 0 : 1, s->s->weight)))
 			return lp_error__set(x->err, errno == EOVERFLOW ? -EOVERFLOW : -ENOMEM, "%s",
 					     errno == EOVERFLOW ? "a thread's total weight does not fit 64 bits" :
 					     "out of memory");
 	}
+	if (on) {
+		t->sampled_cpu += s->s->weight;
+		ret = spans__push(&t->on, from, to, e->id);
+	} else {
+		t->sampled_off += s->s->weight;
+		ret = spans__push(&t->off, from, to, e->id);
+	}
+	if (ret < 0)
+		return lp_error__set(x->err, -ENOMEM, "out of memory");
+	see(tl, t, from, to);
 	return 0;
 }
 
@@ -830,9 +827,50 @@ static int band_json(const struct band *b, size_t i, struct strbuf *j)
 	return ret ? ret : strbuf__addc(j, '}');
 }
 
-/* Intervals of each row as varints (gap from the previous end, length), on-CPU then off-CPU. */
-static int intervals(struct timeline *tl, const struct clock *c, const struct layout *l, struct embed *z,
-		     struct strbuf *b)
+/*
+ * Where each thread's stacks are in the map sorted by key (the thread index
+ * first, big-endian: each thread's stacks are one run), and each entry's
+ * place in its thread's run.
+ */
+struct stack_index {
+	struct stack_entry **sorted;
+	size_t *first;		/* per thread, and one past the last */
+	uint32_t *pos;		/* per entry id */
+};
+
+static int index_stacks(struct timeline *tl, struct stack_index *si)
+{
+	size_t n = stackmap__size(tl->stacks), at = 0;
+
+	si->sorted = stackmap__sorted(tl->stacks);
+	si->first = calloc(tl->nthreads + 1, sizeof(*si->first));
+	si->pos = calloc(n ? n : 1, sizeof(*si->pos));
+	if ((!si->sorted && n) || !si->first || !si->pos)
+		return -ENOMEM;
+	for (size_t t = 0; t <= tl->nthreads; t++) {
+		while (at < n) {
+			uint64_t id = 0;
+
+			for (int k = 0; k < 8; k++)
+				id = id << 8 | (unsigned char)si->sorted[at]->key[k];
+			if (id >= t)
+				break;
+			at++;
+		}
+		si->first[t] = at;
+	}
+	for (size_t t = 0; t < tl->nthreads; t++)
+		for (size_t k = si->first[t]; k < si->first[t + 1]; k++)
+			si->pos[si->sorted[k]->id] = (uint32_t)(k - si->first[t]);
+	return 0;
+}
+
+/*
+ * Intervals of each row as varints (gap from the previous end, length, the
+ * stack's place in the row's list), on-CPU then off-CPU.
+ */
+static int intervals(struct timeline *tl, const struct clock *c, const struct layout *l,
+		     const struct stack_index *si, struct embed *z, struct strbuf *b)
 {
 	int ret = 0;
 
@@ -846,7 +884,8 @@ static int intervals(struct timeline *tl, const struct clock *c, const struct la
 			for (size_t k = 0; ret == 0 && k < s->n; k++) {
 				uint64_t a = rel(c, t->band, s->v[k].start), e = rel(c, t->band, s->v[k].end);
 
-				ret = embed_varint(b, a - prev) ?: embed_varint(b, e - a);
+				ret = embed_varint(b, a - prev) ?: embed_varint(b, e - a) ?:
+					embed_varint(b, si->pos[s->v[k].stack]);
 				prev = e;
 			}
 			if (ret == 0 && b->len > (1 << 16)) {
@@ -862,37 +901,16 @@ static int intervals(struct timeline *tl, const struct clock *c, const struct la
 }
 
 /* Each row's stacks: count, then per stack its length, bytes, on and off weights. */
-static int stacks(struct timeline *tl, const struct layout *l, struct embed *z, struct strbuf *b)
+static int stacks(const struct layout *l, const struct stack_index *si, struct embed *z, struct strbuf *b)
 {
-	struct stack_entry **sorted = stackmap__sorted(tl->stacks);
-	size_t n = stackmap__size(tl->stacks), at = 0;
-	size_t *first = NULL;
 	int ret = 0;
 
-	if (!sorted && n)
-		return -ENOMEM;
-	/* sorted by thread index (big-endian prefix): each thread's stacks are one run */
-	first = calloc(tl->nthreads + 1, sizeof(*first));
-	if (!first)
-		return -ENOMEM;
-	for (size_t t = 0; t <= tl->nthreads; t++) {
-		while (at < n) {
-			uint64_t id = 0;
-
-			for (int k = 0; k < 8; k++)
-				id = id << 8 | (unsigned char)sorted[at]->key[k];
-			if (id >= t)
-				break;
-			at++;
-		}
-		first[t] = at;
-	}
 	for (size_t r = 0; ret == 0 && r < l->nrows; r++) {
 		size_t t = l->order[r];
 
-		ret = embed_varint(b, first[t + 1] - first[t]);
-		for (size_t k = first[t]; ret == 0 && k < first[t + 1]; k++) {
-			const struct stack_entry *e = sorted[k];
+		ret = embed_varint(b, si->first[t + 1] - si->first[t]);
+		for (size_t k = si->first[t]; ret == 0 && k < si->first[t + 1]; k++) {
+			const struct stack_entry *e = si->sorted[k];
 
 			ret = embed_varint(b, e->len - 8) ?: strbuf__add(b, e->key + 8, e->len - 8) ?:
 				embed_varint(b, e->count[0]) ?: embed_varint(b, e->count[1]);
@@ -905,7 +923,6 @@ static int stacks(struct timeline *tl, const struct layout *l, struct embed *z, 
 	if (ret == 0)
 		ret = embed__write(z, b->s, b->len);
 	strbuf__reset(b);
-	free(first);
 	return ret;
 }
 
@@ -933,6 +950,7 @@ static int tl_finish(void *st, struct export_ctx *x)
 	const struct timeline_opts *o = tl->o;
 	struct layout l = { .tl = tl };
 	struct clock c = { 0 };
+	struct stack_index si = { 0 };
 	struct srclines *src = NULL;
 	struct strbuf j = STRBUF_INIT;
 	struct embed z;
@@ -944,9 +962,8 @@ static int tl_finish(void *st, struct export_ctx *x)
 	for (size_t i = 0; i < tl->nthreads; i++) {
 		struct thread *t = &tl->threads[i];
 
-		/* samples of one run of the CPU meet end to start, up to the timer's jitter */
-		spans__normalize(&t->on, t->on.n ? 20000 : 0);
-		spans__normalize(&t->off, 0);
+		spans__order(&t->on);
+		spans__order(&t->off);
 	}
 	if (tl->nthreads == 0) {
 		ret = lp_error__set(x->err, -ENODATA, "no threads in the input: nothing to draw");
@@ -1014,7 +1031,7 @@ static int tl_finish(void *st, struct export_ctx *x)
 		ret = embed__write(&z, len4, 4) ?: embed__write(&z, j.s, j.len);
 	}
 	strbuf__reset(&j);
-	ret = ret ?: intervals(tl, &c, &l, &z, &j) ?: stacks(tl, &l, &z, &j);
+	ret = ret ?: index_stacks(tl, &si) ?: intervals(tl, &c, &l, &si, &z, &j) ?: stacks(&l, &si, &z, &j);
 	zstarted = false;
 	if (ret < 0) {
 		embed__abort(&z);
@@ -1043,6 +1060,8 @@ cleanup:
 	free(l.kids);
 	free(l.kid_at);
 	free(l.band_order);
+	free(si.first);
+	free(si.pos);
 	return ret;
 }
 

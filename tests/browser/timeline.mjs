@@ -58,11 +58,11 @@ await scenario(async () => {
 		check(tip.includes('app  pid 100 tid 100  (process)'), 'names the row: ' + tip);
 		check(tip.includes("exec'd /usr/bin/app"), 'the program: ' + tip);
 		check(tip.includes('\u26a0 on-CPU: exact 300.0 ms, sampled 100.0 ms (they disagree'), 'exact vs sampled, flagged: ' + tip);
-		check(tip.includes('here: on-CPU run 0 ns \u2192 100.0 ms'), 'the run under the pointer: ' + tip);
+		check(tip.includes('here: on-CPU 50.00 ms \u2192 60.00 ms in compute'), 'the sample under the pointer, its leaf: ' + tip);
 		await shot(page, 'timeline-small-tip');
 		tip = await tipAt(page, 1, 355 * ms);
 		check(tip.includes('alive 150.0 ms \u2192 600.0 ms (450.0 ms) with its process'), 'a thread ends with its process: ' + tip);
-		check(tip.includes('here: off-CPU 300.0 ms from 200.0 ms'), 'the interval under the pointer: ' + tip);
+		check(tip.includes('here: off-CPU 300.0 ms from 200.0 ms in futex_wait'), 'the interval under the pointer: ' + tip);
 		check(tip.includes('spawned by app [100] at 150.0 ms'), 'its spawner: ' + tip);
 		check(/spawning stack \(leaf first\):\n  pthread_create\n  start_workers\n  main/.test(tip), 'its spawning stack: ' + tip);
 		tip = await tipAt(page, 2, 355 * ms);
@@ -107,11 +107,18 @@ await scenario(async () => {
 		await shot(page, 'timeline-small-search');
 		// a click on a row: its flame graph below
 		await page.mouse.click(10 + after[1].x + 5, after[1].y - 4);
-		const head = await page.$eval('#flame .head', (e) => e.textContent);
+		const head = (await page.$$eval('#flame .head', (ts) => ts.map((t) => t.textContent)))[1];
 		check(head.startsWith('Flame graph of worker 101 (pid 100, tid 101): 0 ns on-CPU, 300.0 ms off-CPU'), head);
 		const names = await page.$$eval('#flame text', (ts) => ts.map((t) => t.textContent));
 		check(['worker_main', 'wait_for_work', 'futex_wait'].every((n) => names.includes(n)), 'its frames: ' + names);
 		check(page.url().includes('row=1'), 'the chosen row is in the URL');
+		// and its flame chart on the timeline's axis: the blocked interval where it was
+		const runs = await page.evaluate(() => window.lpTimeline.chartRuns());
+		const fw = runs.find((c) => c.name === 'futex_wait');
+		check(fw && fw.off && fw.start === 200 * ms && fw.end === 500 * ms && fw.depth === 2,
+			'futex_wait in the flame chart from 200 to 500 ms, third level: ' + JSON.stringify(runs));
+		const chartHead = await page.$$eval('#flame .head', (ts) => ts.map((t) => t.textContent));
+		check(chartHead[0].startsWith('Flame chart of worker 101'), chartHead);
 		await shot(page, 'timeline-small-flame');
 		// the URL brings the same view back
 		const url = page.url();
@@ -142,6 +149,15 @@ await scenario(async () => {
 		check(/spawning stack \(leaf first\):[\s\S]*pthread_create/.test(tip), 'spawned by pthread_create: ' + tip);
 		check(/main .*blocking\.c:\d+/.test(tip), "the spawning stack's frames have file:line: " + tip);
 		await shot(page, 'timeline-recorded-tip');
+		// the main thread's flame chart: it spins, then naps, in that order (the workload's own order)
+		await page.mouse.click(main.x + 5, main.y - 4);
+		const runs = await page.evaluate(() => window.lpTimeline.chartRuns());
+		const spin = runs.filter((c) => /^spin/.test(c.name) && !c.off), nap = runs.filter((c) => c.name === 'nap' && c.off);
+		check(spin.length && nap.length, 'spin on the CPU and nap off it: ' + runs.map((c) => c.name));
+		check(Math.max(...spin.map((c) => c.end)) <= Math.min(...nap.map((c) => c.start)) + 1e6, 'spin comes before nap');
+		const napTime = nap.reduce((a, c) => a + c.end - c.start, 0);
+		check(napTime > 0.8e9 && napTime < 1.3e9, `nap() drawn for about its 20 x 50 ms: ${napTime / 1e6} ms`);
+		await shot(page, 'timeline-recorded-chart');
 		await page.mouse.move(5, 5);
 		await shot(page, 'timeline-recorded');
 		console.log(`rows ${ls.length} load ${loadMs} ms`);
