@@ -57,7 +57,8 @@
 		});
 	}
 
-	// Intervals: per row, on-CPU then off-CPU, each (gap from the previous end, length, its stack in the row's list).
+	// Intervals: per row, on-CPU then off-CPU, each (gap from the previous end, length);
+	// then each one's stack (its place in the row's list), in the same order.
 	function load(d, bytes, at) {
 		cfg = d.cfg; bands = d.bands; rows = d.threads; N = rows.length;
 		var total = 0, r, k, x, b, mul;
@@ -81,11 +82,12 @@
 				for (k = 0; k < n; k++) {
 					var s = prev + varint();
 					prev = s + varint();
-					iv[2 * p] = s; iv[2 * p + 1] = prev; ivStack[p] = varint(); p++;
+					iv[2 * p] = s; iv[2 * p + 1] = prev; p++;
 				}
 			}
 		}
 		onAt[N] = offAt[N] = p;
+		for (k = 0; k < total; k++) ivStack[k] = varint();
 		var dec = new TextDecoder();
 		stacks = new Array(N);
 		for (r = 0; r < N; r++) {

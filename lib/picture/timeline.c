@@ -866,34 +866,39 @@ static int index_stacks(struct timeline *tl, struct stack_index *si)
 }
 
 /*
- * Intervals of each row as varints (gap from the previous end, length, the
- * stack's place in the row's list), on-CPU then off-CPU.
+ * Intervals of each row as varints, on-CPU then off-CPU: first every
+ * interval's gap from the previous end and length, then every interval's
+ * stack (its place in the row's list). Apart, each compresses: interleaved,
+ * the small stack numbers broke deflate's matches and doubled the file.
  */
 static int intervals(struct timeline *tl, const struct clock *c, const struct layout *l,
 		     const struct stack_index *si, struct embed *z, struct strbuf *b)
 {
 	int ret = 0;
 
-	for (size_t r = 0; ret == 0 && r < l->nrows; r++) {
-		const struct thread *t = &tl->threads[l->order[r]];
+	for (int column = 0; ret == 0 && column < 2; column++)
+		for (size_t r = 0; ret == 0 && r < l->nrows; r++) {
+			const struct thread *t = &tl->threads[l->order[r]];
 
-		for (int which = 0; ret == 0 && which < 2; which++) {
-			const struct spans *s = which ? &t->off : &t->on;
-			uint64_t prev = 0;
+			for (int which = 0; ret == 0 && which < 2; which++) {
+				const struct spans *s = which ? &t->off : &t->on;
+				uint64_t prev = 0;
 
-			for (size_t k = 0; ret == 0 && k < s->n; k++) {
-				uint64_t a = rel(c, t->band, s->v[k].start), e = rel(c, t->band, s->v[k].end);
+				for (size_t k = 0; ret == 0 && k < s->n; k++) {
+					uint64_t a = rel(c, t->band, s->v[k].start), e = rel(c, t->band, s->v[k].end);
 
-				ret = embed_varint(b, a - prev) ?: embed_varint(b, e - a) ?:
-					embed_varint(b, si->pos[s->v[k].stack]);
-				prev = e;
-			}
-			if (ret == 0 && b->len > (1 << 16)) {
-				ret = embed__write(z, b->s, b->len);
-				strbuf__reset(b);
+					if (column == 0)
+						ret = embed_varint(b, a - prev) ?: embed_varint(b, e - a);
+					else
+						ret = embed_varint(b, si->pos[s->v[k].stack]);
+					prev = e;
+				}
+				if (ret == 0 && b->len > (1 << 16)) {
+					ret = embed__write(z, b->s, b->len);
+					strbuf__reset(b);
+				}
 			}
 		}
-	}
 	if (ret == 0)
 		ret = embed__write(z, b->s, b->len);
 	strbuf__reset(b);
