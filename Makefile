@@ -92,12 +92,17 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# The flame graph's and the timeline's scripts and styles, embedded in lp-svg.
-$(O)/gen/assets.c: share/flamegraph.js share/flamegraph.css share/timeline.js share/timeline.css tools/embed
+# The flame graph's and the timeline's scripts and styles, embedded in lp-svg;
+# both pictures rename frames with share/rename.js.
+$(O)/gen/%-all.js: share/rename.js share/%.js
+	@mkdir -p $(dir $@)
+	$(Q)cat $^ > $@
+
+$(O)/gen/assets.c: $(O)/gen/flamegraph-all.js share/flamegraph.css $(O)/gen/timeline-all.js share/timeline.css tools/embed
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  EMBED   $@")
-	$(Q)tools/embed flamegraph_js=share/flamegraph.js flamegraph_css=share/flamegraph.css \
-		timeline_js=share/timeline.js timeline_css=share/timeline.css > $@
+	$(Q)tools/embed flamegraph_js=$(O)/gen/flamegraph-all.js flamegraph_css=share/flamegraph.css \
+		timeline_js=$(O)/gen/timeline-all.js timeline_css=share/timeline.css > $@
 
 $(O)/gen/assets.o: $(O)/gen/assets.c
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<

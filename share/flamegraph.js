@@ -93,6 +93,8 @@
 		searchBtn.addEventListener("click", function () { searchPrompt(); });
 		icBtn.addEventListener("click", function () { ignoreCase = !ignoreCase; applySearch(); toURL(); });
 		window.addEventListener("keydown", onKey);
+		window.lpRename.attach(searchBtn.parentNode, +searchBtn.getAttribute("x") - 90, +searchBtn.getAttribute("y"),
+			function () { render(); toURL(); });
 		if (window.performance && performance.mark) performance.mark("lp-parsed");
 		fromURL();
 		if (window.performance && performance.mark) performance.mark("lp-drawn");
@@ -114,10 +116,12 @@
 	}
 	function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + "%" : "0.00%"; }
 	function stripAnnotation(s) { return s.replace(/_\[[kwij]\]$/, ""); }
-	function label(i) { return i === 0 ? "all" : stripAnnotation(names[nameOf[i]]); }
+	function original(i) { return i === 0 ? "all" : stripAnnotation(names[nameOf[i]]); }
+	function label(i) { return i === 0 ? "all" : window.lpRename.apply(original(i)); }
 
 	function info(i) {
 		var total = cfg.total / cfg.scale, s = label(i) + " (" + fmtValue(wv[i]) + ", " + pct(wv[i], total);
+		if (label(i) !== original(i)) s += ", renamed from " + original(i);
 		if (parent[i] >= 0) s += ", " + pct(wv[i], wv[parent[i]]) + " of parent";
 		if (cfg.coloring === "onoff")
 			s += "; on-CPU " + fmtValue(tot0[i]) + ", off-CPU " + fmtValue(tot1[i]);
@@ -344,6 +348,7 @@
 		if (ranged) p.set("r", lo + "," + hi);
 		if (searchText !== null) p.set("s", searchText);
 		if (ignoreCase) p.set("i", "1");
+		window.lpRename.save(p);
 		var q = p.toString();
 		try { history.replaceState(null, "", q ? "?" + q : location.pathname); } catch (err) { }
 	}
@@ -352,6 +357,7 @@
 		var p = new URLSearchParams(location.search), x = +(p.get("x") || 0);
 		searchText = p.get("s");
 		ignoreCase = p.get("i") === "1";
+		window.lpRename.load(p);
 		if (!(x >= 0 && x < N)) x = 0;
 		var r = (p.get("r") || "").split(",");
 		if (r.length === 2 && isFinite(+r[0]) && isFinite(+r[1]) && +r[1] > +r[0]) {

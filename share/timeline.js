@@ -139,6 +139,7 @@
 		   "ctrl+wheel or +/- zoom \u00b7 drag or arrows pan \u00b7 0 resets \u00b7 click a row: its flame graph");
 		var sb = el("text", { x: W - 10, y: fs * 2, "class": "button", id: "search", "text-anchor": "end" }, g, "Search");
 		sb.addEventListener("click", askSearch);
+		window.lpRename.attach(g, W - 200, fs * 2, function () { if (selected >= 0) flame(); remember(); });
 		unzoomBtn = el("text", { x: 10, y: fs * 2, "class": "button hide", id: "unzoom" }, g, "Reset Zoom");
 		unzoomBtn.addEventListener("click", function () { setView(0, cfg.span); });
 		status = el("text", { x: 10, y: rowsEnd + fs * 1.5, id: "status" }, g, " ");
@@ -534,7 +535,7 @@
 				ctx.fillRect(x0, y, w, fh - 1);
 				if (w > 24) {
 					ctx.fillStyle = off ? "white" : "black";
-					var room = Math.floor((w - 6) / (fs * 0.52)), text = name[open];
+					var room = Math.floor((w - 6) / (fs * 0.52)), text = window.lpRename.apply(name[open]);
 					if (text.length > room) text = text.substring(0, Math.max(room - 2, 1)) + "..";
 					ctx.fillText(text, x0 + 3, y + fh / 2);
 				}
@@ -573,7 +574,7 @@
 		for (var i = chart.runs.length - 1; i >= 0; i--) {
 			var c = chart.runs[i];
 			if (x >= c.x && x < c.x + Math.max(c.w, 2) && y >= c.y && y < c.y + chart.fh) {
-				showTip(p, [c.name, (c.off ? "off-CPU " : "on-CPU ") + fmtT(c.end - c.start) + ": " + fmtT(c.start) + " \u2192 " + fmtT(c.end)]);
+				showTip(p, [window.lpRename.apply(c.name), (c.off ? "off-CPU " : "on-CPU ") + fmtT(c.end - c.start) + ": " + fmtT(c.start) + " \u2192 " + fmtT(c.end)]);
 				return true;
 			}
 		}
@@ -657,7 +658,8 @@
 			flameFrames.push({ n: n, x: x, y: y, w: w });
 			rc.addEventListener("click", function (ev) { ev.stopPropagation(); flameFocus = n === root ? null : n; flame(); });
 			var chars = Math.floor((w - 6) / (fs * 0.59));
-			if (chars >= 3) el("text", { x: x + 3, y: y + fh - 4 }, flameG, n.name.length <= chars ? n.name : n.name.substring(0, chars - 2) + "..");
+			var shown = window.lpRename.apply(n.name);
+			if (chars >= 3) el("text", { x: x + 3, y: y + fh - 4 }, flameG, shown.length <= chars ? shown : shown.substring(0, chars - 2) + "..");
 			var kx = x, kids = Array.from(n.kids.values()).sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name; });
 			for (var i = 0; i < kids.length; i++) { walk(kids[i], kx, d + 1); kx += (kids[i].on + kids[i].off) * sc; }
 		}
@@ -675,7 +677,7 @@
 			var rc = el("rect", { x: 10, y: y, width: W - 20, height: fh - 1, fill: "rgb(200,200,200)" }, flameG);
 			rc.addEventListener("click", (function (m) { return function (ev) { ev.stopPropagation(); flameFocus = m === root ? null : m; flame(); }; })(anc));
 			flameFrames.push({ n: anc, x: 10, y: y, w: W - 20 });
-			el("text", { x: 13, y: y + fh - 4 }, flameG, anc.name);
+			el("text", { x: 13, y: y + fh - 4 }, flameG, window.lpRename.apply(anc.name));
 		}
 		walk(n, 10, path.length);
 	}
@@ -685,7 +687,7 @@
 			var f = flameFrames[i];
 			if (p.x >= f.x && p.x < f.x + f.w && p.y >= f.y && p.y < f.y + 16) {
 				var tot = f.n.on + f.n.off, all = stacks[selected].reduce(function (s, x) { return s + x[1] + x[2]; }, 0);
-				showTip(p, [f.n.name, fmtT(tot) + " (" + (100 * tot / Math.max(all, 1)).toFixed(2) + "% of the thread)",
+				showTip(p, [window.lpRename.apply(f.n.name), fmtT(tot) + " (" + (100 * tot / Math.max(all, 1)).toFixed(2) + "% of the thread)",
 					"on-CPU " + fmtT(f.n.on) + ", off-CPU " + fmtT(f.n.off)]);
 				return;
 			}
@@ -698,6 +700,7 @@
 		if (!window.history || !history.replaceState) return;
 		var p = new URLSearchParams();
 		if (searchText) p.set("s", searchText);
+		window.lpRename.save(p);
 		if (v0 > 0 || v1 < cfg.span) p.set("t", Math.round(v0) + "," + Math.round(v1));
 		if (selected >= 0) p.set("row", selected);
 		var q = p.toString();
@@ -705,6 +708,7 @@
 	}
 	function restore() {
 		var p = new URLSearchParams(location.search), t = (p.get("t") || "").split(",");
+		window.lpRename.load(p);
 		if (p.get("s")) search(p.get("s"));
 		if (t.length === 2 && isFinite(+t[0]) && isFinite(+t[1]) && +t[1] > +t[0]) setView(+t[0], +t[1]);
 		var r = p.get("row");
@@ -730,6 +734,7 @@
 		},
 		x: function (t) { return X0 + (t - v0) / (v1 - v0) * BW; },
 		barsLeft: function () { return X0; },
+		chartY: function () { return chart ? chart.y : null; },
 		// the selected thread's flame chart as drawn: frames with their times
 		chartRuns: function () {
 			return chart ? chart.runs.map(function (c) { return { name: c.name, start: c.start, end: c.end, off: c.off, depth: c.y / chart.fh }; }) : [];

@@ -44,6 +44,21 @@ setup() {
 	browser search s.svg
 }
 
+@test "browser: frames renamed by regular expressions, in the tooltip, search and URL; bad rules refused" {
+	lp-svg basic.folded > r.svg
+	browser rename flame r.svg
+}
+
+@test "lp-svg(1)'s sed one-liner renames on the stream, and frames renamed alike merge" {
+	printf 'a;std::__cxx11::basic_string<char>::append;f 1\na;std::__cxx11::basic_string<wchar_t>::append;f 2\n' > s.folded
+	sed -E 's/std::__cxx11::basic_string<[^;]*>/std::string/g' s.folded > renamed.folded
+	run --separate-stderr lp-svg renamed.folded
+	assert_success
+	# one frame of both: before the renaming they were two
+	[ "$(grep -c '>std::string::append</text>' <<< "$output")" -eq 1 ]
+	[ "$(lp-svg s.folded | grep -c '>std::__cxx11::basic_string&lt;')" -eq 2 ]
+}
+
 @test "browser: a click zooms, reset restores, the URL keeps the zoom" {
 	lp-svg basic.folded > z.svg
 	browser zoom z.svg

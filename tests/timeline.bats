@@ -36,6 +36,11 @@ setup() {
 	browser timeline small small.svg
 }
 
+@test "browser: renaming frames reaches the thread's flame graph and flame chart" {
+	lp-svg --timeline "$SMALL" > small.svg
+	browser rename timeline small.svg
+}
+
 @test "browser: streams of two ranks are bands on one wall clock (#lp.realtime)" {
 	sed 's/^#lp.host\ttesthost/#lp.host\tnode1\n#lp.rank\t0/' "$SMALL" > r0.lp
 	sed 's/^#lp.host\ttesthost/#lp.host\tnode2\n#lp.rank\t1/; s/^#lp.realtime\t1700000000000000000/#lp.realtime\t1700000000500000000/' "$SMALL" > r1.lp
