@@ -695,7 +695,7 @@
 		tip.style.display = "none";
 	}
 
-	// ---- the view in the address: ?s=REGEX&t=FROM,TO&row=N ----
+	// ---- the view in the address: ?s=REGEX&t=FROM,TO&row=N (or tid=TID)&rn=RULES ----
 	function remember() {
 		if (!window.history || !history.replaceState) return;
 		var p = new URLSearchParams();
@@ -711,8 +711,14 @@
 		window.lpRename.load(p);
 		if (p.get("s")) search(p.get("s"));
 		if (t.length === 2 && isFinite(+t[0]) && isFinite(+t[1]) && +t[1] > +t[0]) setView(+t[0], +t[1]);
-		var r = p.get("row");
-		if (r !== null && +r >= 0 && +r < N) select(+r);
+		var r = p.get("row"), tid = p.get("tid");
+		// ?tid=N: that thread (the first band's), shown where it is
+		if (r === null && tid !== null)
+			for (var k = 0; k < N; k++) if (String(rows[k].tid) === tid) { r = k; break; }
+		if (r !== null && +r >= 0 && +r < N) {
+			select(+r);
+			if (tid !== null && labels[+r].scrollIntoView) labels[+r].scrollIntoView({ block: "center" });
+		}
 	}
 
 	// for tests and the curious: what is on screen

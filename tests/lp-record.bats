@@ -335,17 +335,6 @@ record_with_max_stack_4() {
 	xmllint --noout demo.svg
 }
 
-@test "pipelines/lp-report writes a static report of a recording" {
-	run --separate-stderr "$TOP/pipelines/lp-report" report -- "$W/demo" 0.2
-	assert_success
-	[[ "$stderr" == *"lp-report: wrote report/index.html"* ]]
-	for f in run.lp run.folded flamegraph.svg flamechart.svg index.html; do
-		[ -s "report/$f" ] || fail "no report/$f"
-	done
-	xmllint --noout report/flamegraph.svg report/flamechart.svg
-	grep -q 'flamechart.svg' report/index.html
-}
-
 @test "usage errors exit 2" {
 	run --separate-stderr lp-record
 	[ "$status" -eq 2 ]

@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# pipelines/lp-report: a static report of a recording (or of a stream), on
+# a real recording of tests/workloads/blocking, checked in Chromium.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	W=$LP_BUILD/workloads
+	[ -x "$W/blocking" ] || fail "workloads not built (make check builds them)"
+	REPORT=$TOP/pipelines/lp-report
+}
+
+recorded() {
+	lp-record -q -o b.lp -- "$W/blocking" 2> rec.err || skip "cannot record here: $(cat rec.err)"
+}
+
+@test "a report of a command: every part written, the command's exit status passed on" {
+	recorded
+	run --separate-stderr "$REPORT" report -- "$W/blocking"
+	assert_success
+	[[ "$stderr" == *"lp-report: wrote report/index.html" ]] || fail "$stderr"
+	# the workload's own messages and lp-record's still reach the terminal
+	[[ "$stderr" == *"truth nap "* ]] && [[ "$stderr" == *"lp-record: "*"on-CPU samples"* ]] || fail "$stderr"
+	for f in run.lp run.folded index.html timeline.svg flamegraph.svg oncpu.svg offcpu.svg; do
+		[ -s "report/$f" ] || fail "no report/$f"
+	done
+	xmllint --noout report/timeline.svg report/flamegraph.svg report/oncpu.svg report/offcpu.svg
+	grep -q '<tr><th>Processes, threads</th><td>2, 5</td></tr>' report/index.html
+	grep -q '<h3><code>nap</code></h3>' report/index.html
+	! ls -d report.partial.* 2> /dev/null
+	run -3 --separate-stderr "$REPORT" report3 -- sh -c 'exit 3'
+	grep -q '<tr><th>Exit status</th><td>3</td></tr>' report3/index.html
+}
+
+@test "browser: the report's first screen, the thread picker, flame graphs and source views" {
+	recorded
+	"$REPORT" report --from b.lp 2> /dev/null
+	browser report report/index.html
+}
+
+@test "--from a stream; its exit status comes from the stream; a second run replaces the report" {
+	recorded
+	run --separate-stderr "$REPORT" r --from b.lp
+	assert_success
+	grep -q '<tr><th>Exit status</th><td>0</td></tr>' r/index.html
+	cmp b.lp r/run.lp
+	touch r/stale
+	run --separate-stderr "$REPORT" r --from b.lp
+	assert_success
+	[ ! -e r/stale ]
+}
+
+@test "what is not a stream, or a failing step, leaves no directory; nor is a directory of other files overwritten" {
+	printf 'a;b 1\n' > f.folded
+	run -1 --separate-stderr "$REPORT" r --from f.folded
+	[ "$stderr" = "lp-report: 'f.folded' is not an lp stream" ]
+	[ ! -e r ] && ! ls -d r.partial.* 2> /dev/null
+	# a stream that lp-svg refuses midway (a malformed record)
+	{ head -5 "$DATA/timeline/small.lp"; printf 'S\tbad\n'; } > bad.lp
+	run ! --separate-stderr "$REPORT" r --from bad.lp
+	[ ! -e r ] && ! ls -d r.partial.* 2> /dev/null
+	mkdir mine && touch mine/notes.txt
+	run -1 --separate-stderr "$REPORT" mine --from "$DATA/timeline/small.lp"
+	[ "$stderr" = "lp-report: 'mine' exists and is not an lp report: give a new directory" ]
+	[ -e mine/notes.txt ]
+}
+
+@test "a missing program is named, with the remedy" {
+	mkdir bin
+	run -1 --separate-stderr env LP_BIN="$PWD/bin" PATH=/usr/bin:/bin sh -c 'cp "$0" ./lp-report && ./lp-report r --from "$1"' \
+		"$REPORT" "$DATA/timeline/small.lp"
+	[ "$stderr" = "lp-report: cannot find 'lp-collapse': run make in lp's checkout, or put lp's programs on PATH (or LP_BIN)" ]
+	[ ! -e r ]
+}
+
+@test "usage errors exit 2" {
+	run -2 --separate-stderr "$REPORT" r
+	[ "$stderr" = "usage: lp-report DIR -- COMMAND [ARG]...  |  lp-report DIR --from RUN.lp" ]
+	run -2 --separate-stderr "$REPORT" r --from a b
+}
