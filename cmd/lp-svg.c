@@ -32,6 +32,7 @@ static const char usage_text[] =
 	"Pictures:\n"
 	"      --flamechart      x is time: each thread's samples in order (lp stream)\n"
 	"      --tid=TID         with --flamechart: one thread only\n"
+	"      --pid=PID         with --flamechart: one process's threads only\n"
 	"      --timeline        a row per thread, nested by spawn tree, on one time\n"
 	"                        axis: on-CPU and off-CPU time, exec and exit (lp\n"
 	"                        stream; each FILE a band, on CLOCK_REALTIME when all\n"
@@ -63,7 +64,7 @@ enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_NOTES, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH,
 	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
 	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
-	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_TIMELINE, OPT_NO_SRCLINES,
+	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_TIMELINE, OPT_NO_SRCLINES, OPT_PID,
 };
 
 static const struct option long_options[] = {
@@ -91,6 +92,7 @@ static const struct option long_options[] = {
 	{ "no-srclines", no_argument, NULL, OPT_NO_SRCLINES },
 	{ "negate", no_argument, NULL, OPT_NEGATE },
 	{ "tid", required_argument, NULL, OPT_TID },
+	{ "pid", required_argument, NULL, OPT_PID },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "event", required_argument, NULL, 'e' },
@@ -236,6 +238,11 @@ int main(int argc, char **argv)
 				usage_error("--tid needs a thread id, got '%s'", optarg);
 			co.only_tid = (int64_t)u;
 			break;
+		case OPT_PID:
+			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u == 0 || u > INT32_MAX)
+				usage_error("--pid needs a process id, got '%s'", optarg);
+			co.only_pid = (int64_t)u;
+			break;
 		case 'e': add_events(optarg, &events, &co.nevents); break;
 		case OPT_BY: parse_by(optarg, &co); break;
 		case 'f':
@@ -248,7 +255,7 @@ int main(int argc, char **argv)
 	}
 	ninputs = argc - optind;
 	if (timeline) {
-		if (so.flamechart || co.only_tid || co.by_host || co.by_rank || events || use_cp || sink.reverse ||
+		if (so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp || sink.reverse ||
 		    so.inverted)
 			usage_error("--timeline goes with --title, --width, --height, --fonttype, --fontsize and --no-srclines only");
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -262,8 +269,8 @@ int main(int argc, char **argv)
 		usage_error("lp-svg draws one profile, or the difference of two; got %d inputs", ninputs);
 	if (so.flamechart && profiles == 2)
 		usage_error("--flamechart draws one profile");
-	if (co.only_tid && !so.flamechart)
-		usage_error("--tid goes with --flamechart");
+	if ((co.only_tid || co.only_pid) && !so.flamechart)
+		usage_error("%s goes with --flamechart", co.only_tid ? "--tid" : "--pid");
 	co.events = events;
 	co.naming = so.flamechart ? NAMING_TID : NAMING_COMM;
 	co.offcpu_column = profiles < 2 && !so.flamechart;
@@ -307,6 +314,10 @@ int main(int argc, char **argv)
 			      ninputs == 2 ? " and " : "", ninputs == 2 ? argv[optind + 1] : "");
 		goto cleanup;
 	}
+	/* processes one after another along x: a picture few can read */
+	if (so.flamechart && profile__processes(c) > 1 && !co.only_tid && !co.only_pid)
+		error("warning: the flame chart puts the threads of several processes one after another: --pid PID or "
+		      "--tid TID draws one; --timeline draws them all on one time axis, each thread's flame chart a click away");
 	if (sink.folded)
 		error("warning: %llu stacks are deeper than %zu frames: their deeper frames are drawn as one "
 		      FLAME_DEEPER " frame (--max-depth)", (unsigned long long)sink.folded, sink.max_depth);
@@ -314,6 +325,8 @@ int main(int argc, char **argv)
 	if (flametree__count(tree) <= 1) {
 		if (co.only_tid)
 			error("no samples of thread %lld in the input", (long long)co.only_tid);
+		else if (co.only_pid)
+			error("no samples of process %lld in the input", (long long)co.only_pid);
 		else
 			error("no stack counts found in the input");
 		goto cleanup;

@@ -88,6 +88,24 @@ setup() {
 	refute_output --partial '>first</text>'
 }
 
+@test "--flamechart --pid draws one process; several processes one after another are warned about" {
+	printf '#lp-stream 1\nS\t10\t7\t7\tapp\tcpu\t1000000\tmain;first\t-\nS\t15\t7\t8\tapp\tcpu\t1000000\twork;third\t-\nS\t20\t9\t9\tcc\tcpu\t1000000\tmain;other\t-\n' > procs.lp
+	run --separate-stderr lp-svg --flamechart --pid 7 procs.lp
+	assert_success
+	[ -z "$stderr" ]
+	assert_output --partial '>third</text>'
+	assert_output --partial '>first</text>'
+	refute_output --partial '>other</text>'
+	run --separate-stderr lp-svg --flamechart procs.lp
+	assert_success
+	assert_output --partial '>other</text>'
+	[ "$stderr" = "lp-svg: warning: the flame chart puts the threads of several processes one after another: --pid PID or --tid TID draws one; --timeline draws them all on one time axis, each thread's flame chart a click away" ]
+	run -1 --separate-stderr lp-svg --flamechart --pid 99 procs.lp
+	[ "$stderr" = "lp-svg: no samples of process 99 in the input" ]
+	run -2 --separate-stderr lp-svg --pid 7 procs.lp
+	[ "${stderr%%$'\n'*}" = "lp-svg: --pid goes with --flamechart" ]
+}
+
 @test "browser: on- and off-CPU time blend from warm to blue, the tooltip shows both" {
 	printf '#lp-stream 1\nS\t1\t1\t1\tapp\tcpu\t30000000\tmain;busy\t-\nS\t2\t1\t1\tapp\toffcpu\t10000000\tmain;sleepy\t-\tdur=10000000\n' > onoff.lp
 	lp-svg onoff.lp > onoff.svg

@@ -27,6 +27,8 @@ struct event_unit {
 
 struct profile {
 	struct profile_opts o;
+	unsigned processes;		/* whose samples were kept, counted to 2 */
+	int64_t first_pid;
 	struct stackmap *stacks;
 	struct stackmap *threads;
 	struct timed *timed;
@@ -547,8 +549,13 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 					     c->o.by_host && !c->has_host ? "host" : "rank",
 					     c->o.by_host && !c->has_host ? "host" : "rank",
 					     c->o.by_host && !c->has_host ? "" : " (it was not recorded under mpirun or srun)");
-		if (c->o.only_tid > 0 && s.tid != c->o.only_tid)
+		if ((c->o.only_tid > 0 && s.tid != c->o.only_tid) || (c->o.only_pid > 0 && s.pid != c->o.only_pid))
 			continue;
+		/* one process, or more: all a flame chart needs to know */
+		if (c->processes == 0)
+			c->first_pid = s.pid;
+		if (c->processes == 0 || (c->processes == 1 && s.pid != c->first_pid))
+			c->processes++;
 		if ((ret = check_unit(c, s.event)) < 0)
 			return lp_error__set(err, ret, "out of memory");
 		if ((ret = lp_key(c, &s)) < 0)
@@ -637,6 +644,11 @@ static int cmp_timed(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+unsigned profile__processes(const struct profile *c)
+{
+	return c->processes;
 }
 
 unsigned profile__formats(const struct profile *c)

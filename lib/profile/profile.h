@@ -29,6 +29,7 @@ struct profile_opts {
 	bool diff;			/* two-count folded lines are allowed */
 	bool offcpu_column;		/* lp: offcpu samples count in column 1 */
 	int64_t only_tid;		/* lp: keep only this thread's samples; 0 for all */
+	int64_t only_pid;		/* lp: keep only this process's samples; 0 for all */
 	bool by_host, by_rank;		/* lp: root frames host=NAME, rank=N from each input's metadata */
 	/*
 	 * If set, every sample goes here instead of being kept (no --time-ordered):
@@ -58,6 +59,9 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
  * words, each for the stacks whose root is keys[i] ("comm-PID/TID").
  */
 size_t profile__notes(const struct profile *c, const char *const **keys, const char *const **texts);
+
+/* Processes whose samples were kept (lp streams; counted up to 2: one, or more than one). */
+unsigned profile__processes(const struct profile *c);
 
 /* Formats read so far, as a bit mask of 1 << LP_FORMAT_x. */
 unsigned profile__formats(const struct profile *c);
