@@ -273,6 +273,7 @@ int main(int argc, char **argv)
 		usage_error("%s goes with --flamechart", co.only_tid ? "--tid" : "--pid");
 	co.events = events;
 	co.naming = so.flamechart ? NAMING_TID : NAMING_COMM;
+	co.spawn_notes = so.flamechart;
 	co.offcpu_column = profiles < 2 && !so.flamechart;
 	if (so.flamechart)
 		co.diff = false;

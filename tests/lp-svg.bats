@@ -73,7 +73,8 @@ setup() {
 
 @test "browser: the flame chart orders samples by time, one band per thread, its summary in the tooltip" {
 	printf '#lp-stream 1\nS\t10\t7\t7\tapp\tcpu\t1000000\tmain;first\t-\nS\t15\t7\t8\tapp\tcpu\t1000000\twork;third\t-\nS\t20\t7\t7\tapp\tcpu\t1000000\tmain;second\t-\nS\t25\t7\t8\tapp\tcpu\t1000000\twork;fourth\t-\n' > chart.lp
-	# thread 8's summary: the kernel says it ran 0.3 s, its samples stand for 2 ms
+	# thread 8's summary: the kernel says it ran 0.3 s, its samples stand for 2 ms; where it was spawned
+	printf 'P\t12\t7\t8\tspawn\tapp\t7\t7\tmain;start_workers;pthread_create\t-\n' >> chart.lp
 	printf 'T\t30\t7\t8\tapp\tstart=12\tend=30\tcpu=300000000\tsampled-cpu=2000000\tsampled-offcpu=0\n' >> chart.lp
 	lp-svg --flamechart chart.lp > chart.svg
 	grep -q '>Flame Chart</text>' chart.svg

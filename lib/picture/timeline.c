@@ -746,19 +746,13 @@ static int spawn_json(struct timeline *tl, struct srclines *src, const struct th
 		const struct spawn_frame *f = &t->spawn[k];
 		const char *name = t->spawn_text.s + f->name, *dso = t->spawn_text.s + f->dso;
 		struct srcline line;
-		const char *reason = NULL;
 		int found = 0;
 
 		if (k + 1 < t->nspawn)
 			ret = strbuf__addc(j, ',');
-		if (ret == 0 && src && f->has_offset && f->dso_len && dso[0] != '[') {
-			/* a return address, but for the leaf: the call is the instruction before it */
-			uint64_t addr = k + 1 == t->nspawn || !f->offset ? f->offset : f->offset - 1;
-
-			found = srclines__find(src, dso, f->dso_len, addr, &line, &reason);
-			if (found < 0)
-				ret = found;
-		}
+		if (ret == 0 && src && f->has_offset && (found = srclines__frame(src, dso, f->dso_len, f->offset,
+										 k + 1 == t->nspawn, &line)) < 0)
+			ret = found;
 		if (ret == 0 && found > 0) {
 			struct strbuf b = STRBUF_INIT;
 

@@ -9,9 +9,12 @@
 #include "error.h"
 #include "escape.h"
 #include "folded.h"
+#include "hash.h"
+#include "htab.h"
 #include "lines.h"
 #include "lpstream.h"
 #include "numparse.h"
+#include "srcline.h"
 #include "stackmap.h"
 #include "strbuf.h"
 
@@ -50,10 +53,18 @@ struct profile {
 
 	char **note_keys, **note_texts;	/* threads' summaries (T records) by root name, for tooltips */
 	size_t nnotes, notes_cap;
+	struct htab spawns;		/* struct spawn_note by tid: where each thread was spawned */
+	struct srclines *src;		/* their frames' lines */
 
 	/* the input's #lp.host and #lp.rank, as root frames for --by ("host=NAME;") */
 	struct strbuf host_frame, rank_frame;
 	bool has_host, has_rank;
+};
+
+struct spawn_note {
+	struct htab_entry head;
+	int64_t pid, tid;
+	char *text;
 };
 
 struct profile *profile__new(const struct profile_opts *opts)
@@ -63,8 +74,14 @@ struct profile *profile__new(const struct profile_opts *opts)
 	if (!c)
 		return NULL;
 	c->o = *opts;
+	c->spawns = HTAB_INIT(struct spawn_note);
 	c->stacks = stackmap__new();
 	c->threads = stackmap__new();
+	if (opts->spawn_notes && !(c->src = srclines__new())) {
+		profile__free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (!c->stacks || !c->threads) {
 		profile__free(c);
 		errno = ENOMEM;
@@ -98,6 +115,14 @@ void profile__free(struct profile *c)
 	}
 	free(c->note_keys);
 	free(c->note_texts);
+	{
+		struct spawn_note *e;
+
+		for (size_t i = 0; (e = htab__next(&c->spawns, &i));)
+			free(e->text);
+		htab__release(&c->spawns);
+	}
+	srclines__free(c->src);
 	free(c);
 }
 
@@ -451,6 +476,93 @@ size_t profile__notes(const struct profile *c, const char *const **keys, const c
 	return c->nnotes;
 }
 
+static struct spawn_note *spawn_slot(struct profile *c, int64_t tid)
+{
+	uint64_t h = hash_mix((uint64_t)tid);
+	struct spawn_note *e;
+
+	for (size_t i = h; (e = htab__at(&c->spawns, i))->head.used; i++)
+		if (e->tid == tid)
+			return e;
+	return e;
+}
+
+/*
+ * A spawn record (P ... spawn): where the new thread came from, leaf first,
+ * each frame with its file:line where debug information has it, kept for
+ * its T record's note. -ENOMEM, or -EINVAL with err.
+ */
+enum { SPAWN_NOTE_FRAMES = 8 };
+
+static int spawn_note(struct profile *c, struct lp_error *err)
+{
+	struct lp_proc p;
+	struct lp_span names[SPAWN_NOTE_FRAMES], places[SPAWN_NOTE_FRAMES], item;
+	struct lp_list_iter ni, li;
+	struct strbuf text = STRBUF_INIT, frame = STRBUF_INIT;
+	struct spawn_note *e;
+	size_t n = 0, total = 0;
+	bool has_locs;
+	int ret;
+
+	if ((ret = lp_proc__parse(&c->fields, &p, err)) < 0)
+		return ret;
+	if (p.what != LP_PROC_SPAWN)
+		return 0;
+	has_locs = !lp_span__eq(p.locs, "-", 1);
+	/* the last frames (the leaf's end) are the ones worth showing: keep a ring of them */
+	lp_list_iter__init(&ni, p.stack);
+	lp_list_iter__init(&li, has_locs ? p.locs : (struct lp_span){ "", 0 });
+	while (lp_list_iter__next(&ni, &item, NULL)) {
+		names[total % SPAWN_NOTE_FRAMES] = item;
+		if (!lp_list_iter__next(&li, &places[total % SPAWN_NOTE_FRAMES], NULL))
+			places[total % SPAWN_NOTE_FRAMES] = (struct lp_span){ "", 0 };
+		total++;
+	}
+	n = total < SPAWN_NOTE_FRAMES ? total : SPAWN_NOTE_FRAMES;
+	ret = strbuf__addf(&text, "spawned by %" PRId64 "/%" PRId64 " at ", p.ppid, p.ptid);
+	for (size_t k = 0; ret == 0 && k < n; k++) {
+		size_t at = (total - 1 - k) % SPAWN_NOTE_FRAMES;
+		struct srcline line;
+		struct lp_loc loc;
+		int found = 0;
+
+		if (k)
+			ret = strbuf__add(&text, " < ", 3);
+		if (ret == 0)
+			ret = lp_span__unescape_to(&text, names[at]);
+		strbuf__reset(&frame);
+		if (ret == 0 && places[at].len && (ret = lp_span__unescape_to(&frame, places[at])) == 0) {
+			lp_loc__parse(lp_span__of(&frame), &loc);
+			if (loc.has_offset && (found = srclines__frame(c->src, loc.dso.s, loc.dso.len, loc.offset, k == 0,
+								       &line)) < 0)
+				ret = found;
+		}
+		if (ret == 0 && found > 0)
+			ret = strbuf__addf(&text, " (%s:%d)", line.file, line.line);
+	}
+	if (ret == 0 && total > n)
+		ret = strbuf__addf(&text, " < ... %zu more", total - n);
+	if (ret == 0 && (ret = strbuf__addc(&text, 0)) == 0 && (ret = htab__reserve(&c->spawns)) == 0) {
+		e = spawn_slot(c, p.tid);
+		if (e->head.used) {
+			free(e->text);
+		} else {
+			htab__insert(&c->spawns, e, hash_mix((uint64_t)p.tid));
+			e->tid = p.tid;
+		}
+		e->pid = p.pid;
+		e->text = text.s;
+		text.s = NULL;
+	}
+	strbuf__release(&text);
+	strbuf__release(&frame);
+	if (ret < 0)
+		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in a spawning STACK or LOCS" :
+				     "out of memory");
+	return 0;
+}
+
 /*
  * A thread's T record as a note on its stacks' root ("comm-PID/TID", the
  * flame chart's naming): its exact on-CPU time beside the sampled, and
@@ -460,7 +572,8 @@ static int thread_note(struct profile *c, struct lp_error *err)
 {
 	struct lp_thread t;
 	struct strbuf key = STRBUF_INIT;
-	char text[160], ids[48];
+	char text[160] = "", ids[48];
+	const char *spawned = NULL;
 	uint64_t cpu = 0, sampled = 0;
 	int has_cpu, has_sampled, ret;
 	size_t n = 0;
@@ -479,7 +592,13 @@ static int thread_note(struct profile *c, struct lp_error *err)
 	    (sampled > cpu ? sampled - cpu : cpu - sampled) * 5 > cpu)
 		snprintf(text + n, sizeof(text) - n, " (samples stray %.0f%%)",
 			 100.0 * ((double)sampled - (double)cpu) / (double)cpu);
-	if (!has_cpu && !has_sampled)
+	if (c->spawns.n) {
+		struct spawn_note *e = spawn_slot(c, t.tid);
+
+		if (e->head.used && e->pid == t.pid)
+			spawned = e->text;
+	}
+	if (!has_cpu && !has_sampled && !spawned)
 		return 0;
 	snprintf(ids, sizeof(ids), "-%" PRId64 "/%" PRId64, t.pid, t.tid);
 	if (c->nnotes == c->notes_cap) {
@@ -499,7 +618,15 @@ static int thread_note(struct profile *c, struct lp_error *err)
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
 	}
 	c->note_keys[c->nnotes] = key.s;
-	if (!(c->note_texts[c->nnotes] = strdup(text))) {
+	if (spawned) {
+		struct strbuf both = STRBUF_INIT;
+
+		if (strbuf__addf(&both, "%s%s%s", text, text[0] ? "; " : "", spawned) < 0) {
+			free(key.s);
+			return lp_error__set(err, -ENOMEM, "out of memory");
+		}
+		c->note_texts[c->nnotes] = both.s;
+	} else if (!(c->note_texts[c->nnotes] = strdup(text))) {
 		free(key.s);
 		return lp_error__set(err, -ENOMEM, "out of memory");
 	}
@@ -533,6 +660,13 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 			if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
 				return lp_error__set(err, ret, "out of memory");
 			if ((ret = thread_note(c, err)) < 0)
+				return ret;
+			continue;
+		}
+		if (line[0] == 'P' && c->o.spawn_notes && c->o.naming == NAMING_TID) {
+			if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
+				return lp_error__set(err, ret, "out of memory");
+			if ((ret = spawn_note(c, err)) < 0)
 				return ret;
 			continue;
 		}

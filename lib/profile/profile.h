@@ -31,6 +31,7 @@ struct profile_opts {
 	int64_t only_tid;		/* lp: keep only this thread's samples; 0 for all */
 	int64_t only_pid;		/* lp: keep only this process's samples; 0 for all */
 	bool by_host, by_rank;		/* lp: root frames host=NAME, rank=N from each input's metadata */
+	bool spawn_notes;		/* lp, NAMING_TID: each thread's spawning stack (file:line) in its note */
 	/*
 	 * If set, every sample goes here instead of being kept (no --time-ordered):
 	 * for consumers that build their own structure as they read.
@@ -56,7 +57,8 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
 
 /*
  * The threads' summaries read so far (T records, with NAMING_TID): notes in
- * words, each for the stacks whose root is keys[i] ("comm-PID/TID").
+ * words, each for the stacks whose root is keys[i] ("comm-PID/TID"); with
+ * spawn_notes, also where the thread was spawned (P records before its T).
  */
 size_t profile__notes(const struct profile *c, const char *const **keys, const char *const **texts);
 

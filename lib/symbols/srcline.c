@@ -291,3 +291,13 @@ int srclines__inlined_at(struct srclines *s, const char *path, size_t path_len, 
 		memcpy(out, e->inlined, (size_t)n * sizeof(*out));
 	return n;
 }
+
+int srclines__frame(struct srclines *s, const char *dso, size_t dso_len, uint64_t offset, bool leaf,
+		    struct srcline *out)
+{
+	const char *reason = NULL;
+
+	if (!dso_len || dso[0] == '[')
+		return 0;
+	return srclines__find(s, dso, dso_len, leaf || !offset ? offset : offset - 1, out, &reason);
+}

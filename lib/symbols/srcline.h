@@ -7,6 +7,7 @@
 #ifndef LP_SRCLINE_H
 #define LP_SRCLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,15 @@ struct srcline {
  */
 int srclines__find(struct srclines *s, const char *path, size_t path_len, uint64_t addr, struct srcline *out,
 		   const char **reason);
+
+/*
+ * The line of a stack frame at offset in the file dso (a LOCS item's parts):
+ * every frame but the leaf holds a return address, looked up at the call
+ * before it; kernel code ("[kernel.kallsyms]", modules) has none here. As
+ * srclines__find, without the reason.
+ */
+int srclines__frame(struct srclines *s, const char *dso, size_t dso_len, uint64_t offset, bool leaf,
+		    struct srcline *out);
 
 /*
  * Where the code at addr was inlined: the call sites of its inline chain,

@@ -15,6 +15,7 @@ await scenario(async () => {
 	await page.hover(`#frames > g[data-i="${band.i}"] rect`);
 	const details = await page.$eval('#details', (e) => e.textContent);
 	check(details.includes('exact on-CPU 0.300 s, sampled 0.002 s (samples stray -99%)'), 'the summary: ' + details);
+	check(details.includes('spawned by 7/7 at pthread_create < start_workers < main'), 'where it was spawned, leaf first: ' + details);
 	await shot(page, 'flamechart-summary');
 	const other = fs.find((f) => f.text === 'app-7/7');
 	await page.hover(`#frames > g[data-i="${other.i}"] rect`);

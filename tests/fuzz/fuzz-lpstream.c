@@ -12,6 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.time_ordered = data[0] & 16;
 		o.samples = data[0] & 32;
 		o.strip_hex = data[0] & 64;
+		o.spawn_notes = data[0] & 128;
 	}
 	return collapse_input(data, size, &o);
 }
