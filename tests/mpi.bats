@@ -174,7 +174,8 @@ as_rank() {
 	run --separate-stderr "$TOP/pipelines/lp-job-report" report r0.lp r1.lp
 	assert_success
 	assert_output "lp-job-report: report/index.html"
-	[ -z "$stderr" ]
+	# nothing but the stream's made-up binaries, said missing
+	[ -z "$(grep -v "cannot read it: spawning stacks without file:line" <<< "$stderr")" ] || fail "$stderr"
 	for f in timeline.svg ranks.svg hosts.svg; do
 		xmllint --noout "report/$f"
 		grep -q "data=\"$f\"" report/index.html || fail "index.html does not show $f"

@@ -738,7 +738,7 @@ static int add_str(struct strbuf *j, const char *s)
 }
 
 /* The spawning stack, leaf first, each frame with its file:line where debug information has it. */
-static int spawn_json(struct timeline *tl, struct srclines *src, const struct thread *t, struct strbuf *j)
+static int spawn_json(struct export_ctx *x, struct srclines *src, const struct thread *t, struct strbuf *j)
 {
 	int ret = strbuf__addc(j, '[');
 
@@ -746,13 +746,18 @@ static int spawn_json(struct timeline *tl, struct srclines *src, const struct th
 		const struct spawn_frame *f = &t->spawn[k];
 		const char *name = t->spawn_text.s + f->name, *dso = t->spawn_text.s + f->dso;
 		struct srcline line;
+		const char *reason = NULL;
 		int found = 0;
 
 		if (k + 1 < t->nspawn)
 			ret = strbuf__addc(j, ',');
 		if (ret == 0 && src && f->has_offset && (found = srclines__frame(src, dso, f->dso_len, f->offset,
-										 k + 1 == t->nspawn, &line)) < 0)
+										 k + 1 == t->nspawn, &line, &reason)) < 0)
 			ret = found;
+		/* said once per file: the picture comes out, without these lines */
+		if (reason)
+			lp_warn(x->o->warn, x->o->ctx, NULL, 0, "'%.*s': %s: spawning stacks without file:line",
+				(int)f->dso_len, dso, reason);
 		if (ret == 0 && found > 0) {
 			struct strbuf b = STRBUF_INIT;
 
@@ -764,11 +769,10 @@ static int spawn_json(struct timeline *tl, struct srclines *src, const struct th
 			ret = json_string(j, name, f->name_len);
 		}
 	}
-	(void)tl;
 	return ret ? ret : strbuf__addc(j, ']');
 }
 
-static int thread_json(struct timeline *tl, const struct clock *c, struct srclines *src, size_t row,
+static int thread_json(struct export_ctx *x, struct timeline *tl, const struct clock *c, struct srclines *src, size_t row,
 		       const size_t *order, struct strbuf *j)
 {
 	const struct thread *t = &tl->threads[order[row]];
@@ -803,7 +807,7 @@ static int thread_json(struct timeline *tl, const struct clock *c, struct srclin
 	if (ret == 0 && t->has_spawn) {
 		ret = strbuf__addf(j, ",\"spawned\":%" PRIu64 ",\"spawn\":", rel(c, t->band, t->spawned));
 		if (ret == 0)
-			ret = spawn_json(tl, src, t, j);
+			ret = spawn_json(x, src, t, j);
 	}
 	return ret ? ret : strbuf__addc(j, '}');
 }
@@ -989,7 +993,7 @@ static int tl_finish(void *st, struct export_ctx *x)
 	if (ret == 0)
 		ret = strbuf__add(&j, "],\"threads\":[", 13);
 	for (size_t r = 0; ret == 0 && r < l.nrows; r++)
-		ret = thread_json(tl, &c, src, r, l.order, &j);
+		ret = thread_json(x, tl, &c, src, r, l.order, &j);
 	if (ret == 0)
 		ret = strbuf__add(&j, "]}", 2);
 	if (ret < 0)

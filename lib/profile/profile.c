@@ -534,9 +534,15 @@ static int spawn_note(struct profile *c, struct lp_error *err)
 		strbuf__reset(&frame);
 		if (ret == 0 && places[at].len && (ret = lp_span__unescape_to(&frame, places[at])) == 0) {
 			lp_loc__parse(lp_span__of(&frame), &loc);
+			const char *reason = NULL;
+
 			if (loc.has_offset && (found = srclines__frame(c->src, loc.dso.s, loc.dso.len, loc.offset, k == 0,
-								       &line)) < 0)
+								       &line, &reason)) < 0)
 				ret = found;
+			/* said once per file */
+			if (reason)
+				lp_warn(c->o.warn, c->o.ctx, NULL, 0, "'%.*s': %s: spawning stacks without file:line",
+					(int)loc.dso.len, loc.dso.s, reason);
 		}
 		if (ret == 0 && found > 0)
 			ret = strbuf__addf(&text, " (%s:%d)", line.file, line.line);

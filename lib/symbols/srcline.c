@@ -293,11 +293,10 @@ int srclines__inlined_at(struct srclines *s, const char *path, size_t path_len, 
 }
 
 int srclines__frame(struct srclines *s, const char *dso, size_t dso_len, uint64_t offset, bool leaf,
-		    struct srcline *out)
+		    struct srcline *out, const char **reason)
 {
-	const char *reason = NULL;
-
+	*reason = NULL;
 	if (!dso_len || dso[0] == '[')
 		return 0;
-	return srclines__find(s, dso, dso_len, leaf || !offset ? offset : offset - 1, out, &reason);
+	return srclines__find(s, dso, dso_len, leaf || !offset ? offset : offset - 1, out, reason);
 }

@@ -37,10 +37,10 @@ int srclines__find(struct srclines *s, const char *path, size_t path_len, uint64
  * The line of a stack frame at offset in the file dso (a LOCS item's parts):
  * every frame but the leaf holds a return address, looked up at the call
  * before it; kernel code ("[kernel.kallsyms]", modules) has none here. As
- * srclines__find, without the reason.
+ * srclines__find.
  */
 int srclines__frame(struct srclines *s, const char *dso, size_t dso_len, uint64_t offset, bool leaf,
-		    struct srcline *out);
+		    struct srcline *out, const char **reason);
 
 /*
  * Where the code at addr was inlined: the call sites of its inline chain,
