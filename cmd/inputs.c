@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "export.h"
 
 void add_events(char *arg, const char ***events, size_t *n)
 {
@@ -86,5 +87,26 @@ int read_inputs(struct profile *c, char *const *paths, int n, bool two_columns)
 	for (int i = 0; i < n; i++)
 		if (read_input(c, paths[i], two_columns ? i : 0) < 0)
 			return -1;
+	return 0;
+}
+
+static int read_export(void *ctx, int fd, const char *name, struct lp_error *err)
+{
+	return exporter__read(ctx, fd, name, err);
+}
+
+int export_inputs(struct exporter *e, char *const *paths, int n)
+{
+	struct lp_error err;
+
+	if (n == 0 && read_input_with("-", read_export, e) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (read_input_with(paths[i], read_export, e) < 0)
+			return -1;
+	if (exporter__finish(e, &err) < 0) {
+		error_report(&err);
+		return -1;
+	}
 	return 0;
 }

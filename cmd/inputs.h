@@ -25,4 +25,12 @@ int read_input_with(const char *path, input_reader read, void *ctx);
  */
 int read_inputs(struct profile *c, char *const *paths, int n, bool two_columns);
 
+struct exporter;
+/*
+ * Reads the n paths (stdin when n is 0) into an exporter (lp-export's
+ * formats, lp-svg's timeline) and finishes it; prints what went wrong and
+ * returns -1.
+ */
+int export_inputs(struct exporter *e, char *const *paths, int n);
+
 #endif

@@ -45,17 +45,11 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int read_export(void *ctx, int fd, const char *name, struct lp_error *err)
-{
-	return exporter__read(ctx, fd, name, err);
-}
-
 int main(int argc, char **argv)
 {
 	struct export_opts o = { .warn = print_warning };
 	const char **events = NULL, *output = NULL;
 	struct exporter *e = NULL;
-	struct lp_error err;
 	struct stat st;
 	bool have_format = false, opened = false;
 	int opt, ret = EXIT_RUNTIME;
@@ -99,16 +93,8 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (optind == argc && read_input_with("-", read_export, e) < 0)
-		goto cleanup;
-	for (int i = optind; i < argc; i++)
-		if (read_input_with(argv[i], read_export, e) < 0)
-			goto cleanup;
-	if (exporter__finish(e, &err) < 0) {
-		error_report(&err);
-		goto cleanup;
-	}
-	ret = close_stdout() ? EXIT_RUNTIME : 0;
+	if (export_inputs(e, argv + optind, argc - optind) == 0)
+		ret = close_stdout() ? EXIT_RUNTIME : 0;
 cleanup:
 	/* a half-written file would pass for a profile: like make's .DELETE_ON_ERROR */
 	if (ret != 0 && opened)

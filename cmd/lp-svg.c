@@ -112,11 +112,6 @@ static double number(const char *opt, const char *arg, double min, double max)
 	return v;
 }
 
-static int read_timeline(void *ctx, int fd, const char *name, struct lp_error *err)
-{
-	return exporter__read(ctx, fd, name, err);
-}
-
 /* The timeline reads lp streams only, each input a band: the exporter's reading, lp-svg's picture. */
 static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bool srclines)
 {
@@ -128,24 +123,14 @@ static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bo
 	};
 	struct export_opts eo = { .reader = "lp-svg --timeline", .format_opts = &to, .warn = print_warning };
 	struct exporter *e = exporter__new_with(&eo, &timeline_ops, stdout);
-	struct lp_error err;
 	int ret = EXIT_RUNTIME;
 
 	if (!e) {
 		error("cannot start: %s", strerror(errno));
 		return ret;
 	}
-	if (n == 0 && read_input_with("-", read_timeline, e) < 0)
-		goto cleanup;
-	for (int i = 0; i < n; i++)
-		if (read_input_with(paths[i], read_timeline, e) < 0)
-			goto cleanup;
-	if (exporter__finish(e, &err) < 0) {
-		error_report(&err);
-		goto cleanup;
-	}
-	ret = close_stdout() ? EXIT_RUNTIME : 0;
-cleanup:
+	if (export_inputs(e, paths, n) == 0)
+		ret = close_stdout() ? EXIT_RUNTIME : 0;
 	exporter__free(e);
 	return ret;
 }

@@ -135,13 +135,18 @@ as_rank() {
 	assert_line "rank=999;app;_start;main;read;entry_SYSCALL_64;schedule 5000000"
 }
 
-@test "mpirun -np 2 lp-record -o run.%r.lp: a stream per rank, and the ranks' known 1:2 work" {
+# A real job: mpirun -np 2 lp-record -o run.%r.lp, rank r burning (r + 1) * 300 ms.
+mpi_job() {
 	command -v mpirun > /dev/null || skip "no mpirun (make deps installs openmpi-bin)"
 	[ -x "$W/mpi-ranks" ] || skip "no MPI workload (built when mpicc is there)"
 	recording
 	run --separate-stderr mpirun --allow-run-as-root --oversubscribe -np 2 \
 		lp-record -q -o "$BATS_TEST_TMPDIR/run.%r.lp" -- "$W/mpi-ranks" 300
 	assert_success
+}
+
+@test "mpirun -np 2 lp-record -o run.%r.lp: a stream per rank, and the ranks' known 1:2 work" {
+	mpi_job
 	for r in 0 1; do
 		[ "$(meta rank "run.$r.lp")" = "$r" ] || fail "run.$r.lp says rank $(meta rank "run.$r.lp")"
 		[ -n "$(meta job "run.$r.lp")" ] || fail "run.$r.lp has no job id"
@@ -155,12 +160,7 @@ as_rank() {
 }
 
 @test "mpirun job: lp-svg --timeline draws a band per rank on the wall clock, in rank order, the busier rank longer" {
-	command -v mpirun > /dev/null || skip "no mpirun (make deps installs openmpi-bin)"
-	[ -x "$W/mpi-ranks" ] || skip "no MPI workload (built when mpicc is there)"
-	recording
-	run --separate-stderr mpirun --allow-run-as-root --oversubscribe -np 2 \
-		lp-record -q -o "$BATS_TEST_TMPDIR/run.%r.lp" -- "$W/mpi-ranks" 300
-	assert_success
+	mpi_job
 	# given in the wrong order: the bands still come by rank
 	run --separate-stderr lp-svg --timeline run.1.lp run.0.lp
 	assert_success

@@ -89,6 +89,17 @@ int embed__write(struct embed *e, const void *p, size_t len)
 	return ret;
 }
 
+int embed__drain(struct embed *e, struct strbuf *b, size_t min)
+{
+	int ret;
+
+	if (b->len < min || b->len == 0)
+		return 0;
+	ret = embed__write(e, b->s, b->len);
+	strbuf__reset(b);
+	return ret;
+}
+
 int embed__finish(struct embed *e)
 {
 	int ret = deflate_some(e, "", 0, Z_FINISH);

@@ -27,6 +27,8 @@ struct embed {
 int embed__start(struct embed *e, FILE *out, int level);
 /* Adds len bytes. -EINVAL (zlib), -EIO (out). */
 int embed__write(struct embed *e, const void *p, size_t len);
+/* Moves b into the stream once it holds at least min bytes (0: whatever it holds), emptying it. */
+int embed__drain(struct embed *e, struct strbuf *b, size_t min);
 /* Flushes what is left and ends the stream; frees zlib's state whatever happens. */
 int embed__finish(struct embed *e);
 /* Frees zlib's state after a failure, writing nothing more. */

@@ -328,10 +328,8 @@ static int data_json(struct writer *w, struct strbuf *j, struct embed *z)
 			ret = embed_varint(j, self_value(t, n, 0) / g);
 		if (ret == 0)
 			ret = embed_varint(j, self_value(t, n, 1) / g);
-		if (ret == 0 && j->len > (1 << 16)) {
-			ret = embed__write(z, j->s, j->len);
-			strbuf__reset(j);
-		}
+		if (ret == 0)
+			ret = embed__drain(z, j, 1 << 16);
 	}
 	free(stack);
 	return ret;

@@ -891,14 +891,12 @@ static int intervals(struct timeline *tl, const struct clock *c, const struct la
 						ret = embed_varint(b, si->pos[s->v[k].stack]);
 					prev = e;
 				}
-				if (ret == 0 && b->len > (1 << 16)) {
-					ret = embed__write(z, b->s, b->len);
-					strbuf__reset(b);
-				}
+				if (ret == 0)
+					ret = embed__drain(z, b, 1 << 16);
 			}
 		}
 	if (ret == 0)
-		ret = embed__write(z, b->s, b->len);
+		ret = embed__drain(z, b, 0);
 	strbuf__reset(b);
 	return ret;
 }
@@ -917,14 +915,12 @@ static int stacks(const struct layout *l, const struct stack_index *si, struct e
 
 			ret = embed_varint(b, e->len - 8) ?: strbuf__add(b, e->key + 8, e->len - 8) ?:
 				embed_varint(b, e->count[0]) ?: embed_varint(b, e->count[1]);
-			if (ret == 0 && b->len > (1 << 16)) {
-				ret = embed__write(z, b->s, b->len);
-				strbuf__reset(b);
-			}
+			if (ret == 0)
+				ret = embed__drain(z, b, 1 << 16);
 		}
 	}
 	if (ret == 0)
-		ret = embed__write(z, b->s, b->len);
+		ret = embed__drain(z, b, 0);
 	strbuf__reset(b);
 	return ret;
 }
