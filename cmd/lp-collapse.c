@@ -9,6 +9,7 @@
 
 #include "cmdutil.h"
 #include "inputs.h"
+#include "numparse.h"
 #include "profile.h"
 
 static const char usage_text[] =
@@ -35,6 +36,8 @@ static const char usage_text[] =
 	"  -d, --diff            two profiles: write \"STACK COUNT1 COUNT2\"\n"
 	"  -n, --normalize       with --diff: scale COUNT1 so both profiles' totals match\n"
 	"  -s, --strip-hex       replace hex numbers in names with 0x...\n"
+	"  -j, --jobs=N          perf: read a big file (32 MB or more) on 2 cores when N\n"
+	"                        is 2 or more (default: 2 when there are 2 CPUs); 1: one\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
 	"\n"
@@ -44,6 +47,14 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
 	OPT_SAMPLES, OPT_TIME_ORDERED, OPT_BY,
 };
+
+/* Cores for perf script text: two halves at most, when there are two CPUs to run them. */
+static unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n >= 2 ? 2 : 1;
+}
 
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -61,6 +72,7 @@ static const struct option long_options[] = {
 	{ "diff", no_argument, NULL, 'd' },
 	{ "normalize", no_argument, NULL, 'n' },
 	{ "strip-hex", no_argument, NULL, 's' },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -68,7 +80,7 @@ static const struct option long_options[] = {
 
 int main(int argc, char **argv)
 {
-	struct profile_opts o = { .warn = print_warning };
+	struct profile_opts o = { .warn = print_warning, .jobs = default_jobs() };
 	struct folded_output out = { 0 };
 	const char **events = NULL;
 	struct profile *c = NULL;
@@ -76,7 +88,7 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 20];
 
 	progname = "lp-collapse";
-	while ((opt = getopt_long(argc, argv, "f:e:dnshV", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:e:dnsj:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (lp_format__parse(optarg, &o.format) < 0)
@@ -104,6 +116,14 @@ int main(int argc, char **argv)
 		case OPT_EVENT_FILTER:
 			o.event_filter = optarg;
 			break;
+		case 'j': {
+			uint64_t n;
+
+			if (parse_u64(optarg, strlen(optarg), &n) < 0 || n < 1 || n > 1024)
+				usage_error("--jobs needs a number of cores from 1 to 1024, got '%s'", optarg);
+			o.jobs = (unsigned)n;
+			break;
+		}
 		case 'e':
 			add_events(optarg, &events, &o.nevents);
 			break;

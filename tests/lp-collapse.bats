@@ -301,3 +301,44 @@ conforms() {
 	assert_success
 	assert_output 'app;main 5'
 }
+
+# A perf script text big enough to be read on two cores (32 MB or more): the demo's, 340 times.
+big_perf() {
+	for i in $(seq 340); do cat "$DATA/demo.perf-script.txt"; done > big.txt
+	[ "$(stat -c %s big.txt)" -ge $((32 << 20)) ]
+}
+
+@test "perf script on two cores: the same folded stacks as on one, and as the counts say" {
+	big_perf
+	run --separate-stderr lp-collapse -j 2 big.txt
+	assert_success
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" > two.folded
+	lp-collapse -j 1 big.txt > one.folded
+	cmp one.folded two.folded
+	# and what one copy gives, 340 times over
+	lp-collapse "$DATA/demo.perf-script.txt" | awk '{ n = $NF; $NF = ""; printf "%s%.0f\n", $0, n * 340 }' > expected.folded
+	cmp expected.folded two.folded
+}
+
+@test "perf script on two cores: a warning or an error in the second half reads as on one core" {
+	big_perf
+	# a sample of another event near the end: warned about once, with its line
+	cat big.txt "$DATA/perf-edge.txt" > warn.txt
+	run --separate-stderr lp-collapse -j 1 warn.txt
+	assert_success
+	one_err=$stderr one_out=$output
+	run --separate-stderr lp-collapse -j 2 warn.txt
+	assert_success
+	[ "$stderr" = "$one_err" ] || fail "-j 2 said: $stderr; -j 1 said: $one_err"
+	[[ "$stderr" == "lp-collapse: warn.txt:$(( $(wc -l < big.txt) + 4 )): warning: counting only events of type 'cpu-clock:pppH' (the first seen), skipping 'cycles'; choose with --event-filter" ]] ||
+		fail "$stderr"
+	[ "$output" = "$one_out" ]
+	# a malformed line near the end: the same error, on the same line
+	{ cat big.txt; printf 'demo 1 1.0: 1 cpu-clock:pppH:\n\tnot a frame line at all\n'; } > bad.txt
+	run -1 --separate-stderr lp-collapse -j 2 bad.txt
+	[[ "$stderr" == "lp-collapse: bad.txt:$(( $(wc -l < big.txt) + 2 )): "* ]] || fail "$stderr"
+	two_err=$stderr
+	run -1 --separate-stderr lp-collapse -j 1 bad.txt
+	[ "$stderr" = "$two_err" ]
+}

@@ -1,6 +1,7 @@
 #include "lines.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,9 @@ struct lines {
 	size_t cap;
 	size_t start;   /* first byte not yet handed out */
 	size_t end;     /* one past the last byte read */
+	uint64_t pos;	/* bytes read from fd so far */
+	uint64_t limit;	/* read no more than this */
+	int64_t at;	/* -1: read(2) from fd's offset; else pread(2) from at + pos */
 };
 
 struct lines *lines__new(int fd)
@@ -25,6 +29,8 @@ struct lines *lines__new(int fd)
 	if (!r)
 		return NULL;
 	r->fd = fd;
+	r->limit = UINT64_MAX;
+	r->at = -1;
 	r->cap = LINES_INITIAL;
 	r->buf = malloc(r->cap + 1);
 	if (!r->buf) {
@@ -63,9 +69,16 @@ static int fill(struct lines *r)
 		r->buf = buf;
 		r->cap = cap;
 	}
-	do
-		n = read(r->fd, r->buf + r->end, r->cap - r->end);
-	while (n < 0 && errno == EINTR);
+	{
+		size_t want = r->cap - r->end;
+
+		if (r->limit - r->pos < want)
+			want = (size_t)(r->limit - r->pos);
+		do
+			n = want == 0 ? 0 : r->at < 0 ? read(r->fd, r->buf + r->end, want) :
+				pread(r->fd, r->buf + r->end, want, (off_t)(r->at + (int64_t)r->pos));
+		while (n < 0 && errno == EINTR);
+	}
 	if (n < 0)
 		return -errno;
 	if (n == 0) {
@@ -73,7 +86,35 @@ static int fill(struct lines *r)
 		return 0;
 	}
 	r->end += (size_t)n;
+	r->pos += (uint64_t)n;
 	return 1;
+}
+
+struct lines *lines__new_range(int fd, uint64_t from, uint64_t to, long lineno)
+{
+	struct lines *r = lines__new(fd);
+
+	if (!r)
+		return NULL;
+	r->at = (int64_t)from;
+	r->limit = to > from ? to - from : 0;
+	r->lineno = lineno;
+	return r;
+}
+
+int lines__stop_at(struct lines *r, uint64_t offset)
+{
+	if (r->pos > offset) {
+		uint64_t excess = r->pos - offset;
+
+		/* what was handed out already cannot be taken back */
+		if (excess > r->end - r->start)
+			return -EINVAL;
+		r->end -= (size_t)excess;
+		r->pos = offset;
+	}
+	r->limit = offset;
+	return 0;
 }
 
 /*

@@ -3,12 +3,25 @@
 #define LP_LINES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct lines;
 
 /* Reads from fd, which stays the caller's to close. NULL+errno on failure. */
 struct lines *lines__new(int fd);
 void lines__free(struct lines *r);
+
+/*
+ * Reads bytes [from, to) of fd with pread(2), whatever fd's offset; line
+ * numbers continue from lineno (the lines before from).
+ */
+struct lines *lines__new_range(int fd, uint64_t from, uint64_t to, long lineno);
+
+/*
+ * Ends the input offset bytes after where r started reading (what it has
+ * buffered past that is dropped). -EINVAL if lines past it were handed out.
+ */
+int lines__stop_at(struct lines *r, uint64_t offset);
 
 /*
  * Next line, without its '\n', NUL-terminated in place (a NUL inside the line

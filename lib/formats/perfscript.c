@@ -79,6 +79,7 @@ struct perfscript *perfscript__new(const struct perfscript_opts *opts)
 		errno = ENOMEM;
 		return NULL;
 	}
+	p->filter_defaulted = opts->event_defaulted;
 	return p;
 }
 
@@ -501,4 +502,10 @@ bool perfscript__is_header(const char *line, size_t len)
 		if (n >= 2 && t[n - 1] == ':' && (t[0] == '_' || ((t[0] | 0x20) >= 'a' && (t[0] | 0x20) <= 'z')))
 			return true;
 	return false;
+}
+
+const char *perfscript__event(const struct perfscript *p, size_t *len)
+{
+	*len = p->event_filter.len;
+	return p->event_filter.len ? p->event_filter.s : NULL;
 }

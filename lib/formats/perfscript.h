@@ -24,6 +24,7 @@ struct perfscript_opts {
 	bool annotate_jit;	/* _[j] */
 	bool addrs;		/* [dso <0xaddr>] for unknown symbols */
 	const char *event_filter;	/* NULL: the first event seen */
+	bool event_defaulted;		/* event_filter is the one a reader before saw first: warn as if */
 	/* Told about events skipped because of the default filter, once. */
 	lp_warn_fn warn;
 	void *ctx;
@@ -59,6 +60,9 @@ const struct perfscript_sample *perfscript__sample(const struct perfscript *p);
  */
 bool perfscript__is_header(const char *line, size_t len);
 const char *perfscript__error(const struct perfscript *p);
+
+/* The event being counted (given, or the first seen) and its length; NULL before any. */
+const char *perfscript__event(const struct perfscript *p, size_t *len);
 
 /*
  * At end of input: true if a sample had started but no blank line ended it.
