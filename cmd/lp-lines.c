@@ -19,17 +19,22 @@ static const char usage_text[] =
 	"\n"
 	"  -e, --event=KEY[,KEY] count these events (default: cpu and offcpu)\n"
 	"      --inclusive       credit every frame's line, not only the leaf's\n"
+	"      --nearest-source  credit the leafmost frame whose source file is readable\n"
+	"                        here: time in libc, the kernel or code without debug\n"
+	"                        information goes to the nearest caller you have the\n"
+	"                        source of\n"
 	"      --annotate=FUNC   print FUNC's source with its lines' shares in the margin\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
 	"\n"
 	"Exit status: 0 success, 1 bad input or runtime error, 2 usage error.\n";
 
-enum { OPT_INCLUSIVE = 256, OPT_ANNOTATE };
+enum { OPT_INCLUSIVE = 256, OPT_NEAREST_SOURCE, OPT_ANNOTATE };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
+	{ "nearest-source", no_argument, NULL, OPT_NEAREST_SOURCE },
 	{ "annotate", required_argument, NULL, OPT_ANNOTATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -58,6 +63,9 @@ int main(int argc, char **argv)
 		case OPT_INCLUSIVE:
 			o.inclusive = true;
 			break;
+		case OPT_NEAREST_SOURCE:
+			o.nearest_source = true;
+			break;
 		case OPT_ANNOTATE:
 			o.annotate = optarg;
 			break;
@@ -65,6 +73,8 @@ int main(int argc, char **argv)
 			common_option(opt, usage_text);
 		}
 	}
+	if (o.inclusive && o.nearest_source)
+		usage_error("--inclusive and --nearest-source exclude each other");
 	o.events = events;
 	p = line_profile__new(&o);
 	if (!p) {

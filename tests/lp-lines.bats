@@ -145,3 +145,21 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 	assert_success
 	assert_output --partial 'Usage: lp-lines'
 }
+
+@test "--nearest-source: time in libc and the kernel goes to the nearest line whose source is here" {
+	recording -o b.lp -- "$W/blocking"
+	sleep_line=$(grep -n 'while (nanosleep' "$TOP/tests/workloads/blocking.c" | cut -d: -f1)
+	run --separate-stderr lp-lines -e offcpu --nearest-source b.lp
+	assert_success
+	# nap's 20 sleeps of 50 ms, in the helper inlined into it: the heaviest wait
+	[[ "${lines[0]}" =~ ^tests/workloads/blocking\.c:$sleep_line$'\t'nap$'\t'[0-9]+$'\t'([0-9.]+)%$ ]] ||
+		fail "first: ${lines[0]}"
+	# every sample still counted once
+	awk -F'\t' '{ s += $4 } END { exit !(s > 99.9 && s < 100.1) }' <<<"$output" || fail "$output"
+	# the leaves themselves are in libc or the kernel, not in the workload's source
+	run --separate-stderr lp-lines -e offcpu b.lp
+	assert_success
+	[[ "${lines[0]}" != tests/workloads/blocking.c:* ]] || fail "leaf: ${lines[0]}"
+	run -2 --separate-stderr lp-lines --nearest-source --inclusive b.lp
+	[ "${stderr_lines[0]}" = "lp-lines: --inclusive and --nearest-source exclude each other" ] || fail "$stderr"
+}

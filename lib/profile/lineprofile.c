@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lines.h"
 #include "lpstream.h"
@@ -18,6 +19,8 @@ struct line_profile {
 	struct stackmap *sources;	/* --annotate: "FILE\0PATH\0", where each FILE is read from */
 	struct lp_fields fields;
 	struct strbuf key, dso, name;
+	struct strbuf known;		/* --nearest-source: the key of the leafmost frame whose source is here */
+	struct stackmap *readable;	/* --nearest-source: source path -> 1 readable, 2 not */
 	struct stack_entry **seen;	/* --inclusive: lines already credited by this sample */
 	size_t nseen, seen_cap;
 	uint64_t weight[2];		/* of every sample counted, on and off the CPU */
@@ -35,7 +38,8 @@ struct line_profile *line_profile__new(const struct line_profile_opts *o)
 	p->src = srclines__new();
 	p->lines = stackmap__new();
 	p->sources = stackmap__new();
-	if (!p->src || !p->lines || !p->sources) {
+	p->readable = stackmap__new();
+	if (!p->src || !p->lines || !p->sources || !p->readable) {
 		line_profile__free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -50,10 +54,12 @@ void line_profile__free(struct line_profile *p)
 	srclines__free(p->src);
 	stackmap__free(p->lines);
 	stackmap__free(p->sources);
+	stackmap__free(p->readable);
 	lp_fields__release(&p->fields);
 	strbuf__release(&p->key);
 	strbuf__release(&p->dso);
 	strbuf__release(&p->name);
+	strbuf__release(&p->known);
 	free(p->seen);
 	free(p);
 }
@@ -97,7 +103,22 @@ static bool frame_place(struct line_profile *p, struct lp_span loc, bool leaf, s
 	return l->has_offset && l->dso.len;
 }
 
-/* The key of one frame: its line, or its DSO when it has none. */
+/* Whether a source file can be read here, asked once per file; -ENOMEM. */
+static int source_readable(struct line_profile *p, const char *path)
+{
+	size_t len = strlen(path);
+	struct stack_entry *e = stackmap__find(p->readable, path, len);
+
+	if (!e)
+		e = stackmap__add(p->readable, path, len, 0, access(path, R_OK) == 0 ? 1 : 2);
+	return e ? e->count[0] == 1 : -ENOMEM;
+}
+
+/*
+ * The key of one frame: its line, or its DSO when it has none. Returns 1 when
+ * the line was found (and, with nearest_source, its source is readable), else
+ * 0; -errno.
+ */
 static int frame_key(struct line_profile *p, struct lp_span name, const struct lp_loc *l, bool placed, uint64_t addr)
 {
 	struct srcline src;
@@ -129,7 +150,11 @@ static int frame_key(struct line_profile *p, struct lp_span name, const struct l
 			strbuf__add(&p->key, ":?", 2);
 	if (ret == 0)
 		ret = strbuf__addc(&p->key, '\t');
-	return ret ? ret : add_function(p, name);
+	if (ret == 0)
+		ret = add_function(p, name);
+	if (ret == 0 && found && p->o.nearest_source)
+		found = source_readable(p, src.path);
+	return ret ? ret : found;
 }
 
 static int credit(struct line_profile *p, int col, uint64_t weight)
@@ -196,20 +221,39 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 	p->weight[col] += s->weight;
 	lp_list_iter__init(&names, s->stack);
 	lp_list_iter__init(&locs, has_locs ? s->locs : (struct lp_span){ "", 0 });
+	strbuf__reset(&p->known);
 	while (lp_list_iter__next(&names, &name, NULL)) {
 		bool leaf = ++i == n;
+		int found;
 
 		if (!lp_list_iter__next(&locs, &loc, NULL))
 			loc = LP_SPAN("-");
-		if (!leaf && !p->o.inclusive)
+		if (!leaf && !p->o.inclusive && !p->o.nearest_source)
 			continue;
 		placed = frame_place(p, loc, leaf, &l, &addr, &ret);
-		if (ret < 0 || (ret = frame_key(p, name, &l, placed, addr)) < 0 || (ret = credit(p, col, s->weight)) < 0 ||
+		if (ret < 0 || (ret = found = frame_key(p, name, &l, placed, addr)) < 0)
+			goto fail;
+		if (p->o.nearest_source) {
+			/* frames run root to leaf: the last one with a line is the leafmost */
+			if (found || (leaf && !p->known.len)) {
+				strbuf__reset(&p->known);
+				if ((ret = strbuf__add(&p->known, p->key.s, p->key.len)) < 0)
+					goto fail;
+			}
+			if (!leaf)
+				continue;
+			strbuf__reset(&p->key);
+			if ((ret = strbuf__add(&p->key, p->known.s, p->known.len)) < 0)
+				goto fail;
+		}
+		if ((ret = credit(p, col, s->weight)) < 0 ||
 		    (p->o.inclusive && placed && (ret = inline_callers(p, name, &l, addr, col, s->weight)) < 0))
-			return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in STACK or LOCS" :
-					     ret == -EOVERFLOW ? "a line's total does not fit 64 bits" : "out of memory");
+			goto fail;
 	}
 	return 0;
+fail:
+	return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in STACK or LOCS" :
+			     ret == -EOVERFLOW ? "a line's total does not fit 64 bits" : "out of memory");
 }
 
 int line_profile__read(struct line_profile *p, int fd, const char *name, struct lp_error *err)

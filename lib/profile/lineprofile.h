@@ -1,6 +1,6 @@
 /*
- * Weights per source line (lp-lines): each sample's leaf frame, or with
- * inclusive every frame once, mapped to FILE:LINE through DWARF line tables
+ * Weights per source line (lp-lines): each sample's leaf frame (or the
+ * leafmost frame whose source is readable, nearest_source), or with inclusive every frame once, mapped to FILE:LINE through DWARF line tables
  * and summed per line and function, on- and off-CPU apart.
  */
 #ifndef LP_LINEPROFILE_H
@@ -16,6 +16,7 @@ struct line_profile_opts {
 	const char *const *events;	/* NULL: cpu and offcpu */
 	size_t nevents;
 	bool inclusive;
+	bool nearest_source;		/* credit the leafmost frame whose source file is readable */
 	const char *annotate;		/* a function whose source line__annotate prints, or NULL */
 	lp_warn_fn warn;		/* files without line information, once each */
 	void *ctx;

@@ -1,4 +1,4 @@
-/* lp-lines' reader on one input, both ways (leaf lines, --inclusive). */
+/* lp-lines' reader on one input, each way (leaf lines, --inclusive, --nearest-source). */
 #include "fuzz-common.h"
 #include "lineprofile.h"
 
@@ -12,6 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	o.inclusive = data[0] & 1;
+	o.nearest_source = !o.inclusive && (data[0] & 2);
 	data++, size--;
 	fd = input_fd(data, size);
 	p = line_profile__new(&o);
