@@ -53,16 +53,17 @@ $(if $(wildcard /usr/include/numa.h),,\
   $(error libnuma is missing: install the Debian package libnuma-dev (or run 'make deps' as root)))
 $(if $(shell command -v protoc-c),,\
   $(error protoc-c is missing: install the Debian package protobuf-c-compiler (or run 'make deps' as root)))
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm -lnuma
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm -lnuma -lm -lpthread
 endif
 
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines
+PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines lp-roofline
 # lib/ by part (stream, record, symbols, picture...): share/doc/DESIGN.md
-LIB_SRCS = $(wildcard lib/*/*.c)
-LIB_INCLUDES = $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h))))
+# carm/: the roofline micro-benchmarks, part of the library lp-roofline uses
+LIB_SRCS = $(wildcard lib/*/*.c) $(wildcard carm/*.c)
+LIB_INCLUDES = $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h carm/*.h))))
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/pprof.pb-c.o
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o $(O)/cmd/inputs.o
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
@@ -98,11 +99,13 @@ $(O)/gen/%-all.js: share/rename.js share/%.js
 	@mkdir -p $(dir $@)
 	$(Q)cat $^ > $@
 
-$(O)/gen/assets.c: $(O)/gen/flamegraph-all.js share/flamegraph.css $(O)/gen/timeline-all.js share/timeline.css tools/embed
+$(O)/gen/assets.c: $(O)/gen/flamegraph-all.js share/flamegraph.css $(O)/gen/timeline-all.js share/timeline.css \
+		share/roofline.js share/roofline.css tools/embed
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  EMBED   $@")
 	$(Q)tools/embed flamegraph_js=$(O)/gen/flamegraph-all.js flamegraph_css=share/flamegraph.css \
-		timeline_js=$(O)/gen/timeline-all.js timeline_css=share/timeline.css > $@
+		timeline_js=$(O)/gen/timeline-all.js timeline_css=share/timeline.css \
+		roofline_js=share/roofline.js roofline_css=share/roofline.css > $@
 
 $(O)/gen/assets.o: $(O)/gen/assets.c
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<

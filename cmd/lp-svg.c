@@ -18,10 +18,12 @@
 #include "palette.h"
 #include "stackmap.h"
 #include "strbuf.h"
+#include "roofline.h"
 #include "timeline.h"
 
-extern const char flamegraph_js[], flamegraph_css[], timeline_js[], timeline_css[];
-extern const unsigned long flamegraph_js_len, flamegraph_css_len, timeline_js_len, timeline_css_len;
+extern const char flamegraph_js[], flamegraph_css[], timeline_js[], timeline_css[], roofline_js[], roofline_css[];
+extern const unsigned long flamegraph_js_len, flamegraph_css_len, timeline_js_len, timeline_css_len, roofline_js_len,
+	roofline_css_len;
 
 static const char usage_text[] =
 	"Usage: lp-svg [OPTION]... [FILE]...\n"
@@ -38,6 +40,8 @@ static const char usage_text[] =
 	"                        stream; each FILE a band, on CLOCK_REALTIME when all\n"
 	"                        have #lp.realtime); --height is a row's height\n"
 	"      --no-srclines     timeline: no file:line in spawning stacks (faster)\n"
+	"      --roofline        the roofline plot of R records (lp-roofline roofs) and\n"
+	"                        Q records (lp-roofline points) of the inputs\n"
 	"      --inverted        an icicle graph (root at the top)\n"
 	"      --reverse         merge stacks from the leaves\n"
 	"  -e, --event=KEY[,KEY] lp: draw these events only (default: cpu and offcpu,\n"
@@ -64,7 +68,7 @@ enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_NOTES, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH,
 	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
 	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
-	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_TIMELINE, OPT_NO_SRCLINES, OPT_PID,
+	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_TIMELINE, OPT_NO_SRCLINES, OPT_PID, OPT_ROOFLINE,
 };
 
 static const struct option long_options[] = {
@@ -89,6 +93,7 @@ static const struct option long_options[] = {
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
+	{ "roofline", no_argument, NULL, OPT_ROOFLINE },
 	{ "no-srclines", no_argument, NULL, OPT_NO_SRCLINES },
 	{ "negate", no_argument, NULL, OPT_NEGATE },
 	{ "tid", required_argument, NULL, OPT_TID },
@@ -135,6 +140,45 @@ static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bo
 	return ret;
 }
 
+static int read_roofline(void *ctx, int fd, const char *name, struct lp_error *err)
+{
+	return roofline__read(ctx, fd, name, err);
+}
+
+/* The roofline reads R and Q records of lp streams, however many. */
+static int draw_roofline(char **paths, int n, const struct flamesvg_opts *so)
+{
+	struct roofline_opts ro = {
+		.title = so->title ? so->title : "Roofline", .width = so->width, .height = 720,
+		.fonttype = so->fonttype, .fontsize = so->fontsize, .js = roofline_js, .css = roofline_css,
+		.jslen = roofline_js_len, .csslen = roofline_css_len, .warn = print_warning,
+	};
+	struct roofline *r = roofline__new(&ro);
+	struct lp_error err;
+	int ret = EXIT_RUNTIME;
+
+	if (!r) {
+		error("cannot start: %s", strerror(errno));
+		return ret;
+	}
+	if (n == 0 && read_input_with("-", read_roofline, r) < 0)
+		goto cleanup;
+	for (int i = 0; i < n; i++)
+		if (read_input_with(paths[i], read_roofline, r) < 0)
+			goto cleanup;
+	if (roofline__write(r, stdout, &err) < 0) {
+		if (err.msg[0])
+			error_report(&err);
+		else
+			error("cannot write: %s", strerror(errno));
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+cleanup:
+	roofline__free(r);
+	return ret;
+}
+
 static bool mapped_color(void *ctx, const char *name, size_t len, uint32_t *rgb)
 {
 	return palette_map__get(ctx, name, len, rgb);
@@ -155,7 +199,7 @@ int main(int argc, char **argv)
 	struct flame_sink sink = { .max_depth = 2048 };
 	struct flametree *tree = NULL;
 	struct stackmap *palette_map = NULL;
-	bool use_cp = false, lp_input, timeline = false, srclines = true;
+	bool use_cp = false, lp_input, timeline = false, srclines = true, roofline = false;
 	int opt, ret = EXIT_RUNTIME, ninputs, profiles;
 	uint64_t u;
 	static char outbuf[1 << 20];
@@ -211,6 +255,7 @@ int main(int argc, char **argv)
 		case OPT_REVERSE: sink.reverse = true; break;
 		case OPT_FLAMECHART: so.flamechart = co.time_ordered = true; break;
 		case OPT_TIMELINE: timeline = true; break;
+		case OPT_ROOFLINE: roofline = true; break;
 		case OPT_NO_SRCLINES: srclines = false; break;
 		case OPT_NEGATE: so.negate = true; break;
 		case OPT_MAX_DEPTH:
@@ -239,6 +284,12 @@ int main(int argc, char **argv)
 		}
 	}
 	ninputs = argc - optind;
+	if (roofline) {
+		if (timeline || so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp ||
+		    sink.reverse || so.inverted)
+			usage_error("--roofline goes with --title, --width, --fonttype and --fontsize only");
+		return draw_roofline(argv + optind, ninputs, &so);
+	}
 	if (timeline) {
 		if (so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp || sink.reverse ||
 		    so.inverted)

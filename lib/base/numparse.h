@@ -11,6 +11,12 @@ int parse_u64(const char *s, size_t len, uint64_t *out);
 /* Like parse_u64 with an optional leading '-'. */
 int parse_i64(const char *s, size_t len, int64_t *out);
 
+/*
+ * A non-negative plain decimal, DIGITS or DIGITS.DIGITS (no sign, exponent,
+ * spaces, inf or nan); -EINVAL if not one, -ERANGE when it is not finite.
+ */
+int parse_decimal(const char *s, size_t len, double *out);
+
 /* The value of a hexadecimal digit, either case; -1 for any other character. */
 static inline int hex_digit(unsigned char c)
 {

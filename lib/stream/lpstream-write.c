@@ -2,6 +2,7 @@
 #include "lpstream.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "escape.h"
@@ -222,4 +223,25 @@ int lp_writer__replace_stack(struct lp_writer *w, const struct lp_fields *f, siz
 			return ret;
 	}
 	return lp_writer__end(w);
+}
+
+int lp_writer__roof(struct lp_writer *w, const char *name, enum lp_roof_kind kind, double value)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	if ((ret = add(w, "R", 1)) < 0 || (ret = add_field(w, name)) < 0)
+		return ret;
+	return strbuf__addf(&w->line, "\t%s\t%.0f\t%s", kind == LP_ROOF_MEMORY ? "memory" : "compute", value,
+			    kind == LP_ROOF_MEMORY ? "B/s" : "FLOP/s");
+}
+
+int lp_writer__point(struct lp_writer *w, struct lp_span name, uint64_t flops, uint64_t bytes, double seconds)
+{
+	int ret;
+
+	strbuf__reset(&w->line);
+	if ((ret = add(w, "Q\t", 2)) < 0 || (ret = add_span(w, name)) < 0)
+		return ret;
+	return strbuf__addf(&w->line, "\t%" PRIu64 "\t%" PRIu64 "\t%.9f", flops, bytes, seconds);
 }

@@ -300,3 +300,71 @@ int lp_event_def__parse(const struct lp_meta *m, struct lp_event_def *d, struct 
 	d->unit = m->values[4];
 	return 1;
 }
+
+static int field_decimal(struct lp_span s, const char *name, double *out, struct lp_error *err)
+{
+	char q[LP_QUOTE_SIZE];
+
+	if (parse_decimal(s.s, s.len, out) == 0)
+		return 0;
+	return lp_error__set(err, -EINVAL, "%s '%s' is not a non-negative decimal number", name,
+			     excerpt(s, q, sizeof(q)));
+}
+
+int lp_roof__parse(const struct lp_fields *f, struct lp_roof *r, struct lp_error *err)
+{
+	const struct lp_span *v = f->v;
+	char q[LP_QUOTE_SIZE];
+	const char *unit;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (f->n < 5)
+		return lp_error__set(err, -EINVAL, "expected at least 5 fields in an R record, got %zu", f->n);
+	if (v[1].len == 0)
+		return lp_error__set(err, -EINVAL, "empty NAME");
+	if ((ret = check_escapes(v[1], "NAME", err)) < 0)
+		return ret;
+	r->name = v[1];
+	if (lp_span__eq(v[2], "memory", 6))
+		r->kind = LP_ROOF_MEMORY;
+	else if (lp_span__eq(v[2], "compute", 7))
+		r->kind = LP_ROOF_COMPUTE;
+	else
+		return lp_error__set(err, -EINVAL, "KIND '%s' is neither 'memory' nor 'compute'",
+				     excerpt(v[2], q, sizeof(q)));
+	if ((ret = field_decimal(v[3], "VALUE", &r->value, err)) < 0)
+		return ret;
+	if (r->value <= 0)
+		return lp_error__set(err, -EINVAL, "VALUE of a roof must be above 0");
+	unit = r->kind == LP_ROOF_MEMORY ? "B/s" : "FLOP/s";
+	if (!lp_span__eq(v[4], unit, strlen(unit)))
+		return lp_error__set(err, -EINVAL, "UNIT '%s' of a %s roof, expected '%s'", excerpt(v[4], q, sizeof(q)),
+				     r->kind == LP_ROOF_MEMORY ? "memory" : "compute", unit);
+	if ((ret = check_attrs(v + 5, f->n - 5, err)) < 0)
+		return ret;
+	r->attrs = v + 5;
+	r->nattrs = f->n - 5;
+	return 0;
+}
+
+int lp_point__parse(const struct lp_fields *f, struct lp_point *p, struct lp_error *err)
+{
+	const struct lp_span *v = f->v;
+	size_t frames;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (f->n < 5)
+		return lp_error__set(err, -EINVAL, "expected at least 5 fields in a Q record, got %zu", f->n);
+	if ((ret = lp_list__check(v[1], "NAME", true, &frames, err)) < 0 ||
+	    (ret = field_u64(v[2], "FLOPS", &p->flops, err)) < 0 ||
+	    (ret = field_u64(v[3], "BYTES", &p->bytes, err)) < 0 ||
+	    (ret = field_decimal(v[4], "SECONDS", &p->seconds, err)) < 0 ||
+	    (ret = check_attrs(v + 5, f->n - 5, err)) < 0)
+		return ret;
+	p->name = v[1];
+	p->attrs = v + 5;
+	p->nattrs = f->n - 5;
+	return 0;
+}

@@ -134,6 +134,34 @@ int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_e
 /* Attribute key as a number: 1 with *v, 0 when absent, -EINVAL when not a number. */
 int lp_thread__attr_u64(const struct lp_thread *t, const char *key, uint64_t *v);
 
+/* ---- R and Q records: roofline roofs and points ---- */
+
+enum lp_roof_kind { LP_ROOF_MEMORY, LP_ROOF_COMPUTE };
+
+/* "R NAME KIND VALUE UNIT KEY=VALUE...": a roof of the machine. */
+struct lp_roof {
+	struct lp_span name;		/* escaped: L1, L2, L3, DRAM, FP-avx2-dp-fma */
+	enum lp_roof_kind kind;
+	double value;			/* B/s (memory) or FLOP/s (compute), > 0 */
+	const struct lp_span *attrs;	/* isa=, precision=, threads=, size=, ldst= */
+	size_t nattrs;
+};
+
+/* Parses an R record split into f; -EINVAL naming the field and the problem. */
+int lp_roof__parse(const struct lp_fields *f, struct lp_roof *r, struct lp_error *err);
+
+/* "Q NAME FLOPS BYTES SECONDS KEY=VALUE...": a code region's point. */
+struct lp_point {
+	struct lp_span name;		/* escaped: a function, or a stack prefix as a list */
+	uint64_t flops, bytes;
+	double seconds;			/* on-CPU */
+	const struct lp_span *attrs;	/* bytes=exact|width-8..., counters= */
+	size_t nattrs;
+};
+
+/* Parses a Q record split into f; -EINVAL naming the field and the problem. */
+int lp_point__parse(const struct lp_fields *f, struct lp_point *q, struct lp_error *err);
+
 /* ---- metadata ---- */
 
 /* "#lp.KEY\tVALUE..." */
@@ -284,6 +312,11 @@ int lp_writer__spawn_parent(struct lp_writer *w, int64_t ppid, int64_t ptid, str
 			    struct lp_span locs);
 /* exec: PATH (raw) */
 int lp_writer__exec_path(struct lp_writer *w, const char *path);
+
+/* "R NAME KIND VALUE UNIT" (name raw, value written with no fraction), its attributes to follow. */
+int lp_writer__roof(struct lp_writer *w, const char *name, enum lp_roof_kind kind, double value);
+/* "Q NAME FLOPS BYTES SECONDS" (name an escaped list), its attributes to follow. */
+int lp_writer__point(struct lp_writer *w, struct lp_span name, uint64_t flops, uint64_t bytes, double seconds);
 
 /* Attributes of the record being built: "\tKEY=VALUE". */
 int lp_writer__attr_u64(struct lp_writer *w, const char *key, uint64_t v);

@@ -1,0 +1,103 @@
+/*
+ * Memory kernels: aligned sequential loads and stores, a group of LOADS
+ * loads then STORES stores, UNROLL groups per loop iteration. GNU as's
+ * .rept writes the groups, so one macro gives every ratio with the
+ * instruction count exact: bytes / width memory instructions per pass.
+ */
+#include "carm.h"
+
+enum { NRATIOS = 7 };
+static const unsigned ratios[NRATIOS][2] = { { 1, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 }, { 3, 1 }, { 4, 1 }, { 1, 2 } };
+
+/* families of kernels: the scalar ones by precision, the vector ones for both */
+enum { SCALAR_DP, SCALAR_SP, SSE, AVX2, AVX512, NFAMILIES };
+static const unsigned unroll[NFAMILIES] = { 8, 8, 4, 4, 4 };
+
+static int family(enum carm_isa isa, enum carm_precision p)
+{
+	switch (isa) {
+	case CARM_SCALAR:
+		return p == CARM_DP ? SCALAR_DP : SCALAR_SP;
+	case CARM_SSE:
+		return SSE;
+	case CARM_AVX2:
+		return AVX2;
+	case CARM_AVX512:
+		return AVX512;
+	default:
+		return -1;
+	}
+}
+
+static int ratio_index(unsigned loads, unsigned stores)
+{
+	for (int i = 0; i < NRATIOS; i++)
+		if (ratios[i][0] == loads && ratios[i][1] == stores)
+			return i;
+	return -1;
+}
+
+size_t carm_mem_chunk(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
+{
+	int f = family(isa, p);
+
+	return f < 0 ? 0 : (size_t)unroll[f] * (loads + stores) * carm_isa__width(isa, p);
+}
+
+#if defined(__x86_64__)
+
+/* bytes a non-zero multiple of the chunk, passes at least 1 */
+#define MEM_KERNEL(fname, LD, ST, reg, W, L, S, U, FINI) \
+	static void fname(void *buf, size_t bytes, uint64_t passes) \
+	{ \
+		char *end = (char *)buf + bytes; \
+		__asm__ volatile("1:\n\t" \
+				 "mov %[buf], %%rsi\n\t" \
+				 "2:\n\t" \
+				 ".set .Lcarm_off, 0\n\t" \
+				 ".rept " #U "\n\t" \
+				 ".rept " #L "\n\t" LD " .Lcarm_off(%%rsi), %%" reg "0\n\t" \
+				 ".set .Lcarm_off, .Lcarm_off + " #W "\n\t.endr\n\t" \
+				 ".rept " #S "\n\t" ST " %%" reg "8, .Lcarm_off(%%rsi)\n\t" \
+				 ".set .Lcarm_off, .Lcarm_off + " #W "\n\t.endr\n\t" \
+				 ".endr\n\t" \
+				 "add $" #U "*(" #L "+" #S ")*" #W ", %%rsi\n\t" \
+				 "cmp %[end], %%rsi\n\t" \
+				 "jb 2b\n\t" \
+				 "dec %[passes]\n\t" \
+				 "jnz 1b\n\t" FINI \
+				 : [passes] "+r"(passes) \
+				 : [buf] "r"(buf), [end] "r"(end) \
+				 : "rsi", "cc", "memory", "xmm0", "xmm8"); \
+	}
+
+#define FAMILY(name, LD, ST, reg, W, U, FINI) \
+	MEM_KERNEL(name##_1_0, LD, ST, reg, W, 1, 0, U, FINI) \
+	MEM_KERNEL(name##_0_1, LD, ST, reg, W, 0, 1, U, FINI) \
+	MEM_KERNEL(name##_1_1, LD, ST, reg, W, 1, 1, U, FINI) \
+	MEM_KERNEL(name##_2_1, LD, ST, reg, W, 2, 1, U, FINI) \
+	MEM_KERNEL(name##_3_1, LD, ST, reg, W, 3, 1, U, FINI) \
+	MEM_KERNEL(name##_4_1, LD, ST, reg, W, 4, 1, U, FINI) \
+	MEM_KERNEL(name##_1_2, LD, ST, reg, W, 1, 2, U, FINI)
+#define ROW(name) { name##_1_0, name##_0_1, name##_1_1, name##_2_1, name##_3_1, name##_4_1, name##_1_2 }
+
+/* the unroll counts are unroll[] above */
+FAMILY(scalar_dp, "movsd", "movsd", "xmm", 8, 8, "")
+FAMILY(scalar_sp, "movss", "movss", "xmm", 4, 8, "")
+FAMILY(sse, "movapd", "movapd", "xmm", 16, 4, "")
+FAMILY(avx2, "vmovapd", "vmovapd", "ymm", 32, 4, "vzeroupper\n\t")
+FAMILY(avx512, "vmovapd", "vmovapd", "zmm", 64, 4, "vzeroupper\n\t")
+
+static carm_mem_fn *const kernels[NFAMILIES][NRATIOS] = {
+	ROW(scalar_dp), ROW(scalar_sp), ROW(sse), ROW(avx2), ROW(avx512),
+};
+#else
+static carm_mem_fn *const kernels[NFAMILIES][NRATIOS];
+#endif
+
+carm_mem_fn *carm_mem_kernel(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
+{
+	int f = family(isa, p), r = ratio_index(loads, stores);
+
+	return f < 0 || r < 0 ? NULL : kernels[f][r];
+}
