@@ -1,15 +1,22 @@
 /* lp-roofline: the machine's roofs, and roofline points of recorded code. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "carmcsv.h"
 #include "cmdutil.h"
+#include "flopevents.h"
+#include "inputs.h"
 #include "numparse.h"
+#include "points.h"
 #include "roofs.h"
 
 static const char usage_text[] =
@@ -164,7 +171,7 @@ static int cmd_roofs(int argc, char **argv)
 		case OPT_L2:
 		case OPT_L3:
 		case OPT_DRAM:
-			o.size[opt - OPT_L1] = parse_size(optarg, roofs_options[opt - OPT_L1 + 6].name);
+			o.size[opt - OPT_L1] = parse_size(optarg, (const char *[]){ "--l1", "--l2", "--l3", "--dram" }[opt - OPT_L1]);
 			break;
 		case OPT_CSV:
 			csv = optarg;
@@ -215,6 +222,295 @@ cleanup:
 	return ret;
 }
 
+static const char points_usage[] =
+	"Usage: lp-roofline points [OPTION]... [ROOFS] RUN.lp...\n"
+	"Write a Q record per code region of the recordings: the FLOPs and bytes its\n"
+	"FLOP and load/store event samples count and its on-CPU seconds, the longest\n"
+	"first, after the R records of the inputs (ROOFS, from lp-roofline roofs).\n"
+	"Bytes are the loads and stores times the width of the FP operations where the\n"
+	"counters give it (Intel, AMD Zen 4 and 5: bytes=width-mix-W), else 8 bytes\n"
+	"each (bytes=width-8). With no file, or '-', read stdin.\n"
+	"\n"
+	"      --depth=N         a region is the first N frames of a stack from its root\n"
+	"                        (default: each function where the samples fell)\n"
+	"  -h, --help            show this help\n";
+
+static int read_points(void *ctx, int fd, const char *name, struct lp_error *err)
+{
+	return points__read(ctx, fd, name, err);
+}
+
+static int cmd_points(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "depth", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct points_opts o = { .warn = print_warning };
+	struct points *p;
+	struct lp_error err;
+	int opt, ret = EXIT_RUNTIME;
+
+	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
+		if (opt == 'd')
+			o.depth = parse_count(optarg, "--depth", 100000);
+		else
+			common_option(opt, points_usage);
+	}
+	p = points__new(&o);
+	if (!p) {
+		error("cannot start: %s", strerror(errno));
+		return ret;
+	}
+	if (optind == argc && read_input_with("-", read_points, p) < 0)
+		goto cleanup;
+	for (int i = optind; i < argc; i++)
+		if (read_input_with(argv[i], read_points, p) < 0)
+			goto cleanup;
+	if (points__write(p, stdout, &err) < 0) {
+		error_report(&err);
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
+cleanup:
+	points__free(p);
+	return ret;
+}
+
+static const char record_usage[] =
+	"Usage: lp-roofline record [OPTION]... [LP-RECORD-OPTION]... -- COMMAND [ARG]...\n"
+	"Record COMMAND with lp-record and this CPU's FLOP and load/store counters, for\n"
+	"lp-roofline points. The counters are first checked on kernels whose FLOPs,\n"
+	"loads and stores are known: one off by more than 1% is refused. When there\n"
+	"are more counters than --group-size, COMMAND runs once per group (the later\n"
+	"runs without on- or off-CPU samples) and the stream holds every run.\n"
+	"Other options go to lp-record.\n"
+	"\n"
+	"  -o, --output=FILE     write the stream to FILE (default stdout)\n"
+	"      --group-size=N    counters per run (default 4)\n"
+	"      --period=N        a sample every N counts of each counter (default 1000003)\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: COMMAND's, 125 when the counters are missing or not to be trusted\n"
+	"(nothing is recorded then), 2 usage error.\n";
+
+/* lp-record beside this program (a build folder, an install), else on PATH. */
+static const char *find_lp_record(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 16);
+	char *slash;
+
+	if (n > 0) {
+		buf[n] = 0;
+		slash = strrchr(buf, '/');
+		if (slash) {
+			strcpy(slash + 1, "lp-record");
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
+	}
+	return "lp-record";
+}
+
+/* Runs argv; its exit status as lp-record gives it (128+N for a signal). */
+static int run(char **argv)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: cannot run '%s': %s\n", progname, argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Appends a group's stream to out, without its version line after the first. */
+static int append_stream(FILE *out, const char *path, bool first)
+{
+	FILE *in = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!in)
+		return -errno;
+	while ((n = getline(&line, &cap, in)) > 0) {
+		if (!first && strncmp(line, "#lp-stream ", 11) == 0)
+			continue;
+		if (fwrite(line, 1, (size_t)n, out) != (size_t)n) {
+			ret = -EIO;
+			break;
+		}
+	}
+	if (ferror(in))
+		ret = -EIO;
+	free(line);
+	fclose(in);
+	return ret;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	enum flop_vendor vendor = flop_vendor__this();
+	const char *const *events = flop_vendor__events(vendor), *output = NULL;
+	size_t nevents = 0, group = 4, ngroups;
+	unsigned long long period = 1000003;
+	char **passed = calloc((size_t)argc + 1, sizeof(char *)), **command = NULL, self[PATH_MAX];
+	char tmpdir[] = "/tmp/lp-roofline.XXXXXX";
+	int npassed = 0, status = 0, ret = 125;
+	struct calibration cal;
+	struct lp_error err;
+	FILE *out = NULL;
+	bool made_tmp = false;
+
+	if (!passed)
+		usage_error("out of memory");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			command = argv + i + 1;
+			break;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			common_option('h', record_usage);
+		if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc)
+			output = argv[++i];
+		else if (strncmp(a, "--output=", 9) == 0)
+			output = a + 9;
+		else if (strncmp(a, "-o", 2) == 0 && a[2])
+			output = a + 2;
+		else if (strncmp(a, "--group-size=", 13) == 0)
+			group = parse_count(a + 13, "--group-size", 64);
+		else if (strncmp(a, "--period=", 9) == 0)
+			period = parse_count(a + 9, "--period", 4000000000u);
+		else
+			passed[npassed++] = argv[i];
+	}
+	if (!command || !*command)
+		usage_error("record needs '-- COMMAND'");
+	while (events[nevents])
+		nevents++;
+	if (!nevents) {
+		error("no FLOP counters known for this CPU (%s): lp-roofline roofs still measures the machine",
+		      flop_vendor__name(vendor));
+		goto cleanup;
+	}
+	fprintf(stderr, "%s: checking the %zu %s counters on kernels of known FLOPs, loads and stores\n", progname,
+		nevents, flop_vendor__name(vendor));
+	if (flop_counters__calibrate(events, nevents, NULL, &cal, &err) < 0) {
+		if (strstr(err.msg, "no hardware counter")) {
+			/* name every counter a roofline needs, not only the first that failed */
+			error("%s", err.msg);
+			fprintf(stderr, "%s: a roofline needs these hardware counters, missing here:", progname);
+			for (size_t i = 0; i < nevents; i++)
+				fprintf(stderr, " %s", events[i]);
+			fprintf(stderr, "; nothing recorded (lp-roofline roofs still measures the machine)\n");
+		} else {
+			error("%s; nothing recorded", err.msg);
+		}
+		goto cleanup;
+	}
+	fprintf(stderr, "%s: counters within 1%%: FLOPs %.3f, loads %.3f, stores %.3f of the known counts\n", progname,
+		cal.flops, cal.loads, cal.stores);
+	if (!mkdtemp(tmpdir)) {
+		error("cannot make a temporary directory: %s", strerror(errno));
+		goto cleanup;
+	}
+	made_tmp = true;
+	ngroups = (nevents + group - 1) / group;
+	for (size_t g = 0; g < ngroups; g++) {
+		char **args = calloc((size_t)npassed + 2 * group + 16 + (size_t)argc, sizeof(char *));
+		char path[PATH_MAX], specs[64][256];
+		int n = 0, st;
+
+		if (!args) {
+			error("out of memory");
+			goto cleanup;
+		}
+		args[n++] = (char *)find_lp_record(self, sizeof(self));
+		for (int i = 0; i < npassed; i++)
+			args[n++] = passed[i];
+		if (g > 0) {
+			/* the first run's samples give the time; the later ones count only */
+			args[n++] = "-F";
+			args[n++] = "0";
+			args[n++] = "--offcpu-freq=0";
+			args[n++] = "-q";
+		}
+		for (size_t e = g * group; e < nevents && e < (g + 1) * group; e++) {
+			snprintf(specs[e - g * group], sizeof(specs[0]), "%s,%llu", events[e], period);
+			args[n++] = "-e";
+			args[n++] = specs[e - g * group];
+		}
+		snprintf(path, sizeof(path), "%s/group%zu.lp", tmpdir, g);
+		args[n++] = "-o";
+		args[n++] = path;
+		args[n++] = "--";
+		for (char **c = command; *c; c++)
+			args[n++] = *c;
+		if (ngroups > 1)
+			fprintf(stderr, "%s: run %zu of %zu\n", progname, g + 1, ngroups);
+		st = run(args);
+		free(args);
+		if (st < 0 || st >= 125) {
+			if (st < 0)
+				error("cannot run lp-record: %s", strerror(-st));
+			status = st < 0 ? 125 : st;
+			ret = status;
+			goto cleanup;
+		}
+		if (g == 0)
+			status = st;
+	}
+	out = output ? fopen(output, "we") : stdout;
+	if (!out) {
+		error("cannot write '%s': %s", output, strerror(errno));
+		goto cleanup;
+	}
+	for (size_t g = 0; g < ngroups; g++) {
+		char path[PATH_MAX];
+		int r;
+
+		snprintf(path, sizeof(path), "%s/group%zu.lp", tmpdir, g);
+		if ((r = append_stream(out, path, g == 0)) < 0) {
+			error("cannot copy the stream of run %zu: %s", g + 1, strerror(-r));
+			goto cleanup;
+		}
+	}
+	if (out == stdout ? close_stdout() : fclose(out) != 0) {
+		out = NULL;
+		error("cannot write '%s': %s", output ? output : "stdout", strerror(errno));
+		goto cleanup;
+	}
+	out = NULL;
+	ret = status;
+cleanup:
+	if (out && out != stdout)
+		fclose(out);
+	if (made_tmp) {
+		for (size_t g = 0; g < 64; g++) {
+			char path[PATH_MAX];
+
+			snprintf(path, sizeof(path), "%s/group%zu.lp", tmpdir, g);
+			unlink(path);
+		}
+		rmdir(tmpdir);
+	}
+	free(passed);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	progname = "lp-roofline";
@@ -222,6 +518,10 @@ int main(int argc, char **argv)
 		usage_error("a command is needed: roofs, points or record");
 	if (strcmp(argv[1], "roofs") == 0)
 		return cmd_roofs(argc - 1, argv + 1);
+	if (strcmp(argv[1], "points") == 0)
+		return cmd_points(argc - 1, argv + 1);
+	if (strcmp(argv[1], "record") == 0)
+		return cmd_record(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-V") == 0 ||
 	    strcmp(argv[1], "--version") == 0)
 		common_option(argv[1][1] == 'h' || argv[1][2] == 'h' ? 'h' : 'V', usage_text);

@@ -42,7 +42,8 @@ static const char record_usage[] =
 	"  -a, --all-cpus        record every process on the machine, while COMMAND\n"
 	"                        runs or until Ctrl-C\n"
 	"  -C, --cpu=LIST        as -a, on the CPUs of LIST only (0,2-3)\n"
-	"  -F, --freq=HZ         samples a second of CPU time per thread (999)\n"
+	"  -F, --freq=HZ         samples a second of CPU time per thread (999); 0: no\n"
+	"                        on-CPU samples (custom events and off-CPU only)\n"
 	"      --period=NS       sample every NS of CPU time instead\n"
 	"      --offcpu-freq=HZ  off-CPU ticks a second (1000); -1: every off-CPU\n"
 	"                        interval; 0: no off-CPU sampling\n"
@@ -425,7 +426,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 				o.offcpu_opts.freq = offcpu_freq("-F", optarg, false);
 				break;
 			}
-			o.perf.freq = count("-F", optarg, 1, 1000000);
+			o.perf.freq = count("-F", optarg, 0, 1000000);
 			o.perf.period = 0;
 			break;
 		case OPT_OFFCPU_FREQ:

@@ -9,6 +9,15 @@
 
 #include "strbuf.h"
 
+/* The buffer's text NUL-terminated (adding leaves room for the NUL). */
+static const char *cstr(struct strbuf *b)
+{
+	if (!b->s)
+		return "";
+	b->s[b->len] = 0;
+	return b->s;
+}
+
 /* The shortest digits that read back as v (Python's repr): digits in d, v = 0.d * 10^(exp + 1). */
 static void shortest(double v, char *d, size_t size, int *exp)
 {
@@ -62,7 +71,7 @@ static const char *python_repr(double v, char *buf, size_t size)
 			strbuf__addc(&s, '0');
 		strbuf__addf(&s, "%s", d);
 	}
-	snprintf(buf, size, "%s", s.s ? s.s : "");
+	snprintf(buf, size, "%s", cstr(&s));
 	strbuf__release(&s);
 	return buf;
 }
@@ -155,11 +164,11 @@ int carm_csv__append(const char *dir, const char *name, time_t when, const struc
 		add_cell(&row, "");
 		for (size_t i = 0; i < sizeof(levels) / sizeof(*levels); i++)
 			add_cell(&row, levels[i]);
-		strbuf__addf(&text, "%s\r\n", row.s);
+		strbuf__addf(&text, "%s\r\n", cstr(&row));
 		strbuf__reset(&row);
 		for (size_t i = 0; i < sizeof(heads) / sizeof(*heads); i++)
 			add_cell(&row, heads[i]);
-		strbuf__addf(&text, "%s\r\n", row.s);
+		strbuf__addf(&text, "%s\r\n", cstr(&row));
 	}
 	localtime_r(&when, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
@@ -184,7 +193,7 @@ int carm_csv__append(const char *dir, const char *name, time_t when, const struc
 		add_number(&row, m->has_fp[CARM_ADD] ? m->fp[CARM_ADD].instructions_per_second / r->hz : 0);
 		add_number(&row, m->has_fp[CARM_FMA] ? m->fp[CARM_FMA].per_second / 1e9 : 0);
 		add_number(&row, m->has_fp[CARM_FMA] ? m->fp[CARM_FMA].instructions_per_second / r->hz : 0);
-		strbuf__addf(&text, "%s\r\n", row.s);
+		strbuf__addf(&text, "%s\r\n", cstr(&row));
 	}
 	if (!text.s) {
 		ret = -ENOMEM;

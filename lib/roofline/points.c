@@ -1,0 +1,316 @@
+#include "points.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flopevents.h"
+#include "lines.h"
+#include "lpstream.h"
+#include "stackmap.h"
+#include "strbuf.h"
+
+/* What a region's samples add up to. */
+struct region {
+	uint64_t ns;			/* cpu samples' weight */
+	double flops, loads, stores;
+	double width_bytes, width_ops;	/* FP operations of known width: their bytes and count */
+};
+
+/* One input's custom events: KEY -> its role. */
+struct event_role {
+	char *key;
+	const struct flop_event *role;
+};
+
+struct points {
+	struct points_opts o;
+	struct stackmap *names;		/* region -> id (its index in regions) */
+	struct region *regions;
+	size_t cap;
+	struct event_role *events;
+	size_t nevents;
+	struct strbuf roofs;		/* R records as read */
+	struct strbuf counters;		/* the keys of the events used, comma-separated */
+	struct strbuf name;
+	struct lp_fields fields;
+	bool any_events;
+};
+
+struct points *points__new(const struct points_opts *o)
+{
+	struct points *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->o = *o;
+	if (!(p->names = stackmap__new())) {
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+static void forget_events(struct points *p)
+{
+	for (size_t i = 0; i < p->nevents; i++)
+		free(p->events[i].key);
+	free(p->events);
+	p->events = NULL;
+	p->nevents = 0;
+}
+
+void points__free(struct points *p)
+{
+	if (!p)
+		return;
+	stackmap__free(p->names);
+	free(p->regions);
+	forget_events(p);
+	strbuf__release(&p->roofs);
+	strbuf__release(&p->counters);
+	strbuf__release(&p->name);
+	lp_fields__release(&p->fields);
+	free(p);
+}
+
+static int learn_event(struct points *p, const struct lp_event_def *d)
+{
+	struct strbuf key = STRBUF_INIT, event = STRBUF_INIT;
+	const struct flop_event *role;
+	struct event_role *v;
+	int ret = lp_span__unescape_to(&key, d->key) ?: lp_span__unescape_to(&event, d->perf_event) ?:
+		  strbuf__addc(&key, 0) ?: strbuf__addc(&event, 0);
+
+	if (ret < 0)
+		goto cleanup;
+	role = flop_event__find(event.s);
+	if (!role)
+		goto cleanup;
+	v = realloc(p->events, (p->nevents + 1) * sizeof(*v));
+	if (!v) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	p->events = v;
+	v[p->nevents].key = key.s;
+	v[p->nevents++].role = role;
+	key = (struct strbuf)STRBUF_INIT;
+	/* the counters a point came from, each named once */
+	if (!strstr(p->counters.s ? p->counters.s : "", event.s))
+		ret = strbuf__addf(&p->counters, "%s%s", p->counters.len ? "," : "", event.s);
+	p->any_events = true;
+cleanup:
+	strbuf__release(&key);
+	strbuf__release(&event);
+	return ret;
+}
+
+static const struct flop_event *role_of(const struct points *p, struct lp_span event)
+{
+	for (size_t i = 0; i < p->nevents; i++)
+		if (lp_span__eq(event, p->events[i].key, strlen(p->events[i].key)))
+			return p->events[i].role;
+	return NULL;
+}
+
+/* The region of a sample: its leaf, or its first depth frames. */
+static int region_of(struct points *p, struct lp_span stack, struct region **out)
+{
+	struct lp_list_iter it;
+	struct lp_span frame, last = { "", 0 };
+	struct stack_entry *e;
+	unsigned n = 0;
+
+	strbuf__reset(&p->name);
+	lp_list_iter__init(&it, stack);
+	while (lp_list_iter__next(&it, &frame, NULL)) {
+		last = frame;
+		if (p->o.depth && n < p->o.depth) {
+			if ((n++ && strbuf__addc(&p->name, ';') < 0) || strbuf__add(&p->name, frame.s, frame.len) < 0)
+				return -ENOMEM;
+		}
+	}
+	if (!p->o.depth && strbuf__add(&p->name, last.s, last.len) < 0)
+		return -ENOMEM;
+	if (!p->name.len && strbuf__add(&p->name, "[unknown]", 9) < 0)
+		return -ENOMEM;
+	e = stackmap__add(p->names, p->name.s, p->name.len, 0, 0);
+	if (!e)
+		return -errno;
+	if (e->id >= p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		struct region *v = realloc(p->regions, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + p->cap, 0, (cap - p->cap) * sizeof(*v));
+		p->regions = v;
+		p->cap = cap;
+	}
+	*out = &p->regions[e->id];
+	return 0;
+}
+
+static int take_sample(struct points *p, const struct lp_sample *s)
+{
+	const struct flop_event *role = NULL;
+	bool cpu = lp_span__eq(s->event, "cpu", 3);
+	struct region *r = NULL;
+	double w = (double)s->weight;
+	int ret;
+
+	if (!cpu && !(role = role_of(p, s->event)))
+		return 0;
+	if ((ret = region_of(p, s->stack, &r)) < 0)
+		return ret;
+	if (cpu) {
+		r->ns += s->weight;
+		return 0;
+	}
+	switch (role->role) {
+	case FLOP_FLOPS:
+		r->flops += w * role->flops;
+		if (role->width) {
+			r->width_bytes += w * role->width;
+			r->width_ops += w;
+		}
+		break;
+	case FLOP_WIDTH:
+		r->width_bytes += w * role->width;
+		r->width_ops += w;
+		break;
+	case FLOP_LOADS:
+		r->loads += w;
+		break;
+	case FLOP_STORES:
+		r->stores += w;
+		break;
+	case FLOP_LOADS_STORES:
+		r->loads += w;
+		r->stores += w;
+		break;
+	case FLOP_NONE:
+		break;
+	}
+	return 0;
+}
+
+int points__read(struct points *p, int fd, const char *name, struct lp_error *err)
+{
+	struct lines *in = lines__new(fd);
+	char *line;
+	size_t len;
+	int ret;
+
+	lp_error__clear(err);
+	err->file = name;
+	forget_events(p);
+	if (!in)
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	while ((ret = lines__next(in, &line, &len)) > 0) {
+		struct lp_meta m;
+		struct lp_event_def d;
+
+		err->line = lines__lineno(in);
+		if ((ret = lp_line_kind(line, len, err)) < 0)
+			goto cleanup;
+		if (ret == LP_LINE_COMMENT) {
+			if ((ret = lp_version_line(line, len, NULL, err)) < 0)
+				goto cleanup;
+			if ((ret = lp_meta__parse(&p->fields, line, len, &m)) < 0)
+				goto nomem;
+			if (ret == 1 && (ret = lp_event_def__parse(&m, &d, err)) < 0)
+				goto cleanup;
+			if (ret == 1 && (ret = learn_event(p, &d)) < 0)
+				goto nomem;
+			continue;
+		}
+		if (line[0] != 'S' && line[0] != 'R')
+			continue;
+		if ((ret = lp_fields__split(&p->fields, line, len)) < 0)
+			goto nomem;
+		if (line[0] == 'R') {
+			struct lp_roof roof;
+
+			if ((ret = lp_roof__parse(&p->fields, &roof, err)) < 0)
+				goto cleanup;
+			if ((ret = strbuf__add(&p->roofs, line, len) ?: strbuf__addc(&p->roofs, '\n')) < 0)
+				goto nomem;
+		} else {
+			struct lp_sample s;
+
+			if ((ret = lp_sample__parse(&p->fields, &s, err)) < 0)
+				goto cleanup;
+			if ((ret = take_sample(p, &s)) < 0)
+				goto nomem;
+		}
+	}
+	err->line = 0;
+	if (ret < 0)
+		lp_error__set(err, ret, "read error: %s", strerror(-ret));
+	goto cleanup;
+nomem:
+	ret = lp_error__set(err, ret, "out of memory");
+cleanup:
+	lines__free(in);
+	return ret < 0 ? ret : 0;
+}
+
+static const struct points *sort_ctx;
+
+static int longest_first(const void *a, const void *b)
+{
+	const struct stack_entry *x = *(const struct stack_entry *const *)a, *y = *(const struct stack_entry *const *)b;
+	uint64_t tx = sort_ctx->regions[x->id].ns, ty = sort_ctx->regions[y->id].ns;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return stack_entry__cmp(x, y);
+}
+
+int points__write(struct points *p, FILE *out, struct lp_error *err)
+{
+	size_t n = stackmap__size(p->names);
+	struct stack_entry **v;
+	struct lp_writer w;
+	int ret = 0;
+
+	lp_error__clear(err);
+	if (!p->any_events)
+		return lp_error__set(err, -ENODATA, "no FLOP or load/store events in the input "
+				     "(lp-roofline record writes them; lp-record -e takes them by name)");
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = stackmap__entry(p->names, i);
+	sort_ctx = p;
+	qsort(v, n, sizeof(*v), longest_first);
+	lp_writer__init(&w, out);
+	ret = lp_writer__version(&w);
+	if (ret == 0 && p->roofs.len && fwrite(p->roofs.s, 1, p->roofs.len, out) != p->roofs.len)
+		ret = -EIO;
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		const struct region *r = &p->regions[v[i]->id];
+		double ops = r->loads + r->stores, width = r->width_ops > 0 ? r->width_bytes / r->width_ops : 8;
+		char how[32];
+
+		if (r->flops == 0 && ops == 0)
+			continue;
+		/* the width of the FP operations stands for the width of the loads and stores */
+		snprintf(how, sizeof(how), r->width_ops > 0 ? "width-mix-%.1f" : "width-8", width);
+		ret = lp_writer__point(&w, (struct lp_span){ v[i]->key, v[i]->len }, (uint64_t)(r->flops + 0.5),
+				       (uint64_t)(ops * width + 0.5), r->ns / 1e9) ?:
+		      lp_writer__attr_str(&w, "bytes", how) ?: lp_writer__attr_u64(&w, "loads", (uint64_t)r->loads) ?:
+		      lp_writer__attr_u64(&w, "stores", (uint64_t)r->stores) ?:
+		      lp_writer__attr_str(&w, "counters", p->counters.s ? p->counters.s : "") ?: lp_writer__end(&w);
+	}
+	free(v);
+	lp_writer__release(&w);
+	if (ret == 0 && (fflush(out) != 0 || ferror(out)))
+		ret = -EIO;
+	return ret < 0 ? lp_error__set(err, ret, "cannot write: %s", strerror(-ret)) : 0;
+}
