@@ -126,7 +126,7 @@ int carm_cache__cpuid(struct carm_cache levels[CARM_LEVELS])
 		leaf = 0x8000001d;
 	else
 		return -ENOTSUP;
-	if (__get_cpuid_max(leaf & 0x80000000, NULL) < leaf)
+	if ((unsigned)__get_cpuid_max(leaf & 0x80000000, NULL) < leaf)
 		return -ENOTSUP;
 	for (unsigned i = 0; i < 16; i++) {
 		unsigned type, level;

@@ -80,3 +80,28 @@ recorded() {
 	[ "$stderr" = "usage: lp-report DIR -- COMMAND [ARG]...  |  lp-report DIR --from RUN.lp" ]
 	run -2 --separate-stderr "$REPORT" r --from a b
 }
+
+@test "--roofs: the functions of a stream with FLOP counters under the machine's roofs; without roofs, said" {
+	recorded
+	# FLOP and load/store samples as lp-roofline record writes them on a Zen 3, on the workload's spin
+	{
+		cat b.lp
+		printf '#lp.event\tfl\tretired_sse_avx_flops:any\t1000003\tflops\tevents\n'
+		printf '#lp.event\tld\tls_dispatch:ld_dispatch\t1000003\tloads\tevents\n'
+		stack=$(awk -F'\t' '$1 == "S" && $6 == "cpu" && $8 ~ /spin/ { print $8 "\t" $9; exit }' b.lp)
+		printf 'S\t1\t1\t1\tw\tfl\t4000000000\t%s\n' "$stack"
+		printf 'S\t2\t1\t1\tw\tld\t1000000000\t%s\n' "$stack"
+	} > flops.lp
+	lp-roofline roofs -q --isa sse -r 3 --l1 16K --l2 256K --l3 4M --dram 64M > roofs.lp
+	run --separate-stderr "$REPORT" r --roofs roofs.lp --from flops.lp
+	assert_success
+	[ -s r/roofline.svg ] && xmllint --noout r/roofline.svg
+	grep -q '<h2>Roofline</h2>' r/index.html
+	grep -q '<object id="roofline" data="roofline.svg"' r/index.html
+	grep -q 'class="point"' r/roofline.svg
+	run --separate-stderr "$REPORT" r2 --from flops.lp
+	assert_success
+	[ ! -e r2/roofline.svg ]
+	run -1 --separate-stderr "$REPORT" r3 --roofs nothing.lp --from flops.lp
+	[ "$stderr" = "lp-report: cannot read 'nothing.lp'" ]
+}

@@ -215,3 +215,15 @@ zen_stream() {
 	run -2 --separate-stderr lp-svg --roofline --timeline bad.lp
 	[ "${stderr_lines[0]}" = "lp-svg: --roofline goes with --title, --width, --fonttype and --fontsize only" ]
 }
+
+@test "pipelines/lp-roofline-svg: without hardware counters, 125 and no picture; usage" {
+	if lp-record -q -e cycles -o /dev/null -- true 2> /dev/null; then
+		skip "this machine has hardware counters"
+	fi
+	printf '#lp-stream 1\nR\tL1\tmemory\t100000000000\tB/s\n' > roofs.lp
+	run -125 --separate-stderr "$TOP/pipelines/lp-roofline-svg" out.svg --roofs roofs.lp -- "$W/flops" 10
+	[[ "$stderr" == *"a roofline needs these hardware counters, missing here"* ]] || fail "$stderr"
+	[ ! -e out.svg ]
+	run -2 --separate-stderr "$TOP/pipelines/lp-roofline-svg" out.svg "$W/flops"
+	[ "$stderr" = "usage: lp-roofline-svg OUT.svg [--roofs ROOFS] -- COMMAND [ARG]..." ]
+}

@@ -10,8 +10,8 @@
 /* The sweep: working sets from 4 KiB, each step sqrt(2) larger, each point the median of a few short runs. */
 #define SWEEP_FIRST 4096.0
 #define SWEEP_RUNS 5
-#define SWEEP_RUN_SECONDS 0.001
-#define RUN_SECONDS 0.001
+#define SWEEP_RUN_SECONDS 0.003
+#define RUN_SECONDS 0.01
 /* the DRAM test's working set, all threads together: this many times L3, and at least DRAM_MIN */
 #define DRAM_TIMES_L3 4
 #define DRAM_MIN (256ull << 20)
