@@ -77,8 +77,9 @@ recorded() {
 
 @test "usage errors exit 2" {
 	run -2 --separate-stderr "$REPORT" r
-	[ "$stderr" = "usage: lp-report DIR -- COMMAND [ARG]...  |  lp-report DIR --from RUN.lp" ]
+	[ "$stderr" = "usage: lp-report DIR [--roofs ROOFS] -- COMMAND [ARG]...  |  lp-report DIR [--roofs ROOFS] --from RUN.lp" ]
 	run -2 --separate-stderr "$REPORT" r --from a b
+	run -2 --separate-stderr "$REPORT" r --roofs x.lp --from
 }
 
 @test "--roofs: the functions of a stream with FLOP counters under the machine's roofs; without roofs, said" {

@@ -333,6 +333,11 @@ static void text_escaped(struct strbuf *b, const char *s)
 
 static const char *const level_colours[] = { "#1b7837", "#5aae61", "#2166ac", "#762a83" };
 
+static int level_index(const char *name)
+{
+	return strcmp(name, "L1") == 0 ? 0 : strcmp(name, "L2") == 0 ? 1 : strcmp(name, "L3") == 0 ? 2 : 3;
+}
+
 static const char *memory_colour(const char *name)
 {
 	if (strcmp(name, "L1") == 0)
@@ -399,8 +404,9 @@ static void draw_isa(struct strbuf *b, const struct roofline *r, const struct ax
 			si(b, f->value);
 			strbuf__addf(b, "B/s</title></line>\n");
 			{
-				/* the label along the slope, a fifth of the way up */
-				double lx = exp(log(x_start) + (log(x_end) - log(x_start)) * 0.2);
+				/* the label along the slope, each level further up so that close slopes' labels do not meet */
+				double along = 0.12 + 0.18 * level_index(f->name);
+				double lx = exp(log(x_start) + (log(x_end) - log(x_start)) * along);
 				double ang = atan2(px_y(a, y_end) - px_y(a, f->value * x_start),
 						   px_x(a, x_end) - px_x(a, x_start)) * 180 / M_PI;
 
