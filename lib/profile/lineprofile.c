@@ -21,6 +21,14 @@ struct line_profile {
 	struct strbuf key, dso, name;
 	struct strbuf known;		/* --nearest-source: the key of the leafmost frame whose source is here */
 	struct stackmap *readable;	/* --nearest-source: source path -> 1 readable, 2 not */
+	/*
+	 * Without --inclusive a sample credits one line, found from its leaf (or
+	 * its whole stack with --nearest-source): those bytes -> 1 + the line's id,
+	 * so each distinct leaf is looked up once.
+	 */
+	struct stackmap *memo;
+	struct strbuf memo_key;
+	struct stack_entry *credited;	/* the line the last credit went to */
 	struct stack_entry **seen;	/* --inclusive: lines already credited by this sample */
 	size_t nseen, seen_cap;
 	uint64_t weight[2];		/* of every sample counted, on and off the CPU */
@@ -39,7 +47,8 @@ struct line_profile *line_profile__new(const struct line_profile_opts *o)
 	p->lines = stackmap__new();
 	p->sources = stackmap__new();
 	p->readable = stackmap__new();
-	if (!p->src || !p->lines || !p->sources || !p->readable) {
+	p->memo = stackmap__new();
+	if (!p->src || !p->lines || !p->sources || !p->readable || !p->memo) {
 		line_profile__free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -55,6 +64,8 @@ void line_profile__free(struct line_profile *p)
 	stackmap__free(p->lines);
 	stackmap__free(p->sources);
 	stackmap__free(p->readable);
+	stackmap__free(p->memo);
+	strbuf__release(&p->memo_key);
 	lp_fields__release(&p->fields);
 	strbuf__release(&p->key);
 	strbuf__release(&p->dso);
@@ -169,6 +180,7 @@ static int credit(struct line_profile *p, int col, uint64_t weight)
 	e = stackmap__add(p->lines, p->key.s, p->key.len, col, weight);
 	if (!e)
 		return -errno;
+	p->credited = e;
 	if (p->o.inclusive) {
 		if (p->nseen == p->seen_cap) {
 			size_t cap = p->seen_cap ? p->seen_cap * 2 : 64;
@@ -205,6 +217,29 @@ static int inline_callers(struct line_profile *p, struct lp_span name, const str
 	return n < 0 ? n : ret;
 }
 
+/* The last item of an escaped list (';' inside an item is escaped). */
+static struct lp_span last_item(struct lp_span list)
+{
+	const char *semi = memrchr(list.s, ';', list.len);
+
+	return semi ? (struct lp_span){ semi + 1, list.len - (size_t)(semi + 1 - list.s) } : list;
+}
+
+/* What decides the line a sample credits: its leaf and the leaf's place, or with --nearest-source all of it. */
+static int memo_key(struct line_profile *p, const struct lp_sample *s)
+{
+	struct lp_span stack = s->stack, locs = s->locs;
+
+	if (!p->o.nearest_source) {
+		stack = last_item(stack);
+		if (!lp_span__eq(locs, "-", 1))
+			locs = last_item(locs);
+	}
+	strbuf__reset(&p->memo_key);
+	return strbuf__add(&p->memo_key, stack.s, stack.len) ?: strbuf__addc(&p->memo_key, '\t') ?:
+	       strbuf__add(&p->memo_key, locs.s, locs.len);
+}
+
 static int sample(struct line_profile *p, const struct lp_sample *s, int col, struct lp_error *err)
 {
 	struct lp_list_iter names, locs;
@@ -219,6 +254,24 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 	if (p->weight[col] + s->weight < p->weight[col])
 		return lp_error__set(err, -EOVERFLOW, "the weights' total does not fit 64 bits");
 	p->weight[col] += s->weight;
+	if (!p->o.inclusive) {
+		struct stack_entry *e;
+
+		if ((ret = memo_key(p, s)) < 0)
+			goto fail;
+		e = stackmap__find(p->memo, p->memo_key.s, p->memo_key.len);
+		if (e) {
+			struct stack_entry *line = stackmap__entry(p->lines, (uint32_t)(e->count[0] - 1));
+
+			if (line->count[col] + s->weight < line->count[col]) {
+				ret = -EOVERFLOW;
+				goto fail;
+			}
+			line->count[col] += s->weight;
+			return 0;
+		}
+		p->credited = NULL;
+	}
 	lp_list_iter__init(&names, s->stack);
 	lp_list_iter__init(&locs, has_locs ? s->locs : (struct lp_span){ "", 0 });
 	strbuf__reset(&p->known);
@@ -249,6 +302,11 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 		if ((ret = credit(p, col, s->weight)) < 0 ||
 		    (p->o.inclusive && placed && (ret = inline_callers(p, name, &l, addr, col, s->weight)) < 0))
 			goto fail;
+	}
+	if (!p->o.inclusive && p->credited &&
+	    !stackmap__add(p->memo, p->memo_key.s, p->memo_key.len, 0, (uint64_t)p->credited->id + 1)) {
+		ret = -errno;
+		goto fail;
 	}
 	return 0;
 fail:

@@ -155,7 +155,7 @@ int carm_csv__append(const char *dir, const char *name, time_t when, const struc
 		add_cell(&row, "Name:");
 		add_cell(&row, name);
 		for (int l = 0; l < CARM_LEVELS; l++) {
-			char label[16];
+			char label[32];
 
 			snprintf(label, sizeof(label), "L%d Size:", l + 1);
 			add_cell(&row, label);

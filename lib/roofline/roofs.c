@@ -247,7 +247,7 @@ int roofs__write_records(const struct roofs_opts *o, const struct roofs *r, FILE
 	if ((ret = lp_writer__version(&w)) < 0)
 		goto cleanup;
 	for (int l = 0; l < CARM_LEVELS; l++) {
-		char name[8], sysfs[32], cpuid[32], measured[32], verdict[32];
+		char name[16], sysfs[32], cpuid[32], measured[32], verdict[32];
 		const char *v[] = { name, sysfs, cpuid, measured, verdict };
 
 		snprintf(name, sizeof(name), "L%d", l + 1);
