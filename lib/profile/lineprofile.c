@@ -244,7 +244,7 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 {
 	struct lp_list_iter names, locs;
 	struct lp_span name, loc;
-	size_t n = lp_list__count(s->stack), i = 0;
+	size_t n, i = 0;
 	bool has_locs = !lp_span__eq(s->locs, "-", 1), placed;
 	struct lp_loc l;
 	uint64_t addr;
@@ -272,6 +272,7 @@ static int sample(struct line_profile *p, const struct lp_sample *s, int col, st
 		}
 		p->credited = NULL;
 	}
+	n = lp_list__count(s->stack);
 	lp_list_iter__init(&names, s->stack);
 	lp_list_iter__init(&locs, has_locs ? s->locs : (struct lp_span){ "", 0 });
 	strbuf__reset(&p->known);

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -253,6 +254,52 @@ static void list_building(void)
 	strbuf__release(&b);
 }
 
+
+/* lp_list__check's answer the slow way: item by item, as lp_list_iter__next walks them. */
+static int check_slowly(struct lp_span list, bool empty_is_bad, size_t *items)
+{
+	struct lp_list_iter it;
+	struct lp_span item;
+	bool escaped;
+
+	*items = 0;
+	lp_list_iter__init(&it, list);
+	while (lp_list_iter__next(&it, &item, &escaped)) {
+		if (item.len == 0 && empty_is_bad)
+			return -EINVAL;
+		for (size_t i = 0; i < item.len; i++)
+			if (item.s[i] == '%' && (i + 2 >= item.len || !isxdigit((unsigned char)item.s[i + 1]) ||
+						 !isxdigit((unsigned char)item.s[i + 2])))
+				return -EINVAL;
+		++*items;
+	}
+	return 0;
+}
+
+/* Random lists of a, ;, % and hex digits, 0 to 99 bytes: the fast check agrees with the slow one. */
+static void lists_agree(void)
+{
+	static const char alphabet[] = "aaaaaaaa;;;%41";
+	unsigned seed = 12345, bad = 0;
+	char buf[100];
+
+	for (int round = 0; round < 200000; round++) {
+		size_t len = (seed = seed * 1103515245 + 12345) % 100, want, got;
+		bool empty_is_bad = round & 1;
+		struct lp_error err;
+
+		for (size_t i = 0; i < len; i++)
+			buf[i] = alphabet[(seed = seed * 1103515245 + 12345) >> 16 & 0xf ? ((seed >> 8) % (sizeof(alphabet) - 1)) : 0];
+		int a = check_slowly((struct lp_span){ buf, len }, empty_is_bad, &want);
+		int b = lp_list__check((struct lp_span){ buf, len }, "STACK", empty_is_bad, &got, &err);
+		if (a != b || (a == 0 && want != got)) {
+			if (!bad++)
+				printf("# '%.*s': slow %d (%zu items), fast %d (%zu)\n", (int)len, buf, a, want, b, got);
+		}
+	}
+	ok(bad == 0, "lp_list__check agrees with an item-by-item check on 200000 random lists");
+}
+
 int main(void)
 {
 	good_sample();
@@ -266,5 +313,6 @@ int main(void)
 	locations();
 	list_building();
 	lp_fields__release(&f);
+	lists_agree();
 	return tap_done();
 }
