@@ -59,6 +59,23 @@ echo "lp-record: $n_lp samples symbolised and written in ${t_sym}s: $(awk -v n="
 echo "perf script: $n_perf samples in ${t_script}s: $(awk -v n="$n_perf" -v t="$t_script" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
 echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_sym" -v b="$n_perf" -v tb="$t_script" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 10x)"
 
+echo "== recording -> flame graph, post-processing only (the stream above; FLAMEGRAPH for the peer)"
+# lp: lp-record's own symbolise-and-write phase, then lp-svg on its stream;
+# perf: perf script | stackcollapse-perf.pl | flamegraph.pl on perf.data of as many samples
+/usr/bin/time -o "$work/time" -f '%e' "$bin/lp-svg" "$work/lp.lp" > "$work/lp.svg" 2> /dev/null
+t_svg=$(cat "$work/time")
+t_lp_all=$(awk -v a="$t_sym" -v b="$t_svg" 'BEGIN { print a + b }')
+echo "lp: symbolise and write ${t_sym}s + lp-svg ${t_svg}s = ${t_lp_all}s for $n_lp samples: $(awk -v n="$n_lp" -v t="$t_lp_all" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
+	start=$(date +%s.%N)
+	perf script -i "$work/perf.data" 2> /dev/null | "$FLAMEGRAPH/stackcollapse-perf.pl" | "$FLAMEGRAPH/flamegraph.pl" > "$work/perf.svg"
+	t_fg=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+	echo "perf script | stackcollapse-perf.pl | flamegraph.pl: ${t_fg}s for $n_perf samples: $(awk -v n="$n_perf" -v t="$t_fg" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+	echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_lp_all" -v b="$n_perf" -v tb="$t_fg" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 50x)"
+else
+	echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
+fi
+
 echo "== custom events: every write(2) and page fault (tests/workloads/writes.c, best of $runs)"
 echo "(the workload times its own write loop and page touching: what recording adds to it, apart from either tool's start and end)"
 gcc -O2 -g -fno-omit-frame-pointer -o "$work/writes" "$top/tests/workloads/writes.c"

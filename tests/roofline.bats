@@ -33,7 +33,7 @@ fake_sysfs() {
 }
 
 @test "roofs: every level and FP roof of each ISA, L1 > L2 > L3 > DRAM, FMA about twice add" {
-	run --separate-stderr lp-roofline roofs -r 9
+	run --separate-stderr lp-roofline roofs -r 21
 	assert_success
 	printf '%s\n' "$output" > roofs.lp
 	[ "${lines[0]}" = "#lp-stream 1" ]

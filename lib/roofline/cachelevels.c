@@ -5,7 +5,7 @@
 
 /* Points within this of a plateau's first point are on it. */
 #define PLATEAU_TOLERANCE 0.15
-/* Plateaus closer than this in speed are one level (a dip between them was noise). */
+/* Plateaus closer than this in speed are one level: noise, not a level (DRAM wobbles by 20% on a busy host). */
 #define SAME_LEVEL 0.85
 
 struct plateau {
@@ -31,7 +31,7 @@ static double median_bw(const struct cache_sweep *s, size_t first, size_t last)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-size_t cache_sweep__knees(const struct cache_sweep *s, uint64_t *knees, size_t max)
+size_t cache_sweep__knees(const struct cache_sweep *s, uint64_t *knees, double *drops, size_t max)
 {
 	struct plateau p[CACHE_SWEEP_MAX];
 	size_t np = 0, nk = 0;
@@ -70,6 +70,8 @@ size_t cache_sweep__knees(const struct cache_sweep *s, uint64_t *knees, size_t m
 		mid = sqrt(p[i - 1].bw * p[i].bw);
 		for (k = p[i - 1].last; k + 1 < p[i].first && s->bw[k + 1] >= mid; k++)
 			;
+		if (drops)
+			drops[nk] = p[i].bw / p[i - 1].bw;
 		knees[nk++] = s->size[k];
 	}
 	return nk;
@@ -136,4 +138,21 @@ void cache_levels__resolve(const uint64_t claimed[CARM_LEVELS], const uint64_t *
 			c->verdict = CACHE_UNKNOWN;
 		}
 	}
+}
+
+size_t cache_sweep__keep_strongest(uint64_t *knees, double *drops, size_t n, size_t keep)
+{
+	while (n > keep) {
+		size_t weakest = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (drops[i] > drops[weakest])
+				weakest = i;
+		for (size_t i = weakest + 1; i < n; i++) {
+			knees[i - 1] = knees[i];
+			drops[i - 1] = drops[i];
+		}
+		n--;
+	}
+	return n;
 }

@@ -23,10 +23,17 @@ struct cache_sweep {
 
 /*
  * The sizes where bandwidth falls from one plateau to the next (the last
- * size still at the upper plateau's speed), smallest first: how many.
+ * size still at the upper plateau's speed), smallest first: how many; with
+ * drops, each knee's lower plateau over its upper one (0.5: halved).
  * A dip of one point between plateaus of the same speed is noise, not a knee.
  */
-size_t cache_sweep__knees(const struct cache_sweep *s, uint64_t *knees, size_t max);
+size_t cache_sweep__knees(const struct cache_sweep *s, uint64_t *knees, double *drops, size_t max);
+
+/*
+ * Keeps the keep knees with the deepest drops, in order (a busy host makes
+ * DRAM's bandwidth wobble into a knee of its own): how many are left.
+ */
+size_t cache_sweep__keep_strongest(uint64_t *knees, double *drops, size_t n, size_t keep);
 
 enum cache_verdict {
 	CACHE_CONFIRMED,	/* a knee within a factor of 2 of what the machine says */

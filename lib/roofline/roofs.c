@@ -151,6 +151,7 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 	struct roof_bench_opts b = { .threads = o->threads, .interleaved = o->interleaved, .runs = o->runs,
 				     .run_seconds = RUN_SECONDS };
 	uint64_t claimed[CARM_LEVELS], knees[CACHE_SWEEP_MAX], upto = 0;
+	double drops[CACHE_SWEEP_MAX];
 	unsigned shared[CARM_LEVELS];
 	enum carm_isa widest = CARM_NISA;
 	bool need_sweep = false;
@@ -184,7 +185,13 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 	if (need_sweep) {
 		if ((ret = sweep(o, widest, upto, &r->sweep, err)) < 0)
 			return ret;
-		nknees = cache_sweep__knees(&r->sweep, knees, CACHE_SWEEP_MAX);
+		size_t levels = 0;
+
+		nknees = cache_sweep__knees(&r->sweep, knees, drops, CACHE_SWEEP_MAX);
+		for (int l = 0; l < CARM_LEVELS; l++)
+			levels += claimed[l] != 0;
+		/* no more knees than levels the machine has (all three when it says none) */
+		nknees = cache_sweep__keep_strongest(knees, drops, nknees, levels ? levels : CARM_LEVELS);
 	}
 	cache_levels__resolve(claimed, knees, nknees, r->levels);
 	if (need_sweep)

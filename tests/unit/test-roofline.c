@@ -47,8 +47,21 @@ int main(void)
 		s.bw[i] = bw[i];
 	}
 	uint64_t knees[8];
-	size_t nk = cache_sweep__knees(&s, knees, 8);
+	double drops[8];
+	size_t nk = cache_sweep__knees(&s, knees, drops, 8);
 	ok(nk == 2 && knees[0] == 4096ull << 4 && knees[1] == 4096ull << 9, "knees after the L1 and L2 plateaus");
+	ok(drops[0] < 0.55 && drops[1] < 0.2, "and how deep they fall");
+	/* DRAM wobbling from 16 to 13 GB/s at the end: a third knee, the weakest, dropped when two levels are known */
+	struct cache_sweep w = { .n = 14 };
+	const double bw2[] = { 190, 192, 188, 191, 95, 97, 96, 94, 16, 16.2, 15.9, 12.5, 12.4, 12.6 };
+	for (size_t i = 0; i < w.n; i++) {
+		w.size[i] = 4096ull << i;
+		w.bw[i] = bw2[i];
+	}
+	nk = cache_sweep__knees(&w, knees, drops, 8);
+	ok(nk == 3, "three knees with the wobble");
+	nk = cache_sweep__keep_strongest(knees, drops, nk, 2);
+	ok(nk == 2 && knees[0] == 4096ull << 3 && knees[1] == 4096ull << 7, "the two deepest kept, in order");
 
 	/* the VM that says 480 MiB of L3: the knee wins */
 	struct cache_level lv[CARM_LEVELS];
