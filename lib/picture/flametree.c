@@ -34,6 +34,25 @@ struct flametree {
 	bool finished;
 	size_t *last_ends;	/* where each frame of the last stack ends */
 	size_t last_frames, ends_cap;
+	/*
+	 * Merged mode: the leaves of recent stacks, by hash. A recording's
+	 * samples repeat their stacks in no order, and walking a deep stack's
+	 * frames through the children table is a cache miss a frame; input in
+	 * sorted order (folded files) shares prefixes instead and rarely hits, so
+	 * the cache switches itself off when it does not pay.
+	 */
+	struct leaf_slot *leaves;
+	uint64_t leaf_tries, leaf_hits;
+	bool leaves_off;
+};
+
+enum { LEAF_SLOTS = 4096, LEAF_TRIAL = 16384 };
+
+struct leaf_slot {
+	uint64_t hash;
+	char *stack;		/* a copy, NULL when the slot is empty */
+	size_t len;
+	uint32_t leaf;
 };
 
 static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_t depth)
@@ -102,6 +121,9 @@ void flametree__free(struct flametree *t)
 	free(t->path);
 	free(t->children);
 	free(t->last_ends);
+	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
+		free(t->leaves[i].stack);
+	free(t->leaves);
 	stackmap__free(t->names);
 	strbuf__release(&t->last);
 	free(t);
@@ -268,12 +290,49 @@ static int remember_end(struct flametree *t, size_t frame, size_t end)
 	return 0;
 }
 
+/* The leaf of a stack added lately, or NULL; *slot is where to remember it. */
+static struct flame_node *recent_leaf(struct flametree *t, const char *stack, size_t len, struct leaf_slot **slot)
+{
+	uint64_t h;
+	struct leaf_slot *s;
+
+	*slot = NULL;
+	if (t->leaves_off)
+		return NULL;
+	if (t->leaf_tries == LEAF_TRIAL && t->leaf_hits * 4 < t->leaf_tries) {
+		/* under a quarter hit: the input shares prefixes, not whole stacks */
+		for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
+			free(t->leaves[i].stack);
+		free(t->leaves);
+		t->leaves = NULL;
+		t->leaves_off = true;
+		return NULL;
+	}
+	if (!t->leaves && !(t->leaves = calloc(LEAF_SLOTS, sizeof(*t->leaves))))
+		return NULL;
+	t->leaf_tries++;
+	h = hash_bytes(stack, len);
+	s = &t->leaves[h & (LEAF_SLOTS - 1)];
+	if (s->stack && s->hash == h && s->len == len && memcmp(s->stack, stack, len) == 0) {
+		t->leaf_hits++;
+		return &t->nodes[s->leaf];
+	}
+	s->hash = h;
+	*slot = s;
+	return NULL;
+}
+
 int flametree__add_merged(struct flametree *t, const char *stack, size_t len, uint64_t v0, uint64_t v1)
 {
 	size_t keep = 0, frame = 0, lcp;
 	const char *p = stack, *end = stack + len;
 	struct flame_node *leaf;
+	struct leaf_slot *slot;
 	int ret;
+
+	/* a stack seen lately: its leaf, with no walk (the walk's state stays the last walked stack's) */
+	if ((leaf = recent_leaf(t, stack, len, &slot)))
+		return add_value(&leaf->total[0], v0) ?: add_value(&leaf->total[1], v1);
 
 	if (!t->children && (ret = grow_children(t)) < 0)
 		return ret;
@@ -308,6 +367,26 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 	leaf = &t->nodes[t->path[t->depth - 1].node];
 	if ((ret = add_value(&leaf->total[0], v0)) < 0 || (ret = add_value(&leaf->total[1], v1)) < 0)
 		return ret;
+	if (slot) {
+		char *copy = realloc(slot->stack, len ? len : 1);
+
+		if (copy) {
+			memcpy(copy, stack, len);
+			slot->stack = copy;
+			slot->len = len;
+			slot->leaf = t->path[t->depth - 1].node;
+		}
+	}
+	if (slot) {
+		char *copy = realloc(slot->stack, len ? len : 1);
+
+		if (copy) {
+			memcpy(copy, stack, len);
+			slot->stack = copy;
+			slot->len = len;
+			slot->leaf = t->path[t->depth - 1].node;
+		}
+	}
 	strbuf__reset(&t->last);
 	return strbuf__add(&t->last, stack, len);
 }
