@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark of lp-svg against FlameGraph's flamegraph.pl on the same folded
-# inputs, in the same run: a generated input of 200,000 unique stacks (average
-# depth ~30) and a real recording of 100k+ samples (bench/workload.c under
-# perf record -g). Prints time, peak memory, file size and, in headless
+# inputs, in the same run: two generated inputs of 200,000 unique stacks
+# (average depth ~30: "generated" shares long prefixes, a few hundred thousand
+# frames; "wide" parts early over a call graph, 3.5 million frames), the
+# first shuffled, and a real recording of 100k+ samples (bench/workload.c
+# under perf record -g). Prints time, peak memory, file size and, in headless
 # Chromium, the time to draw and to answer a zoom click.
 #
 #   FLAMEGRAPH=/path/to/FlameGraph bench/svg.sh
@@ -25,17 +27,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b > 0 ? b : 0.001
 echo "== inputs"
 # sorted, as every stackcollapse tool and lp-collapse write folded stacks
 awk -v n=200000 -f "$top/bench/gen-stacks.awk" | LC_ALL=C sort > "$work/generated.folded"
+awk -v n=200000 -f "$top/bench/gen-stacks-wide.awk" | LC_ALL=C sort > "$work/wide.folded"
 gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread \
 	-o "$work/workload" "$top/bench/workload.c"
 perf record -q -g -F 10000 -o "$work/perf.data" -- "$work/workload" 8 2 2>/dev/null
 perf script -i "$work/perf.data" 2>/dev/null | "$bin/lp-collapse" > "$work/recorded.folded"
-for input in generated recorded; do
+for input in generated wide recorded; do
 	f=$work/$input.folded
 	echo "$input: $(wc -l < "$f") unique stacks, $(awk '{ s += $NF } END { print s }' "$f") samples, $(( $(stat -c %s "$f") / 1000000 )) MB"
 done
 
 shuf --random-source=<(yes) "$work/generated.folded" > "$work/shuffled.folded"
-for input in generated shuffled recorded; do
+for input in ${INPUTS:-generated shuffled wide recorded}; do
 	f=$work/$input.folded
 	echo "== $input"
 	read -r t_lp kb_lp < <(measure "$bin/lp-svg" "$f")

@@ -30,8 +30,12 @@
 		});
 	}
 
-	// Node data: four LEB128 varints a node (see lp-svg's flamesvg.c), in
-	// preorder; decoded and linked in one pass, then summed up in another.
+	// Node data in preorder, a column per field (see lp-svg's flamesvg.c):
+	// 2-bit rank codes, rare ranks, new names, 4-bit shapes (children count,
+	// which self values are not 0), many-children counts, self values; the
+	// varints LEB128. A name is its rank among the names seen under the
+	// parent's name (0: new there). Decoded and linked in one pass, then
+	// summed up in another.
 	function load(d, bytes, at) {
 		cfg = d.cfg; names = d.names; colors = d.colors; notes = d.notes || {};
 		N = d.count;
@@ -39,30 +43,37 @@
 		end = new Int32Array(N); self0 = new Float64Array(N); self1 = new Float64Array(N);
 		tot0 = new Float64Array(N); tot1 = new Float64Array(N); wv = new Float64Array(N);
 		xs = new Float64Array(N);
-		var rem = new Int32Array(N), stack = new Int32Array(N + 1), top = 0, i, c, f, b, x, mul;
+		var pos = [], i, c, x;
+		for (c = 0; c < d.cols.length; c++) { pos.push(at); at += d.cols[c]; }
+		var RANK = 0, RARE = 1, NEWNAME = 2, SHAPE = 3, KIDS = 4, SELF0 = 5, SELF1 = 6;
+		var rankAt = pos[RANK], shapeAt = pos[SHAPE];
+		function next(col) {
+			var p = pos[col], b = bytes[p++], v = b & 127, mul = 128;
+			while (b & 128) { b = bytes[p++]; v += (b & 127) * mul; mul *= 128; }
+			pos[col] = p;
+			return v;
+		}
+		var callees = new Array(names.length), rem = new Int32Array(N), stack = new Int32Array(N + 1), top = 0;
 		for (i = 0; i < N; i++) {
-			for (f = 0; f < 4; f++) {
-				b = bytes[at++];
-				x = b & 127;
-				if (b & 128) {
-					mul = 128;
-					do {
-						b = bytes[at++];
-						x += (b & 127) * mul;
-						mul *= 128;
-					} while (b & 128);
-				}
-				if (f === 0) nameOf[i] = x;
-				else if (f === 1) rem[i] = x;
-				else if (f === 2) self0[i] = x;
-				else self1[i] = x;
-			}
 			if (top) {
-				var p = stack[top - 1];
+				var p = stack[top - 1], pn = nameOf[p], list = callees[pn];
+				var r = bytes[rankAt + ((i - 1) >> 2)] >> (((i - 1) & 3) << 1) & 3;
+				r = r === 3 ? next(RARE) : r + 1;
+				if (r === 0) {
+					x = next(NEWNAME);
+					if (list) list.push(x); else callees[pn] = [x];
+				} else {
+					x = list[r - 1];
+				}
+				nameOf[i] = x;
 				parent[i] = p; depth[i] = depth[p] + 1; rem[p]--;
 			} else {
 				parent[i] = -1;
 			}
+			var shape = bytes[shapeAt + (i >> 1)] >> ((i & 1) << 2) & 15;
+			rem[i] = (shape & 3) === 3 ? next(KIDS) : shape & 3;
+			self0[i] = shape & 4 ? next(SELF0) : 0;
+			self1[i] = shape & 8 ? next(SELF1) : 0;
 			if (rem[i] > 0) {
 				stack[top++] = i;
 			} else {
@@ -369,5 +380,16 @@
 	}
 
 	window.addEventListener("load", init);
-	window.lpFlame = { zoom: function (i) { zoom(i); }, ready: function () { return N > 0; } };
+	// The stacks the data holds as folded lines, sorted: what the tests compare with the input.
+	function folded() {
+		var out = [], path = [];
+		for (var i = 1; i < N; i++) {
+			path.length = depth[i] - 1;
+			path.push(names[nameOf[i]]);
+			if (self0[i] || self1[i]) out.push(path.join(";") + " " + value(self0[i] + self1[i]));
+		}
+		return out.sort();
+	}
+
+	window.lpFlame = { zoom: function (i) { zoom(i); }, ready: function () { return N > 0; }, folded: folded };
 })();

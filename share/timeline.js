@@ -751,6 +751,15 @@
 			for (var i = 0; flameFrames && i < flameFrames.length; i++) if (flameFrames[i].n.name === name) w += flameFrames[i].w;
 			return w;
 		},
+		// the time under the frames named name in the thread's flame graph, ns
+		flameTime: function (name) {
+			var ns = 0;
+			for (var i = 0; flameFrames && i < flameFrames.length; i++) {
+				var n = flameFrames[i].n;
+				if (n.name === name) ns += n.on + n.off;
+			}
+			return ns;
+		},
 		rowY: function (r) { return yOf[r]; },
 	};
 	window.addEventListener("load", init);

@@ -64,6 +64,20 @@ setup() {
 	browser zoom z.svg
 }
 
+@test "browser: the embedded data gives back every stack and value of the input" {
+	# thousands of stacks over a call graph (names recur under many parents),
+	# with recursion, stacks that end inside others, and odd names
+	awk -v n=3000 -f "$TOP/bench/gen-stacks-wide.awk" > many.folded
+	printf '%s\n' 'r;r;r 5' 'r;r 7' 'r 1' 'x;main;a 2' 'y;main;b 3' 'x;main 4' \
+		'z;"q\\uote";\xc3\xa9t\xc3\xa9 6' >> many.folded
+	lp-svg many.folded > many.svg
+	browser decode many.svg many.folded
+	# values with a common factor are stored divided by it
+	printf '%s\n' 'a;b 3000' 'a;c 1000' 'a 2000' > factor.folded
+	lp-svg factor.folded > factor.svg
+	browser decode factor.svg factor.folded
+}
+
 @test "browser: narrow frames become a (compressed) block that expands on click" {
 	{ echo 'p;big 1000'; for i in $(seq 0 499); do echo "p;n$i 1"; done; } > narrow.folded
 	lp-svg narrow.folded > c.svg

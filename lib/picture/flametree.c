@@ -29,8 +29,16 @@ struct flametree {
 	size_t depth, path_cap;
 	struct strbuf last;	/* the last stack added */
 	uint32_t max_depth;
-	struct child_slot *children;	/* merged mode: (parent, name) -> node, open addressing */
-	size_t children_mask;
+	/*
+	 * Merged mode: (parent, name) -> node, open addressing, holding the
+	 * children of the parents that have been searched: a chain of frames
+	 * new in one stack (most nodes of a big profile) is never searched
+	 * under until a later stack parts from it, which indexes that parent.
+	 */
+	struct child_slot *children;
+	size_t children_mask, children_used;
+	uint64_t *indexed;	/* a bit per node: its children are in the table */
+	size_t indexed_words;
 	bool finished;
 	size_t *last_ends;	/* where each frame of the last stack ends */
 	size_t last_frames, ends_cap;
@@ -67,6 +75,16 @@ static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_
 			return -ENOMEM;
 		t->nodes = v;
 		t->cap = cap;
+	}
+	if (t->n / 64 >= t->indexed_words) {
+		size_t words = t->indexed_words ? t->indexed_words * 2 : 64;
+		uint64_t *v = realloc(t->indexed, words * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + t->indexed_words, 0, (words - t->indexed_words) * sizeof(*v));
+		t->indexed = v;
+		t->indexed_words = words;
 	}
 	if (t->n >= FLAME_NONE)
 		return -EOVERFLOW;
@@ -120,6 +138,7 @@ void flametree__free(struct flametree *t)
 	free(t->nodes);
 	free(t->path);
 	free(t->children);
+	free(t->indexed);
 	free(t->last_ends);
 	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
 		free(t->leaves[i].stack);
@@ -195,9 +214,19 @@ int flametree__add(struct flametree *t, const char *stack, size_t len, uint64_t 
 	return strbuf__add(&t->last, stack, len);
 }
 
-static uint64_t child_hash(uint32_t parent, const char *name, size_t len)
+/* name_hash is the name's hash_bytes, as the names' stackmap keeps it. */
+static uint32_t child_tag(uint32_t parent, uint64_t name_hash)
 {
-	return hash_bytes(name, len) ^ hash_mix((uint64_t)parent + 1);
+	return (uint32_t)((name_hash ^ hash_mix((uint64_t)parent + 1)) >> 32);
+}
+
+static void put_child(struct child_slot *table, size_t mask, struct child_slot slot)
+{
+	size_t j;
+
+	for (j = slot.tag & mask; table[j].node != FLAME_NONE; j = (j + 1) & mask)
+		;
+	table[j] = slot;
 }
 
 static int grow_children(struct flametree *t)
@@ -209,32 +238,76 @@ static int grow_children(struct flametree *t)
 		return -ENOMEM;
 	for (size_t i = 0; i <= mask; i++)
 		v[i].node = FLAME_NONE;
-	for (size_t i = 0; t->children && i <= t->children_mask; i++) {
-		size_t j;
-
-		if (t->children[i].node == FLAME_NONE)
-			continue;
-		for (j = t->children[i].tag & mask; v[j].node != FLAME_NONE; j = (j + 1) & mask)
-			;
-		v[j] = t->children[i];
-	}
+	for (size_t i = 0; t->children && i <= t->children_mask; i++)
+		if (t->children[i].node != FLAME_NONE)
+			put_child(v, mask, t->children[i]);
 	free(t->children);
 	t->children = v;
 	t->children_mask = mask;
 	return 0;
 }
 
-/* The child of parent named name, created if missing. */
-static int merged_child(struct flametree *t, uint32_t parent, uint32_t depth, const char *name,
-			size_t len)
+static bool is_indexed(const struct flametree *t, uint32_t node)
 {
-	uint32_t tag = (uint32_t)(child_hash(parent, name, len) >> 32);
-	size_t i = tag & t->children_mask;
-	struct stack_entry *e;
-	int id;
+	return t->indexed[node / 64] >> (node % 64) & 1;
+}
 
-	for (struct child_slot *s; (s = &t->children[i])->node != FLAME_NONE;
+static int index_child(struct flametree *t, uint32_t parent, uint32_t node)
+{
+	struct stack_entry *e = stackmap__entry(t->names, t->nodes[node].name);
+
+	put_child(t->children, t->children_mask,
+		  (struct child_slot){ child_tag(parent, e->hash), parent, node });
+	if (++t->children_used * 8 > t->children_mask * 7)
+		return grow_children(t);
+	return 0;
+}
+
+/* Puts the children of parent into the table, from now on kept there. */
+static int index_children(struct flametree *t, uint32_t parent)
+{
+	int ret = 0;
+
+	if (!t->children && (ret = grow_children(t)) < 0)
+		return ret;
+	for (uint32_t c = t->nodes[parent].first_child; ret == 0 && c != FLAME_NONE;
+	     c = t->nodes[c].next_sibling)
+		ret = index_child(t, parent, c);
+	t->indexed[parent / 64] |= (uint64_t)1 << (parent % 64);
+	return ret;
+}
+
+static int add_child(struct flametree *t, uint32_t parent, uint32_t depth, const char *name, size_t len)
+{
+	struct stack_entry *e = stackmap__add(t->names, name, len, 0, 0);
+	int id, ret;
+
+	if (!e)
+		return -ENOMEM;
+	id = new_node(t, e->id, parent, depth);
+	if (id < 0)
+		return id;
+	t->nodes[id].next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = (uint32_t)id;
+	if (is_indexed(t, parent) && (ret = index_child(t, parent, (uint32_t)id)) < 0)
+		return ret;
+	return id;
+}
+
+/* The child of parent named name, created if missing (*created says so). */
+static int merged_child(struct flametree *t, uint32_t parent, uint32_t depth, const char *name,
+			size_t len, bool *created)
+{
+	uint32_t tag;
+	int ret;
+
+	*created = false;
+	if (!is_indexed(t, parent) && (ret = index_children(t, parent)) < 0)
+		return ret;
+	tag = child_tag(parent, hash_bytes(name, len));
+	for (size_t i = tag & t->children_mask; t->children[i].node != FLAME_NONE;
 	     i = (i + 1) & t->children_mask) {
+		const struct child_slot *s = &t->children[i];
 		size_t clen;
 		const char *cname;
 
@@ -244,18 +317,8 @@ static int merged_child(struct flametree *t, uint32_t parent, uint32_t depth, co
 		if (clen == len && memcmp(cname, name, len) == 0)
 			return (int)s->node;
 	}
-	e = stackmap__add(t->names, name, len, 0, 0);
-	if (!e)
-		return -ENOMEM;
-	id = new_node(t, e->id, parent, depth);
-	if (id < 0)
-		return id;
-	t->nodes[id].next_sibling = t->nodes[parent].first_child;
-	t->nodes[parent].first_child = (uint32_t)id;
-	t->children[i] = (struct child_slot){ tag, parent, (uint32_t)id };
-	if (t->n * 8 > t->children_mask * 7)
-		return grow_children(t) < 0 ? -ENOMEM : id;
-	return id;
+	*created = true;
+	return add_child(t, parent, depth, name, len);
 }
 
 /* Length of the common prefix of a and b, a word at a time. */
@@ -328,14 +391,13 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 	const char *p = stack, *end = stack + len;
 	struct flame_node *leaf;
 	struct leaf_slot *slot;
+	bool fresh = false;
 	int ret;
 
 	/* a stack seen lately: its leaf, with no walk (the walk's state stays the last walked stack's) */
 	if ((leaf = recent_leaf(t, stack, len, &slot)))
 		return add_value(&leaf->total[0], v0) ?: add_value(&leaf->total[1], v1);
 
-	if (!t->children && (ret = grow_children(t)) < 0)
-		return ret;
 	/* frames of the last stack that end inside the common prefix, at a boundary of both */
 	if (t->n > 1) {
 		lcp = common_prefix(t->last.s, stack, t->last.len < len ? t->last.len : len);
@@ -351,8 +413,10 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 	while (p <= end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		const char *stop = semi ? semi : end;
-		int id = merged_child(t, t->path[t->depth - 1].node, (uint32_t)t->depth, p,
-				      (size_t)(stop - p));
+		uint32_t parent = t->path[t->depth - 1].node;
+		/* under a node this stack has just made, every frame is new */
+		int id = fresh ? add_child(t, parent, (uint32_t)t->depth, p, (size_t)(stop - p))
+			       : merged_child(t, parent, (uint32_t)t->depth, p, (size_t)(stop - p), &fresh);
 
 		if (id < 0)
 			return id;
@@ -367,16 +431,6 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 	leaf = &t->nodes[t->path[t->depth - 1].node];
 	if ((ret = add_value(&leaf->total[0], v0)) < 0 || (ret = add_value(&leaf->total[1], v1)) < 0)
 		return ret;
-	if (slot) {
-		char *copy = realloc(slot->stack, len ? len : 1);
-
-		if (copy) {
-			memcpy(copy, stack, len);
-			slot->stack = copy;
-			slot->len = len;
-			slot->leaf = t->path[t->depth - 1].node;
-		}
-	}
 	if (slot) {
 		char *copy = realloc(slot->stack, len ? len : 1);
 
@@ -406,7 +460,8 @@ int flametree__finish(struct flametree *t)
 	/* the lookup table of merged children is no longer needed */
 	free(t->children);
 	t->children = NULL;
-	t->children_mask = 0;
+	t->children_mask = t->children_used = 0;
+	memset(t->indexed, 0, t->indexed_words * sizeof(*t->indexed));
 	return 0;
 }
 
