@@ -75,8 +75,10 @@ static size_t strip_annotation(const char *s, size_t len)
 	return len;
 }
 
-static uint64_t self_value(const struct flametree *t, const struct flame_node *n, int col)
+/* A node's own values: its totals less its children's (the tree is in preorder: they are near). */
+static uint64_t self_value(const struct flametree *t, uint32_t id, int col)
 {
+	const struct flame_node *n = flametree__node(t, id);
 	uint64_t v = n->total[col];
 
 	for (uint32_t c = n->first_child; c != FLAME_NONE; c = flametree__node(t, c)->next_sibling)
@@ -84,10 +86,10 @@ static uint64_t self_value(const struct flametree *t, const struct flame_node *n
 	return v;
 }
 
-/* Differential: how much the stacks ending in n grew (second minus first profile). */
-static int64_t self_delta(const struct flametree *t, const struct flame_node *n)
+/* Differential: how much the stacks ending in node id grew (second minus first profile). */
+static int64_t self_delta(const struct writer *w, uint32_t id)
 {
-	return (int64_t)(self_value(t, n, 1) - self_value(t, n, 0));
+	return (int64_t)(self_value(w->t, id, 1) - self_value(w->t, id, 0));
 }
 
 static uint32_t frame_color(const struct writer *w, uint32_t id)
@@ -101,7 +103,7 @@ static uint32_t frame_color(const struct writer *w, uint32_t id)
 	if (len == 1 && name[0] == '-')
 		return 0xc8c8c8;
 	if (w->o->coloring == COLORING_DIFF)
-		return palette__diff_color(self_delta(w->t, n), w->maxdelta, w->o->negate);
+		return palette__diff_color(self_delta(w, id), w->maxdelta, w->o->negate);
 	if (w->o->coloring == COLORING_ONOFF) {
 		uint64_t all = n->total[0] + n->total[1];
 
@@ -285,7 +287,7 @@ static int node_columns(struct writer *w, uint64_t g, struct strbuf cols[NCOLS])
 	while (ret == 0 && top > 0) {
 		uint32_t id = stack[--top], rank = 0;
 		const struct flame_node *n = flametree__node(t, id);
-		uint64_t self0 = self_value(t, n, 0) / g, self1 = self_value(t, n, 1) / g;
+		uint64_t self0 = self_value(t, id, 0) / g, self1 = self_value(t, id, 1) / g;
 		size_t kids = 0, first = top;
 
 		for (uint32_t c = n->first_child; c != FLAME_NONE; c = flametree__node(t, c)->next_sibling)
@@ -341,11 +343,8 @@ static int data_json(struct writer *w, struct strbuf *j, struct embed *z)
 	uint64_t g = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < count; i++) {
-		const struct flame_node *n = flametree__node(t, (uint32_t)i);
-
-		g = gcd(g, gcd(self_value(t, n, 0), self_value(t, n, 1)));
-	}
+	for (size_t i = 0; i < count && g != 1; i++)
+		g = gcd(g, gcd(self_value(t, (uint32_t)i, 0), self_value(t, (uint32_t)i, 1)));
 	if (g == 0)
 		g = 1;
 	if ((ret = node_columns(w, g, cols)) < 0)
@@ -482,8 +481,9 @@ static int setup(struct writer *w)
 		if (!o->mapped_color || !o->mapped_color(o->ctx, name, len, &w->name_color[i]))
 			w->name_color[i] = palette__color(o->palette, o->hash, name, len);
 	}
-	for (size_t i = 0; i < flametree__count(t); i++) {
-		int64_t d = self_delta(t, flametree__node(t, (uint32_t)i));
+	/* the scale of a differential graph's colours */
+	for (size_t i = 0; o->coloring == COLORING_DIFF && i < flametree__count(t); i++) {
+		int64_t d = self_delta(w, (uint32_t)i);
 		uint64_t a = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
 
 		if (a > w->maxdelta)

@@ -9,17 +9,33 @@
 #include "stackmap.h"
 #include "strbuf.h"
 
-/* A slot holds what rules out most candidates without touching the node. */
+/*
+ * A child in the table: found from the hash of its whole path (child_hash),
+ * which a walk computes for all the frames of a stack before it looks any
+ * up, so their slots are fetched from memory together, not one after the
+ * other. The key is checked on the parent and name ids alone.
+ */
 struct child_slot {
-	uint32_t tag;	/* the high half of the hash: also where the search starts */
+	uint32_t hash;
 	uint32_t parent;
+	uint32_t name;
 	uint32_t node;	/* FLAME_NONE: empty */
+};
+
+/* A frame of the stack being added, before the walk. */
+struct pending_frame {
+	uint64_t hash;	/* of the path down to it */
+	uint32_t name;
+	size_t end;	/* where it ends in the stack */
 };
 
 struct path_step {
 	uint32_t node;
 	uint32_t last_child;
+	uint64_t hash;	/* merged mode: of the path down to node */
 };
+
+enum { ROOT_HASH = 0x2545f491 };
 
 struct flametree {
 	struct flame_node *nodes;
@@ -42,6 +58,8 @@ struct flametree {
 	bool finished;
 	size_t *last_ends;	/* where each frame of the last stack ends */
 	size_t last_frames, ends_cap;
+	struct pending_frame *pending;
+	size_t pending_cap;
 	/*
 	 * Merged mode: the leaves of recent stacks, by hash. A recording's
 	 * samples repeat their stacks in no order, and walking a deep stack's
@@ -98,7 +116,7 @@ static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_
 	return (int)(t->n++);
 }
 
-static int push(struct flametree *t, uint32_t node)
+static int push(struct flametree *t, uint32_t node, uint64_t hash)
 {
 	if (t->depth == t->path_cap) {
 		size_t cap = t->path_cap ? t->path_cap * 2 : 256;
@@ -111,6 +129,7 @@ static int push(struct flametree *t, uint32_t node)
 	}
 	t->path[t->depth].node = node;
 	t->path[t->depth].last_child = FLAME_NONE;
+	t->path[t->depth].hash = hash;
 	t->depth++;
 	return 0;
 }
@@ -123,7 +142,7 @@ struct flametree *flametree__new(void)
 		return NULL;
 	t->names = stackmap__new();
 	if (!t->names || !stackmap__add(t->names, "all", 3, 0, 0) || new_node(t, 0, FLAME_NONE, 0) < 0 ||
-	    push(t, 0) < 0) {
+	    push(t, 0, ROOT_HASH) < 0) {
 		flametree__free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -140,6 +159,7 @@ void flametree__free(struct flametree *t)
 	free(t->children);
 	free(t->indexed);
 	free(t->last_ends);
+	free(t->pending);
 	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
 		free(t->leaves[i].stack);
 	free(t->leaves);
@@ -200,7 +220,7 @@ int flametree__add(struct flametree *t, const char *stack, size_t len, uint64_t 
 			else
 				t->nodes[parent->last_child].next_sibling = (uint32_t)id;
 			parent->last_child = (uint32_t)id;
-			if ((ret = push(t, (uint32_t)id)) < 0)
+			if ((ret = push(t, (uint32_t)id, 0)) < 0)
 				return ret;
 		}
 		frame++;
@@ -214,17 +234,16 @@ int flametree__add(struct flametree *t, const char *stack, size_t len, uint64_t 
 	return strbuf__add(&t->last, stack, len);
 }
 
-/* name_hash is the name's hash_bytes, as the names' stackmap keeps it. */
-static uint32_t child_tag(uint32_t parent, uint64_t name_hash)
+static uint64_t child_hash(uint64_t parent_hash, uint32_t name)
 {
-	return (uint32_t)((name_hash ^ hash_mix((uint64_t)parent + 1)) >> 32);
+	return hash_mix(parent_hash ^ ((uint64_t)name + 1) * 0x9e3779b97f4a7c15ULL);
 }
 
 static void put_child(struct child_slot *table, size_t mask, struct child_slot slot)
 {
 	size_t j;
 
-	for (j = slot.tag & mask; table[j].node != FLAME_NONE; j = (j + 1) & mask)
+	for (j = slot.hash & mask; table[j].node != FLAME_NONE; j = (j + 1) & mask)
 		;
 	table[j] = slot;
 }
@@ -232,9 +251,11 @@ static void put_child(struct child_slot *table, size_t mask, struct child_slot s
 static int grow_children(struct flametree *t)
 {
 	size_t mask = t->children_mask ? t->children_mask * 2 + 1 : 4095;
-	struct child_slot *v = malloc((mask + 1) * sizeof(*v));
+	struct child_slot *v;
 
-	if (!v)
+	if (mask > UINT32_MAX)
+		return -EOVERFLOW;
+	if (!(v = malloc((mask + 1) * sizeof(*v))))
 		return -ENOMEM;
 	for (size_t i = 0; i <= mask; i++)
 		v[i].node = FLAME_NONE;
@@ -252,19 +273,19 @@ static bool is_indexed(const struct flametree *t, uint32_t node)
 	return t->indexed[node / 64] >> (node % 64) & 1;
 }
 
-static int index_child(struct flametree *t, uint32_t parent, uint32_t node)
+static int index_child(struct flametree *t, uint32_t parent, uint64_t parent_hash, uint32_t node)
 {
-	struct stack_entry *e = stackmap__entry(t->names, t->nodes[node].name);
+	uint32_t name = t->nodes[node].name;
 
 	put_child(t->children, t->children_mask,
-		  (struct child_slot){ child_tag(parent, e->hash), parent, node });
+		  (struct child_slot){ (uint32_t)child_hash(parent_hash, name), parent, name, node });
 	if (++t->children_used * 8 > t->children_mask * 7)
 		return grow_children(t);
 	return 0;
 }
 
 /* Puts the children of parent into the table, from now on kept there. */
-static int index_children(struct flametree *t, uint32_t parent)
+static int index_children(struct flametree *t, uint32_t parent, uint64_t parent_hash)
 {
 	int ret = 0;
 
@@ -272,53 +293,57 @@ static int index_children(struct flametree *t, uint32_t parent)
 		return ret;
 	for (uint32_t c = t->nodes[parent].first_child; ret == 0 && c != FLAME_NONE;
 	     c = t->nodes[c].next_sibling)
-		ret = index_child(t, parent, c);
+		ret = index_child(t, parent, parent_hash, c);
 	t->indexed[parent / 64] |= (uint64_t)1 << (parent % 64);
 	return ret;
 }
 
-static int add_child(struct flametree *t, uint32_t parent, uint32_t depth, const char *name, size_t len)
+static int add_named_child(struct flametree *t, uint32_t parent, uint64_t parent_hash, uint32_t depth,
+			   uint32_t name)
 {
-	struct stack_entry *e = stackmap__add(t->names, name, len, 0, 0);
-	int id, ret;
+	int id = new_node(t, name, parent, depth), ret;
 
-	if (!e)
-		return -ENOMEM;
-	id = new_node(t, e->id, parent, depth);
 	if (id < 0)
 		return id;
 	t->nodes[id].next_sibling = t->nodes[parent].first_child;
 	t->nodes[parent].first_child = (uint32_t)id;
-	if (is_indexed(t, parent) && (ret = index_child(t, parent, (uint32_t)id)) < 0)
+	if (is_indexed(t, parent) && (ret = index_child(t, parent, parent_hash, (uint32_t)id)) < 0)
 		return ret;
 	return id;
 }
 
-/* The child of parent named name, created if missing (*created says so). */
-static int merged_child(struct flametree *t, uint32_t parent, uint32_t depth, const char *name,
-			size_t len, bool *created)
+/* The child of parent named f->name, or FLAME_NONE (as an int: -1 is not an error here). */
+static int64_t find_child(struct flametree *t, uint32_t parent, uint64_t parent_hash,
+			  const struct pending_frame *f)
 {
-	uint32_t tag;
+	uint32_t hash = (uint32_t)f->hash;
 	int ret;
 
-	*created = false;
-	if (!is_indexed(t, parent) && (ret = index_children(t, parent)) < 0)
+	if (!is_indexed(t, parent) && (ret = index_children(t, parent, parent_hash)) < 0)
 		return ret;
-	tag = child_tag(parent, hash_bytes(name, len));
-	for (size_t i = tag & t->children_mask; t->children[i].node != FLAME_NONE;
+	for (size_t i = hash & t->children_mask; t->children[i].node != FLAME_NONE;
 	     i = (i + 1) & t->children_mask) {
 		const struct child_slot *s = &t->children[i];
-		size_t clen;
-		const char *cname;
 
-		if (s->tag != tag || s->parent != parent)
-			continue;
-		cname = flametree__name(t, t->nodes[s->node].name, &clen);
-		if (clen == len && memcmp(cname, name, len) == 0)
-			return (int)s->node;
+		if (s->hash == hash && s->parent == parent && s->name == f->name)
+			return s->node;
 	}
-	*created = true;
-	return add_child(t, parent, depth, name, len);
+	return FLAME_NONE;
+}
+
+static int add_pending(struct flametree *t, size_t k, struct pending_frame f)
+{
+	if (k >= t->pending_cap) {
+		size_t cap = t->pending_cap ? t->pending_cap * 2 : 256;
+		struct pending_frame *v = realloc(t->pending, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->pending = v;
+		t->pending_cap = cap;
+	}
+	t->pending[k] = f;
+	return 0;
 }
 
 /* Length of the common prefix of a and b, a word at a time. */
@@ -387,10 +412,11 @@ static struct flame_node *recent_leaf(struct flametree *t, const char *stack, si
 
 int flametree__add_merged(struct flametree *t, const char *stack, size_t len, uint64_t v0, uint64_t v1)
 {
-	size_t keep = 0, frame = 0, lcp;
+	size_t keep = 0, frame = 0, lcp, names_before;
 	const char *p = stack, *end = stack + len;
 	struct flame_node *leaf;
 	struct leaf_slot *slot;
+	uint64_t hash;
 	bool fresh = false;
 	int ret;
 
@@ -409,22 +435,42 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 		t->depth = keep + 1;
 	if (keep > 0)
 		p = stack + t->last_ends[keep - 1] + 1;
-	frame = keep;
-	while (p <= end) {
+	/*
+	 * First the frames' names and path hashes, fetching their slots; a name
+	 * new to the tree, and all below it, cannot be there yet.
+	 */
+	names_before = stackmap__size(t->names);
+	hash = t->path[t->depth - 1].hash;
+	for (frame = keep; p <= end; frame++) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		const char *stop = semi ? semi : end;
-		uint32_t parent = t->path[t->depth - 1].node;
-		/* under a node this stack has just made, every frame is new */
-		int id = fresh ? add_child(t, parent, (uint32_t)t->depth, p, (size_t)(stop - p))
-			       : merged_child(t, parent, (uint32_t)t->depth, p, (size_t)(stop - p), &fresh);
+		struct stack_entry *e = stackmap__add(t->names, p, (size_t)(stop - p), 0, 0);
 
-		if (id < 0)
-			return id;
-		if ((ret = push(t, (uint32_t)id)) < 0 ||
-		    (ret = remember_end(t, frame, (size_t)(stop - stack))) < 0)
+		if (!e)
+			return -ENOMEM;
+		hash = child_hash(hash, e->id);
+		if ((ret = add_pending(t, frame - keep, (struct pending_frame){ hash, e->id, (size_t)(stop - stack) })) < 0)
 			return ret;
-		frame++;
+		if (t->children)
+			__builtin_prefetch(&t->children[hash & t->children_mask]);
 		p = stop + 1;
+	}
+	/* then the walk: under a node this stack has just made, every frame is new */
+	for (size_t k = 0; keep + k < frame; k++) {
+		const struct pending_frame *f = &t->pending[k];
+		const struct path_step *parent = &t->path[t->depth - 1];
+		int64_t id = FLAME_NONE;
+
+		if (!fresh && f->name < names_before && (id = find_child(t, parent->node, parent->hash, f)) < 0)
+			return (int)id;
+		if (id == FLAME_NONE) {
+			fresh = true;
+			id = add_named_child(t, parent->node, parent->hash, (uint32_t)t->depth, f->name);
+			if (id < 0)
+				return (int)id;
+		}
+		if ((ret = push(t, (uint32_t)id, f->hash)) < 0 || (ret = remember_end(t, keep + k, f->end)) < 0)
+			return ret;
 	}
 	t->last_frames = frame;
 	/* self values for now: flametree__finish sums them up the tree */
@@ -476,6 +522,65 @@ static int cmp_by_name(const void *a, const void *b)
 				stackmap__entry(sort_tree->names, y->name));
 }
 
+/*
+ * Numbers the nodes in preorder, in place: a tree built from unsorted stacks
+ * has its nodes all over memory, and every later walk (sums, drawing, the
+ * embedded data) would miss the cache at each step.
+ */
+static int renumber_preorder(struct flametree *t)
+{
+	uint32_t *map = malloc(sizeof(*map) * t->n), *stack = malloc(sizeof(*stack) * t->n);
+	size_t top = 0, next = 0;
+	int ret = 0;
+
+	if (!map || !stack) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	/* map: old id -> preorder id; a node's first child comes out first */
+	stack[top++] = 0;
+	while (top > 0) {
+		uint32_t id = stack[--top];
+		size_t first = top;
+
+		map[id] = (uint32_t)next++;
+		for (uint32_t c = t->nodes[id].first_child; c != FLAME_NONE; c = t->nodes[c].next_sibling)
+			stack[top++] = c;
+		for (size_t a = first, b = top; a + 1 < b; a++, b--) {
+			uint32_t tmp = stack[a];
+
+			stack[a] = stack[b - 1];
+			stack[b - 1] = tmp;
+		}
+	}
+	for (size_t id = 0; id < t->n; id++) {
+		struct flame_node *n = &t->nodes[id];
+
+		if (id > 0)
+			n->parent = map[n->parent];
+		if (n->first_child != FLAME_NONE)
+			n->first_child = map[n->first_child];
+		if (n->next_sibling != FLAME_NONE)
+			n->next_sibling = map[n->next_sibling];
+	}
+	/* each node to its place, following the permutation's cycles */
+	for (size_t id = 0; id < t->n; id++) {
+		while (map[id] != id) {
+			uint32_t to = map[id], tmp = map[to];
+			struct flame_node n = t->nodes[to];
+
+			t->nodes[to] = t->nodes[id];
+			t->nodes[id] = n;
+			map[to] = to;
+			map[id] = tmp;
+		}
+	}
+cleanup:
+	free(map);
+	free(stack);
+	return ret;
+}
+
 int flametree__sort(struct flametree *t)
 {
 	uint32_t *kids = NULL;
@@ -506,10 +611,19 @@ int flametree__sort(struct flametree *t)
 		t->nodes[kids[n - 1]].next_sibling = FLAME_NONE;
 	}
 	free(kids);
-	/* a new stack must not merge into the reordered tree */
+	/* a new stack must not merge into the reordered tree: what pointed into it is dropped */
 	t->depth = 1;
+	t->last_frames = 0;
 	strbuf__reset(&t->last);
-	return 0;
+	free(t->children);
+	t->children = NULL;
+	t->children_mask = t->children_used = 0;
+	memset(t->indexed, 0, t->indexed_words * sizeof(*t->indexed));
+	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++) {
+		free(t->leaves[i].stack);
+		t->leaves[i].stack = NULL;
+	}
+	return renumber_preorder(t);
 }
 
 size_t flametree__count(const struct flametree *t)

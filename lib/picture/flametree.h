@@ -39,7 +39,10 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 /* Sums the values up the tree: call once after the last add, before reading totals. -EOVERFLOW. */
 int flametree__finish(struct flametree *t);
 
-/* Orders every node's children by name (bytes). -ENOMEM. */
+/*
+ * Orders every node's children by name (bytes) and numbers the nodes in
+ * that order, depth first (node ids change). -ENOMEM.
+ */
 int flametree__sort(struct flametree *t);
 
 size_t flametree__count(const struct flametree *t);
