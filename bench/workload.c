@@ -1,8 +1,10 @@
 /*
  * A benchmark workload with deep, varied frame-pointer stacks: threads that
  * descend 10 to 40 levels through eight mutually recursive functions along
- * one of 256 paths, then spin. Usage: workload SECONDS [THREADS], or
- * workload nITERATIONS [THREADS] for a fixed amount of work (to time).
+ * one of 256 paths, then spin. Usage: workload SECONDS [THREADS [LEVELS]],
+ * or workload nITERATIONS [THREADS [LEVELS]] for a fixed amount of work (to
+ * time). LEVELS: the average depth, each level two frames (default 25: 10
+ * to 40 levels; 10 gives stacks of about 23 frames).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 static volatile unsigned long sink;
 static double seconds;
 static long iterations;	/* per thread, if > 0: a fixed amount of work */
+static int min_levels = 10, level_range = 31;
 
 static double now(void)
 {
@@ -53,7 +56,7 @@ static void *worker(void *arg)
 
 	for (long i = 0; iterations > 0 ? i < iterations : now() < until; i++) {
 		seed = seed * 1103515245 + 12345;
-		descend((seed >> 8) % 256, 10 + (int)((seed >> 16) % 31));
+		descend((seed >> 8) % 256, min_levels + (int)((seed >> 16) % (unsigned)level_range));
 	}
 	return NULL;
 }
@@ -67,6 +70,14 @@ int main(int argc, char **argv)
 		iterations = atol(argv[1] + 1);
 	else
 		seconds = argc > 1 ? atof(argv[1]) : 5;
+	if (argc > 3) {
+		int levels = atoi(argv[3]);
+
+		if (levels < 2 || levels > 1000)
+			return 2;
+		min_levels = levels / 2;
+		level_range = levels + 1;
+	}
 	if (threads < 1 || threads > 64)
 		return 2;
 	for (int i = 0; i < threads; i++)

@@ -72,7 +72,7 @@ struct flametree {
 	bool leaves_off;
 };
 
-enum { LEAF_SLOTS = 4096, LEAF_TRIAL = 16384 };
+enum { LEAF_SLOTS = 65536, LEAF_TRIAL = 16384 };
 
 struct leaf_slot {
 	uint64_t hash;

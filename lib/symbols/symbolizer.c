@@ -51,6 +51,25 @@ struct cached_frame {
 	size_t off;		/* in cache_text; name then loc */
 };
 
+/*
+ * A rendered chain of callers (a sample's frames but its leaf): samples
+ * repeat their callers far more often than their leaves, and the chain is
+ * then copied whole instead of looked up a frame at a time.
+ */
+struct cached_chain {
+	struct htab_entry head;
+	pid_t pid;
+	uint32_t generation;
+	uint32_t n;		/* frames in the key */
+	int stopped;		/* the chain restarted at the unwinding marker */
+	size_t key_off;		/* in chain_keys: n (ip, flags) pairs */
+	size_t text_off;	/* in chain_text: the stack then the locations */
+	uint32_t stack_len, locs_len;
+};
+
+/* Bounds of the chain cache: past them chains are rendered a frame at a time. */
+enum { CHAIN_CACHE_BYTES = 64 << 20, CHAIN_CACHE_ENTRIES = 1 << 20 };
+
 /* A compiled CFI rule of one address of one file. */
 struct cached_rule {
 	struct htab_entry head;
@@ -64,6 +83,8 @@ struct symbolizer {
 	struct htab rules;
 	struct htab frames;
 	struct strbuf cache_text;
+	struct htab chains;
+	struct strbuf chain_keys, chain_text;
 	struct process *procs;
 	size_t nprocs, procs_cap;
 	struct file *files;
@@ -89,6 +110,7 @@ struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx)
 	}
 	s->rules = HTAB_INIT(struct cached_rule);
 	s->frames = HTAB_INIT(struct cached_frame);
+	s->chains = HTAB_INIT(struct cached_chain);
 	s->warn = warn;
 	s->ctx = ctx;
 	return s;
@@ -113,6 +135,9 @@ void symbolizer__free(struct symbolizer *s)
 	symtab__free(s->kernel);
 	strbuf__release(&s->cache_text);
 	htab__release(&s->frames);
+	strbuf__release(&s->chain_keys);
+	strbuf__release(&s->chain_text);
+	htab__release(&s->chains);
 	htab__release(&s->rules);
 	free(s);
 }
@@ -519,39 +544,137 @@ int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
 	return ret < 0 ? ret : 0;
 }
 
+/* Adds frame f to the chain in stack and locs, or restarts it at the marker (*stopped = 1). */
+static int chain_step(struct symbolizer *s, pid_t pid, uint32_t generation, const struct sym_frame *f,
+		      struct strbuf *stack, struct strbuf *locs, int *stopped)
+{
+	bool stop = !f->kernel && f->ip == SYM_STOPPED_IP;
+	int ret;
+
+	if (!stop) {
+		ret = frame(s, pid, generation, f->ip, f->kernel, f->precise, stack, locs);
+		if (ret < 0)
+			return ret;
+		/*
+		 * A return address outside the process's code is stack data
+		 * that unwinding took for one: it and everything rootward of
+		 * it are made up.
+		 */
+		stop = ret == 1 && !f->precise;
+	}
+	/* the stack starts again from the marker */
+	if (stop) {
+		strbuf__reset(stack);
+		strbuf__reset(locs);
+		if ((ret = lp_list__append(stack, SYM_UNWIND_STOPPED, sizeof(SYM_UNWIND_STOPPED) - 1)) < 0 ||
+		    (ret = lp_list__append(locs, "-", 1)) < 0)
+			return ret;
+		*stopped = 1;
+	}
+	return 0;
+}
+
+static uint64_t frame_word(const struct sym_frame *f)
+{
+	return (uint64_t)f->kernel | (uint64_t)f->precise << 1;
+}
+
+static uint64_t chain_hash(pid_t pid, uint32_t generation, const struct sym_frame *frames, size_t n)
+{
+	uint64_t h = hash_mix(((uint64_t)(uint32_t)pid << 32 | generation) ^ n);
+
+	for (size_t i = 0; i < n; i++)
+		h = hash_word(h, frames[i].ip ^ frame_word(&frames[i]) << 62);
+	return hash_mix(h);
+}
+
+static bool same_chain(const struct symbolizer *s, const struct cached_chain *e, pid_t pid,
+		       uint32_t generation, const struct sym_frame *frames, size_t n)
+{
+	const uint64_t *key = (const uint64_t *)(s->chain_keys.s + e->key_off);
+
+	if (e->pid != pid || e->generation != generation || e->n != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (key[2 * i] != frames[i].ip || key[2 * i + 1] != frame_word(&frames[i]))
+			return false;
+	return true;
+}
+
+/* Keeps the rendered callers frames[0..n) for the next sample with the same ones. */
+static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t h, pid_t pid,
+			  uint32_t generation, const struct sym_frame *frames, size_t n,
+			  const struct strbuf *stack, const struct strbuf *locs, int stopped)
+{
+	int ret;
+
+	if (s->chains.n >= CHAIN_CACHE_ENTRIES ||
+	    s->chain_keys.len + s->chain_text.len + n * 16 + stack->len + locs->len > CHAIN_CACHE_BYTES)
+		return 0;
+	/* keys are read as words */
+	while (s->chain_keys.len % 8)
+		if ((ret = strbuf__addc(&s->chain_keys, 0)) < 0)
+			return ret;
+	htab__insert(&s->chains, e, h);
+	e->pid = pid;
+	e->generation = generation;
+	e->n = (uint32_t)n;
+	e->stopped = stopped;
+	e->key_off = s->chain_keys.len;
+	e->text_off = s->chain_text.len;
+	e->stack_len = (uint32_t)stack->len;
+	e->locs_len = (uint32_t)locs->len;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pair[2] = { frames[i].ip, frame_word(&frames[i]) };
+
+		if ((ret = strbuf__add(&s->chain_keys, (const char *)pair, sizeof(pair))) < 0)
+			return ret;
+	}
+	if ((ret = strbuf__add(&s->chain_text, stack->s ? stack->s : "", stack->len)) < 0 ||
+	    (ret = strbuf__add(&s->chain_text, locs->s ? locs->s : "", locs->len)) < 0)
+		return ret;
+	return 0;
+}
+
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
 		      struct strbuf *stack, struct strbuf *locs)
 {
 	uint32_t generation = generation_of(s, pid);
+	const struct sym_frame *callers = frames + 1;
+	struct cached_chain *e = NULL;
+	size_t ncallers = n > 0 ? n - 1 : 0;
 	int ret, stopped = 0;
+	uint64_t h = 0;
 
 	strbuf__reset(stack);
 	strbuf__reset(locs);
-	while (n-- > 0) {
-		bool stop = !frames[n].kernel && frames[n].ip == SYM_STOPPED_IP;
+	if (ncallers > 0) {
+		if ((ret = htab__reserve(&s->chains)) < 0)
+			return ret;
+		h = chain_hash(pid, generation, callers, ncallers);
+		for (size_t i = h; (e = htab__at(&s->chains, i))->head.used; i++) {
+			if (e->head.hash == h && same_chain(s, e, pid, generation, callers, ncallers)) {
+				const char *text = s->chain_text.s + e->text_off;
 
-		if (!stop) {
-			ret = frame(s, pid, generation, frames[n].ip, frames[n].kernel, frames[n].precise, stack,
-				    locs);
-			if (ret < 0)
-				return ret;
-			/*
-			 * A return address outside the process's code is stack data
-			 * that unwinding took for one: it and everything rootward of
-			 * it are made up.
-			 */
-			stop = ret == 1 && !frames[n].precise;
-		}
-		/* the stack starts again from the marker */
-		if (stop) {
-			strbuf__reset(stack);
-			strbuf__reset(locs);
-			if ((ret = lp_list__append(stack, SYM_UNWIND_STOPPED, sizeof(SYM_UNWIND_STOPPED) - 1)) < 0 ||
-			    (ret = lp_list__append(locs, "-", 1)) < 0)
-				return ret;
-			stopped = 1;
+				if ((ret = strbuf__add(stack, text, e->stack_len)) < 0 ||
+				    (ret = strbuf__add(locs, text + e->stack_len, e->locs_len)) < 0)
+					return ret;
+				stopped = e->stopped;
+				ncallers = 0;
+				break;
+			}
 		}
 	}
+	/* the callers rootward first, when not cached */
+	if (ncallers > 0) {
+		for (size_t i = ncallers; i-- > 0;)
+			if ((ret = chain_step(s, pid, generation, &callers[i], stack, locs, &stopped)) < 0)
+				return ret;
+		if ((ret = remember_chain(s, e, h, pid, generation, callers, ncallers, stack, locs, stopped)) < 0)
+			return ret;
+	}
+	if (n > 0 && (ret = chain_step(s, pid, generation, &frames[0], stack, locs, &stopped)) < 0)
+		return ret;
 	return stopped;
 }
 

@@ -25,6 +25,18 @@ static void ignore(void *ctx, const struct lp_error *msg)
 	(void)ctx, (void)msg;
 }
 
+/* A chain rendered by a symbolizer that has seen nothing before: no cache. */
+static void fresh_chain(pid_t pid, const char *path, uint64_t start, uint64_t end, uint64_t off, uint64_t dev,
+			uint64_t ino, const struct sym_frame *frames, size_t n, struct strbuf *stack,
+			struct strbuf *locs, int *ret)
+{
+	struct symbolizer *s = symbolizer__new(ignore, NULL);
+
+	symbolizer__mmap(s, pid, start, end - start, off, path, dev, ino);
+	*ret = symbolizer__chain(s, pid, frames, n, stack, locs);
+	symbolizer__free(s);
+}
+
 /* The executable mapping of this program that holds addr: start, end, offset, device, inode, path. */
 static int own_mapping(uintptr_t addr, uint64_t *start, uint64_t *end, uint64_t *off, uint64_t *dev,
 		       uint64_t *ino, char *path, size_t pathlen)
@@ -83,6 +95,53 @@ int main(void)
 	strbuf__reset(&locs);
 	symbolizer__frame(s, 300, ip, false, true, &stack, &locs);
 	is_mem(stack.s, stack.len, "[other]", 7, "an unknown inode and a missing file: [DSO]");
+
+	/*
+	 * Chains: callers repeat under other leaves, in other processes, and
+	 * stop at an address outside every mapping; each comes out as a
+	 * symbolizer that never saw the others renders it.
+	 */
+	{
+		uint64_t main_ip = (uint64_t)(uintptr_t)&main + 8, outside = 0x10;
+		const struct sym_frame chains[][4] = {
+			{ { ip, false, true }, { main_ip, false, false }, { main_ip + 1, false, false } },
+			{ { main_ip, false, true }, { main_ip, false, false }, { main_ip + 1, false, false } },
+			{ { ip, false, true }, { main_ip, false, false }, { outside, false, false } },
+			{ { main_ip, false, true }, { main_ip, false, false }, { outside, false, false } },
+			{ { ip, false, true }, { main_ip, false, false }, { SYM_STOPPED_IP, false, false } },
+		};
+		const pid_t pids[] = { 100, 300, 100 };
+		const char *paths[] = { path, "/nonexistent/other", path };
+		struct strbuf want = STRBUF_INIT, want_locs = STRBUF_INIT;
+		int good = 1;
+
+		for (size_t round = 0; round < 3; round++)
+			for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
+				int got_ret, want_ret;
+
+				strbuf__reset(&stack);
+				strbuf__reset(&locs);
+				got_ret = symbolizer__chain(s, pids[round], chains[c], 3, &stack, &locs);
+				fresh_chain(pids[round], paths[round], start, end, off, round == 1 ? 0 : dev,
+					    round == 1 ? 0 : ino, chains[c], 3, &want, &want_locs, &want_ret);
+				if (got_ret != want_ret || stack.len != want.len || locs.len != want_locs.len ||
+				    memcmp(stack.s, want.s, want.len) || memcmp(locs.s, want_locs.s, want_locs.len)) {
+					printf("# chain %zu of pid %d: '%.*s' (%d), want '%.*s' (%d)\n", c,
+					       (int)pids[round], (int)stack.len, stack.s, got_ret, (int)want.len,
+					       want.s, want_ret);
+					good = 0;
+				}
+			}
+		ok(good, "chains whose callers were seen before come out as if they were not");
+		strbuf__reset(&stack);
+		strbuf__reset(&locs);
+		symbolizer__chain(s, 100, chains[2], 3, &stack, &locs);
+		ok(stack.len > 3 && memcmp(stack.s, SYM_UNWIND_STOPPED, strlen(SYM_UNWIND_STOPPED)) == 0 &&
+		   stack.s[stack.len - 15 - 1] == ';' && memcmp(stack.s + stack.len - 15, "marker_function", 15) == 0,
+		   "a caller outside every mapping restarts the stack at the marker, leaf last");
+		strbuf__release(&want);
+		strbuf__release(&want_locs);
+	}
 
 	strbuf__release(&stack);
 	strbuf__release(&locs);
