@@ -27,6 +27,7 @@ struct process {
 	uint32_t generation;	/* changes with the mappings: cached frames of older ones are stale */
 	struct mapping *maps;
 	size_t n, cap;
+	size_t last_cfi_map;	/* where cfi_at found the last address: unwinding stays in few files */
 	struct symtab *perfmap;
 	bool perfmap_tried;
 };
@@ -86,7 +87,7 @@ struct symbolizer {
 	struct htab chains;
 	struct strbuf chain_keys, chain_text;
 	struct process *procs;
-	size_t nprocs, procs_cap;
+	size_t nprocs, procs_cap, last_proc;
 	struct file *files;
 	size_t nfiles, files_cap;
 	struct stackmap *file_ids;	/* path -> index + 1 (in count[0]) */
@@ -146,10 +147,14 @@ static struct process *process(struct symbolizer *s, pid_t pid, bool create)
 {
 	struct process *p;
 
-	/* the newest first: recent processes are the busy ones */
+	/* the last one asked for (samples come in runs of a process), then the newest first */
+	if (s->last_proc < s->nprocs && s->procs[s->last_proc].pid == pid)
+		return &s->procs[s->last_proc];
 	for (size_t i = s->nprocs; i-- > 0;)
-		if (s->procs[i].pid == pid)
+		if (s->procs[i].pid == pid) {
+			s->last_proc = i;
 			return &s->procs[i];
+		}
 	if (!create)
 		return NULL;
 	if (s->nprocs == s->procs_cap) {
@@ -724,14 +729,20 @@ static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t
 {
 	struct process *p = process(s, pid, false);
 
-	for (size_t i = 0; p && i < p->n; i++) {
-		struct mapping *m = &p->maps[i];
+	for (size_t k = 0; p && k <= p->n; k++) {
+		/* the mapping of the last address first, then all of them */
+		size_t i = k == 0 ? p->last_cfi_map : k - 1;
+		struct mapping *m;
 		struct file *f;
 		struct elfsym *e;
 		struct cfi *c;
 
+		if (i >= p->n)
+			continue;
+		m = &p->maps[i];
 		if (ip < m->start || ip >= m->end)
 			continue;
+		p->last_cfi_map = i;
 		f = &s->files[m->file];
 		e = file_symbols(f);
 		c = file_cfi(f);
