@@ -47,34 +47,39 @@ for size in 2048 16384; do
 	echo "$size bytes: lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x, stream $(stat -c %s "$work/ss.lp") bytes), perf record --call-graph dwarf,$size ${t_perf}s ($(ratio "$t_perf" "$plain")x, perf.data $(stat -c %s "$work/ss.data") bytes)"
 done
 
-echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s)"
-"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2> "$work/lp.err"
-n_lp=$(grep -c '^S' "$work/lp.lp")
-t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
-perf record -q -g -F 4999 -o "$work/perf.data" "$work/workload" "${SECONDS_RECORDED:-4}" 2 2>/dev/null
-/usr/bin/time -o "$work/time" -f '%e' perf script -i "$work/perf.data" > "$work/perf.txt" 2>/dev/null
-t_script=$(cat "$work/time")
-n_perf=$(grep -c '^$' "$work/perf.txt" || true)
-echo "lp-record: $n_lp samples symbolised and written in ${t_sym}s: $(awk -v n="$n_lp" -v t="$t_sym" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-echo "perf script: $n_perf samples in ${t_script}s: $(awk -v n="$n_perf" -v t="$t_script" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_sym" -v b="$n_perf" -v tb="$t_script" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 10x)"
+# Two shapes of stack: bench/workload.c LEVELS 10 (about 23 frames, the
+# shape of issue #16's figures) and 25 (about 54 frames).
+for levels in ${LEVELS:-10 25}; do
+	shape="~$((2 * levels + 4)) frames a stack"
+	echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s, $levels levels: $shape)"
+	"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/lp.err"
+	n_lp=$(grep -c '^S' "$work/lp.lp")
+	t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
+	perf record -q -g -F 4999 -o "$work/perf.data" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2>/dev/null
+	/usr/bin/time -o "$work/time" -f '%e' perf script -i "$work/perf.data" > "$work/perf.txt" 2>/dev/null
+	t_script=$(cat "$work/time")
+	n_perf=$(grep -c '^$' "$work/perf.txt" || true)
+	echo "lp-record: $n_lp samples symbolised and written in ${t_sym}s: $(awk -v n="$n_lp" -v t="$t_sym" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+	echo "perf script: $n_perf samples in ${t_script}s: $(awk -v n="$n_perf" -v t="$t_script" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+	echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_sym" -v b="$n_perf" -v tb="$t_script" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 10x)"
 
-echo "== recording -> flame graph, post-processing only (the stream above; FLAMEGRAPH for the peer)"
-# lp: lp-record's own symbolise-and-write phase, then lp-svg on its stream;
-# perf: perf script | stackcollapse-perf.pl | flamegraph.pl on perf.data of as many samples
-/usr/bin/time -o "$work/time" -f '%e' "$bin/lp-svg" "$work/lp.lp" > "$work/lp.svg" 2> /dev/null
-t_svg=$(cat "$work/time")
-t_lp_all=$(awk -v a="$t_sym" -v b="$t_svg" 'BEGIN { print a + b }')
-echo "lp: symbolise and write ${t_sym}s + lp-svg ${t_svg}s = ${t_lp_all}s for $n_lp samples: $(awk -v n="$n_lp" -v t="$t_lp_all" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
-	start=$(date +%s.%N)
-	perf script -i "$work/perf.data" 2> /dev/null | "$FLAMEGRAPH/stackcollapse-perf.pl" | "$FLAMEGRAPH/flamegraph.pl" > "$work/perf.svg"
-	t_fg=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-	echo "perf script | stackcollapse-perf.pl | flamegraph.pl: ${t_fg}s for $n_perf samples: $(awk -v n="$n_perf" -v t="$t_fg" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-	echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_lp_all" -v b="$n_perf" -v tb="$t_fg" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 50x)"
-else
-	echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
-fi
+	echo "== recording -> flame graph, post-processing only (the stream above, $shape; FLAMEGRAPH for the peer)"
+	# lp: lp-record's own symbolise-and-write phase, then lp-svg on its stream;
+	# perf: perf script | stackcollapse-perf.pl | flamegraph.pl on perf.data of as many samples
+	/usr/bin/time -o "$work/time" -f '%e' "$bin/lp-svg" "$work/lp.lp" > "$work/lp.svg" 2> /dev/null
+	t_svg=$(cat "$work/time")
+	t_lp_all=$(awk -v a="$t_sym" -v b="$t_svg" 'BEGIN { print a + b }')
+	echo "lp: symbolise and write ${t_sym}s + lp-svg ${t_svg}s = ${t_lp_all}s for $n_lp samples: $(awk -v n="$n_lp" -v t="$t_lp_all" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+	if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
+		start=$(date +%s.%N)
+		perf script -i "$work/perf.data" 2> /dev/null | "$FLAMEGRAPH/stackcollapse-perf.pl" | "$FLAMEGRAPH/flamegraph.pl" > "$work/perf.svg"
+		t_fg=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+		echo "perf script | stackcollapse-perf.pl | flamegraph.pl: ${t_fg}s for $n_perf samples: $(awk -v n="$n_perf" -v t="$t_fg" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+		echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_lp_all" -v b="$n_perf" -v tb="$t_fg" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 50x)"
+	else
+		echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
+	fi
+done
 
 echo "== custom events: every write(2) and page fault (tests/workloads/writes.c, best of $runs)"
 echo "(the workload times its own write loop and page touching: what recording adds to it, apart from either tool's start and end)"
