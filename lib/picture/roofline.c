@@ -351,8 +351,9 @@ static const char *memory_colour(const char *name)
 
 static void draw_axes(struct strbuf *b, const struct axes *a)
 {
-	strbuf__addf(b, "<g id=\"axes\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"plot\"/>\n",
-		     a->left, a->top, a->width, a->height);
+	strbuf__addf(b, "<clipPath id=\"plot-clip\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n"
+			"<g id=\"axes\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"plot\"/>\n",
+		     a->left, a->top, a->width, a->height, a->left, a->top, a->width, a->height);
 	for (double e = a->x0; e <= a->x1 + 1e-9; e++) {
 		double x = a->left + (e - a->x0) / (a->x1 - a->x0) * a->width;
 
@@ -381,7 +382,7 @@ static void draw_isa(struct strbuf *b, const struct roofline *r, const struct ax
 
 	strbuf__addf(b, "<g class=\"isa\" data-isa=\"");
 	text_escaped(b, isa);
-	strbuf__addf(b, "\"%s>\n", shown ? "" : " display=\"none\"");
+	strbuf__addf(b, "\" clip-path=\"url(#plot-clip)\"%s>\n", shown ? "" : " display=\"none\"");
 	for (size_t i = 0; i < r->nroofs; i++) {
 		const struct roof *f = &r->roofs[i];
 		double x_start, x_end, y_end;
@@ -395,10 +396,11 @@ static void draw_isa(struct strbuf *b, const struct roofline *r, const struct ax
 			y_end = f->value * x_end;
 			if (x_end <= x_start)
 				continue;
+			/* the ends in data units too, for the script to place them when zoomed */
 			strbuf__addf(b, "<line class=\"roof memory\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-					"y2=\"%.1f\"><title>",
+					"y2=\"%.1f\" data-x1=\"%.17g\" data-y1=\"%.17g\" data-x2=\"%.17g\" data-y2=\"%.17g\"><title>",
 				     memory_colour(f->name), px_x(a, x_start), px_y(a, f->value * x_start), px_x(a, x_end),
-				     px_y(a, y_end));
+				     px_y(a, y_end), x_start, f->value * x_start, x_end, y_end);
 			text_escaped(b, f->name);
 			strbuf__addf(b, ": ");
 			si(b, f->value);
@@ -411,8 +413,8 @@ static void draw_isa(struct strbuf *b, const struct roofline *r, const struct ax
 						   px_x(a, x_end) - px_x(a, x_start)) * 180 / M_PI;
 
 				strbuf__addf(b, "<text class=\"roof-label\" style=\"fill:%s\" transform=\"translate(%.1f,%.1f) "
-						"rotate(%.1f)\" y=\"-5\">",
-					     memory_colour(f->name), px_x(a, lx), px_y(a, f->value * lx), ang);
+						"rotate(%.1f)\" y=\"-5\" data-along=\"%g\">",
+					     memory_colour(f->name), px_x(a, lx), px_y(a, f->value * lx), ang, along);
 				text_escaped(b, f->name);
 				strbuf__addf(b, " ");
 				si(b, f->value);
@@ -431,14 +433,16 @@ static void draw_isa(struct strbuf *b, const struct roofline *r, const struct ax
 					label_y = px_y(a, f->value) + 14;
 			}
 
-			strbuf__addf(b, "<line class=\"roof compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>",
-				     px_x(a, x0), px_y(a, f->value), px_x(a, xmax), px_y(a, f->value));
+			strbuf__addf(b, "<line class=\"roof compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+					"data-x1=\"%.17g\" data-y1=\"%.17g\" data-x2=\"%.17g\" data-y2=\"%.17g\"><title>",
+				     px_x(a, x0), px_y(a, f->value), px_x(a, xmax), px_y(a, f->value), x0, f->value, xmax,
+				     f->value);
 			text_escaped(b, f->name);
 			strbuf__addf(b, ": ");
 			si(b, f->value);
 			strbuf__addf(b, "FLOP/s</title></line>\n<text class=\"roof-label compute\" x=\"%.1f\" y=\"%.1f\" "
-					"text-anchor=\"end\">",
-				     px_x(a, xmax) - 4, label_y);
+					"text-anchor=\"end\" data-dy=\"%.1f\">",
+				     px_x(a, xmax) - 4, label_y, label_y - px_y(a, f->value));
 			text_escaped(b, f->label);
 			strbuf__addf(b, " ");
 			si(b, f->value);
@@ -462,7 +466,7 @@ static void draw_points(struct strbuf *b, const struct roofline *r, const struct
 	for (size_t i = 0; i < r->npoints; i++)
 		if (plottable(&r->points[i]))
 			most = fmax(most, r->points[i].seconds);
-	strbuf__addf(b, "<g id=\"points\">\n");
+	strbuf__addf(b, "<g id=\"points\" clip-path=\"url(#plot-clip)\">\n");
 	for (size_t i = 0; i < r->npoints; i++) {
 		const struct point *p = &r->points[i];
 		double ai, perf, x, y, radius;
@@ -492,9 +496,11 @@ static void draw_points(struct strbuf *b, const struct roofline *r, const struct
 }
 
 /* What the script needs: the roofs per ISA and each point's numbers. */
-static void data_json(struct strbuf *b, const struct roofline *r)
+static void data_json(struct strbuf *b, const struct roofline *r, const struct axes *a)
 {
-	strbuf__addf(b, "{\"roofs\":[");
+	strbuf__addf(b, "{\"axes\":{\"x0\":%g,\"x1\":%g,\"y0\":%g,\"y1\":%g,\"left\":%g,\"top\":%g,"
+			"\"width\":%g,\"height\":%g},\"roofs\":[", a->x0, a->x1, a->y0, a->y1, a->left, a->top, a->width,
+		     a->height);
 	for (size_t i = 0; i < r->nroofs; i++) {
 		const struct roof *f = &r->roofs[i];
 
@@ -543,7 +549,7 @@ int roofline__write(struct roofline *r, FILE *out, struct lp_error *err)
 		     o->width, o->height, o->width, o->height, (int)o->csslen, o->css);
 	text_escaped(&b, o->fonttype);
 	strbuf__addf(&b, "; font-size: %gpx; }\n]]></style>\n", o->fontsize);
-	data_json(&json, r);
+	data_json(&json, r, &a);
 	if (memmem(o->js, o->jslen, "]]>", 3) || (json.s && strstr(json.s, "]]>"))) {
 		ret = lp_error__set(err, -EINVAL, "the script would end its CDATA section");
 		goto cleanup;
@@ -553,8 +559,9 @@ int roofline__write(struct roofline *r, FILE *out, struct lp_error *err)
 		     o->width, o->height, o->width / 2.0);
 	text_escaped(&b, o->title);
 	strbuf__addf(&b, "</text>\n<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
-			 "<g id=\"legend\">",
-		     o->width - 12);
+			 "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"46\" text-anchor=\"end\" display=\"none\">"
+			 "Reset zoom</text>\n<g id=\"legend\">",
+		     o->width - 12, o->width - 12);
 	for (size_t i = 0; i < r->nisas; i++) {
 		strbuf__addf(&b, "<text class=\"button isa-button%s\" data-isa=\"", strcmp(r->isas[i], shown) ? "" : " on");
 		text_escaped(&b, r->isas[i]);

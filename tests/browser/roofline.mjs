@@ -1,5 +1,6 @@
 // lp-svg --roofline in Chromium: the widest ISA's roofs shown, points placed
-// by their numbers, another ISA on a click, search, and the details of a point.
+// by their numbers, another ISA on a click, search, the details of a point, and
+// zoom by a dragged box (kept in the URL, undone by Reset zoom).
 import { open, shot, check, scenario } from './lib.mjs';
 
 const file = process.argv[2];
@@ -48,6 +49,40 @@ await scenario(async () => {
 	const matched = await page.$$eval('g.point.match text', (ts) => ts.map((t) => t.textContent));
 	check(matched.length === 1 && matched[0] === 'matmul' && page.url().includes('s=mat'), 'search: ' + matched);
 	await shot(page, 'roofline-search');
+	// zoom: a box dragged around dot brings it to the middle, larger; the others leave; ticks follow
+	const circle = (name) => page.$eval(`g.point:has(text:text-is("${name}")) circle`, (c) =>
+		({ cx: +c.getAttribute('cx'), cy: +c.getAttribute('cy'), shown: c.parentNode.getAttribute('display') !== 'none' }));
+	const ticksNow = () => page.$$eval('#axes text.tick', (ts) => ts.map((t) => t.textContent).join('|'));
+	const before = await circle('dot'), ticksBefore = await ticksNow();
+	const box = await page.$eval(`g.point:has(text:text-is("dot")) circle`, (c) => {
+		const r = c.getBoundingClientRect();
+		return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+	});
+	await page.mouse.move(box.x - 30, box.y - 20);
+	await page.mouse.down();
+	await page.mouse.move(box.x + 10, box.y + 5, { steps: 4 });
+	await page.mouse.move(box.x + 30, box.y + 20, { steps: 4 });
+	await page.mouse.up();
+	const zoomed = await circle('dot'), plot = await page.$eval('rect.plot', (r) =>
+		({ x: +r.getAttribute('x'), y: +r.getAttribute('y'), w: +r.getAttribute('width'), h: +r.getAttribute('height') }));
+	check(Math.abs(zoomed.cx - (plot.x + plot.w / 2)) < plot.w * 0.1 && Math.abs(zoomed.cy - (plot.y + plot.h / 2)) < plot.h * 0.1,
+		'dot in the middle of the zoomed plot: ' + JSON.stringify({ before, zoomed, plot }));
+	check(!(await circle('matmul')).shown && !(await circle('stream')).shown, 'the points outside the box are not drawn');
+	check(await ticksNow() !== ticksBefore, 'the axes are labelled for the zoomed range: ' + await ticksNow());
+	check(/[?&]z=/.test(page.url()) && await page.$eval('#unzoom', (e) => e.getAttribute('display') !== 'none'),
+		'the zoom is in the URL, Reset zoom shown: ' + page.url());
+	const lines = await page.$$eval('g.isa[display="inline"] line.roof.memory', (ls) => ls.map((l) =>
+		[+l.getAttribute('x1'), +l.getAttribute('y1'), +l.getAttribute('x2'), +l.getAttribute('y2')]));
+	check(lines.every((l) => l[2] > l[0] && l[3] < l[1]), 'memory roofs still rise: ' + JSON.stringify(lines));
+	await shot(page, 'roofline-zoom');
+	await page.goto(page.url());
+	await page.waitForFunction(() => window.lpRoofline && window.lpRoofline.ready);
+	const again = await circle('dot');
+	check(Math.abs(again.cx - zoomed.cx) < 0.5 && Math.abs(again.cy - zoomed.cy) < 0.5, 'the URL gives the same zoom back');
+	await page.click('#unzoom');
+	const back = await circle('dot');
+	check(Math.abs(back.cx - before.cx) < 0.2 && Math.abs(back.cy - before.cy) < 0.2 && !/[?&]z=/.test(page.url()) &&
+		await ticksNow() === ticksBefore, 'Reset zoom puts everything back: ' + JSON.stringify(back));
 	check(errors.length === 0, 'no errors: ' + errors);
 	await browser.close();
 });
