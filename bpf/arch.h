@@ -10,6 +10,18 @@
 
 #include <bpf/bpf_core_read.h>
 
+/*
+ * A frame record, as frame-pointer walking reads it: the caller's frame
+ * pointer and the return address, at these offsets from the frame pointer.
+ */
+#if defined(__TARGET_ARCH_riscv)
+#define LP_FRAME_NEXT (-16)
+#define LP_FRAME_RET (-8)
+#else
+#define LP_FRAME_NEXT 0
+#define LP_FRAME_RET 8
+#endif
+
 #if defined(__TARGET_ARCH_x86)
 #define LP_REG_IP(r) BPF_CORE_READ((r), ip)
 #define LP_REG_SP(r) BPF_CORE_READ((r), sp)
