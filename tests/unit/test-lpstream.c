@@ -1,8 +1,10 @@
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 
 #include "lpstream.h"
+#include "strbuf.h"
 #include "tap.h"
 
 static struct lp_fields f;
@@ -152,6 +154,42 @@ static void write_round_trip(void)
 		    "P\t9\t8\t8\texit\tls\n",
 	       "version, metadata, samples and P records written");
 	free(buf);
+}
+
+/* Numbers as the writer prints them (two digits at a time) against printf, edges and all. */
+static void test_writer_numbers(void)
+{
+	struct lp_writer w;
+	struct strbuf want = STRBUF_INIT;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+	uint64_t v[400];
+	size_t n = 0;
+
+	for (uint64_t p = 1; n < 60; p *= 10) {
+		v[n++] = p - 1;
+		v[n++] = p;
+		v[n++] = p + 1;
+		if (p > UINT64_MAX / 10)
+			break;
+	}
+	v[n++] = UINT64_MAX;
+	for (uint64_t x = 0; x < 300; x++)
+		v[n++] = x * 37 + x / 7;
+	lp_writer__init(&w, out);
+	for (size_t i = 0; i < n; i++) {
+		lp_writer__sample(&w, v[i], (int64_t)(v[i] % 1000) - 500, 1, "c", "cpu", v[n - 1 - i], LP_SPAN("f"),
+				  LP_SPAN("-"));
+		lp_writer__end(&w);
+		strbuf__addf(&want, "S\t%" PRIu64 "\t%" PRId64 "\t1\tc\tcpu\t%" PRIu64 "\tf\t-\n", v[i],
+			     (int64_t)(v[i] % 1000) - 500, v[n - 1 - i]);
+	}
+	lp_writer__release(&w);
+	fclose(out);
+	ok(size == want.len && memcmp(buf, want.s, size) == 0, "numbers printed as printf prints them");
+	free(buf);
+	strbuf__release(&want);
 }
 
 static int parse_proc(const char *line, struct lp_proc *p)
@@ -307,6 +345,7 @@ int main(void)
 	line_kinds();
 	deep_stack();
 	write_round_trip();
+	test_writer_numbers();
 	proc_records();
 	metadata();
 	list_walking();
