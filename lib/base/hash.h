@@ -64,11 +64,14 @@ static inline uint64_t hash_short(const unsigned char *p, size_t len, uint64_t s
 			hash_mum(c ^ 0xe7037ed1a0b428dbULL, d ^ 0x8ebc6af09c88c6e3ULL));
 }
 
-/* Stacks are long (kilobytes): four independent lanes keep the multiplier busy. */
-static inline uint64_t hash_bytes(const void *data, size_t len)
+/*
+ * Stacks are long (kilobytes): four independent lanes keep the multiplier
+ * busy. Another seed gives an independent hash of the same bytes.
+ */
+static inline uint64_t hash_bytes_seeded(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0x100000001b3ULL);
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0x100000001b3ULL) ^ hash_mix(seed);
 	uint64_t w[4];
 
 	if (len <= 32)
@@ -97,6 +100,11 @@ static inline uint64_t hash_bytes(const void *data, size_t len)
 	memcpy(w, p, len);
 	h ^= w[0] * 0x87c37b91114253d5ULL;
 	return hash_mix(h);
+}
+
+static inline uint64_t hash_bytes(const void *data, size_t len)
+{
+	return hash_bytes_seeded(data, len, 0);
 }
 
 #endif

@@ -65,7 +65,10 @@ struct flametree {
 	 * samples repeat their stacks in no order, and walking a deep stack's
 	 * frames through the children table is a cache miss a frame; input in
 	 * sorted order (folded files) shares prefixes instead and rarely hits, so
-	 * the cache switches itself off when it does not pay.
+	 * the cache switches itself off when it does not pay. A stack is known
+	 * by two independent 64-bit hashes and its length, not by a copy: the
+	 * cache's memory stays a fixed 2 MB, and the chance that two different
+	 * stacks of a profile pass for each other is about 2^-128 a lookup.
 	 */
 	struct leaf_slot *leaves;
 	uint64_t leaf_tries, leaf_hits;
@@ -75,10 +78,9 @@ struct flametree {
 enum { LEAF_SLOTS = 65536, LEAF_TRIAL = 16384 };
 
 struct leaf_slot {
-	uint64_t hash;
-	char *stack;		/* a copy, NULL when the slot is empty */
-	size_t len;
-	uint32_t leaf;
+	uint64_t hash, check;	/* hash_bytes and a second, independent hash */
+	uint32_t len;
+	uint32_t leaf;		/* FLAME_NONE: the slot is empty */
 };
 
 static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_t depth)
@@ -160,8 +162,6 @@ void flametree__free(struct flametree *t)
 	free(t->indexed);
 	free(t->last_ends);
 	free(t->pending);
-	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
-		free(t->leaves[i].stack);
 	free(t->leaves);
 	stackmap__free(t->names);
 	strbuf__release(&t->last);
@@ -378,34 +378,42 @@ static int remember_end(struct flametree *t, size_t frame, size_t end)
 	return 0;
 }
 
+static void clear_leaves(struct flametree *t)
+{
+	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
+		t->leaves[i].leaf = FLAME_NONE;
+}
+
 /* The leaf of a stack added lately, or NULL; *slot is where to remember it. */
 static struct flame_node *recent_leaf(struct flametree *t, const char *stack, size_t len, struct leaf_slot **slot)
 {
-	uint64_t h;
+	uint64_t h, check;
 	struct leaf_slot *s;
 
 	*slot = NULL;
-	if (t->leaves_off)
+	if (t->leaves_off || len > UINT32_MAX)
 		return NULL;
 	if (t->leaf_tries == LEAF_TRIAL && t->leaf_hits * 4 < t->leaf_tries) {
 		/* under a quarter hit: the input shares prefixes, not whole stacks */
-		for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
-			free(t->leaves[i].stack);
 		free(t->leaves);
 		t->leaves = NULL;
 		t->leaves_off = true;
 		return NULL;
 	}
-	if (!t->leaves && !(t->leaves = calloc(LEAF_SLOTS, sizeof(*t->leaves))))
-		return NULL;
+	if (!t->leaves) {
+		if (!(t->leaves = malloc(LEAF_SLOTS * sizeof(*t->leaves))))
+			return NULL;
+		clear_leaves(t);
+	}
 	t->leaf_tries++;
 	h = hash_bytes(stack, len);
+	check = hash_bytes_seeded(stack, len, 0x6c70);
 	s = &t->leaves[h & (LEAF_SLOTS - 1)];
-	if (s->stack && s->hash == h && s->len == len && memcmp(s->stack, stack, len) == 0) {
+	if (s->leaf != FLAME_NONE && s->hash == h && s->check == check && s->len == len) {
 		t->leaf_hits++;
 		return &t->nodes[s->leaf];
 	}
-	s->hash = h;
+	*s = (struct leaf_slot){ h, check, (uint32_t)len, FLAME_NONE };
 	*slot = s;
 	return NULL;
 }
@@ -477,16 +485,8 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 	leaf = &t->nodes[t->path[t->depth - 1].node];
 	if ((ret = add_value(&leaf->total[0], v0)) < 0 || (ret = add_value(&leaf->total[1], v1)) < 0)
 		return ret;
-	if (slot) {
-		char *copy = realloc(slot->stack, len ? len : 1);
-
-		if (copy) {
-			memcpy(copy, stack, len);
-			slot->stack = copy;
-			slot->len = len;
-			slot->leaf = t->path[t->depth - 1].node;
-		}
-	}
+	if (slot)
+		slot->leaf = t->path[t->depth - 1].node;
 	strbuf__reset(&t->last);
 	return strbuf__add(&t->last, stack, len);
 }
@@ -619,10 +619,7 @@ int flametree__sort(struct flametree *t)
 	t->children = NULL;
 	t->children_mask = t->children_used = 0;
 	memset(t->indexed, 0, t->indexed_words * sizeof(*t->indexed));
-	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++) {
-		free(t->leaves[i].stack);
-		t->leaves[i].stack = NULL;
-	}
+	clear_leaves(t);
 	return renumber_preorder(t);
 }
 
