@@ -82,8 +82,19 @@ static double distance(uint64_t a, uint64_t b)
 	return fabs(log2((double)a) - log2((double)b));
 }
 
-void cache_levels__resolve(const uint64_t claimed[CARM_LEVELS], const uint64_t *knees, size_t nknees,
-			   struct cache_level out[CARM_LEVELS])
+/* How far a knee is from what either source says of level l. */
+static double level_distance(const uint64_t claimed[CARM_LEVELS], const uint64_t also[CARM_LEVELS], int l,
+			     uint64_t knee)
+{
+	double d = distance(knee, claimed[l]);
+
+	if (also && also[l] && distance(knee, also[l]) < d)
+		d = distance(knee, also[l]);
+	return d;
+}
+
+void cache_levels__resolve(const uint64_t claimed[CARM_LEVELS], const uint64_t also[CARM_LEVELS],
+			   const uint64_t *knees, size_t nknees, struct cache_level out[CARM_LEVELS])
 {
 	int owner[CACHE_SWEEP_MAX];
 	size_t next_free = 0;
@@ -101,11 +112,12 @@ void cache_levels__resolve(const uint64_t claimed[CARM_LEVELS], const uint64_t *
 			/* knees come in increasing size: a level below one already matched is out */
 			if (k > 0 && owner[k - 1] >= l)
 				continue;
-			if (best < 0 || distance(knees[k], claimed[l]) < distance(knees[k], claimed[best]))
+			if (best < 0 || level_distance(claimed, also, l, knees[k]) <
+					 level_distance(claimed, also, best, knees[k]))
 				best = l;
 		}
 		/* a knee far from every claim (more than 8x) belongs to a level nobody claimed */
-		if (best >= 0 && distance(knees[k], claimed[best]) <= 3) {
+		if (best >= 0 && level_distance(claimed, also, best, knees[k]) <= 3) {
 			out[best].measured = knees[k];
 			owner[k] = best;
 		}

@@ -53,9 +53,13 @@ struct cache_level {
 /*
  * Matches knees to the levels the machine claims, in order of size: each
  * knee to the nearest unmatched level (log scale), knees beyond the claimed
- * levels fill the unclaimed ones.
+ * levels fill the unclaimed ones. also: a second source's sizes (CPUID when
+ * claimed is sysfs'), 0 where it says nothing, or NULL: a knee is as near a
+ * level as the nearer of the two (a VM's sysfs says 480 MiB of L3 where
+ * CPUID says 32 MiB: a knee at 15 MiB is the L3's, not the 512 KiB L2's).
  */
-void cache_levels__resolve(const uint64_t claimed[CARM_LEVELS], const uint64_t *knees, size_t nknees,
+void cache_levels__resolve(const uint64_t claimed[CARM_LEVELS], const uint64_t also[CARM_LEVELS],
+			   const uint64_t *knees, size_t nknees,
 			   struct cache_level out[CARM_LEVELS]);
 
 #endif

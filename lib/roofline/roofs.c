@@ -193,7 +193,13 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 		/* no more knees than levels the machine has (all three when it says none) */
 		nknees = cache_sweep__keep_strongest(knees, drops, nknees, levels ? levels : CARM_LEVELS);
 	}
-	cache_levels__resolve(claimed, knees, nknees, r->levels);
+	{
+		uint64_t cpuid[CARM_LEVELS];
+
+		for (int l = 0; l < CARM_LEVELS; l++)
+			cpuid[l] = r->cpuid[l].size;
+		cache_levels__resolve(claimed, cpuid, knees, nknees, r->levels);
+	}
 	if (need_sweep)
 		judge(o, r);
 	size_tests(o, r, shared);

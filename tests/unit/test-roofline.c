@@ -66,14 +66,21 @@ int main(void)
 	/* the VM that says 480 MiB of L3: the knee wins */
 	struct cache_level lv[CARM_LEVELS];
 	uint64_t claimed[CARM_LEVELS] = { 32 << 10, 512 << 10, 480ull << 20 }, k3[] = { 32 << 10, 512 << 10, 24 << 20 };
-	cache_levels__resolve(claimed, k3, 3, lv);
+	cache_levels__resolve(claimed, NULL, k3, 3, lv);
 	ok(lv[0].verdict == CACHE_CONFIRMED && lv[1].verdict == CACHE_CONFIRMED, "L1 and L2 confirmed");
 	ok(lv[2].verdict == CACHE_DISAGREES && lv[2].size == 24 << 20, "L3 from its knee, not the 480 MiB said");
 	uint64_t k2[] = { 32 << 10, 512 << 10 };
-	cache_levels__resolve(claimed, k2, 2, lv);
+	cache_levels__resolve(claimed, NULL, k2, 2, lv);
 	ok(lv[2].verdict == CACHE_UNCONFIRMED && lv[2].size == 480ull << 20, "no knee: what is said, unconfirmed");
+	/* a knee as far from the L2 sysfs says as from its L3: CPUID's L3 settles it */
+	uint64_t cpuid[CARM_LEVELS] = { 32 << 10, 512 << 10, 32ull << 20 }, k15[] = { 32 << 10, 15ull << 20 };
+	cache_levels__resolve(claimed, NULL, k15, 2, lv);
+	ok(lv[1].measured == 15ull << 20, "by sysfs alone a 15 MiB knee is nearer the 512 KiB L2 (it is)");
+	cache_levels__resolve(claimed, cpuid, k15, 2, lv);
+	ok(lv[1].verdict == CACHE_UNCONFIRMED && lv[2].measured == 15ull << 20 && lv[2].verdict == CACHE_DISAGREES,
+	   "with CPUID's 32 MiB it is the L3's; L2 unconfirmed");
 	uint64_t none[CARM_LEVELS] = { 0, 0, 0 };
-	cache_levels__resolve(none, k3, 3, lv);
+	cache_levels__resolve(none, NULL, k3, 3, lv);
 	ok(lv[0].verdict == CACHE_MEASURED_ONLY && lv[2].size == 24 << 20, "nothing said: the knees");
 
 	/* vendor tables, as perf users write the names */
