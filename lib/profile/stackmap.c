@@ -14,8 +14,18 @@ struct arena_chunk {
 	_Alignas(16) char data[];
 };
 
+struct map_slot {
+	uint64_t hash;
+	struct stack_entry *e;	/* NULL: empty */
+};
+
 struct stackmap {
-	struct stack_entry **slots;	/* open addressing, linear probing */
+	/*
+	 * Open addressing, linear probing; each slot keeps its entry's hash, so
+	 * a probe past another key reads no entry (a cache miss each, with
+	 * entries spread over megabytes).
+	 */
+	struct map_slot *slots;
 	size_t mask;
 	struct stack_entry **entries;	/* by id */
 	size_t n, entries_cap;
@@ -83,16 +93,16 @@ static void *arena_alloc(struct stackmap *m, size_t size)
 static int grow(struct stackmap *m)
 {
 	size_t mask = m->mask * 2 + 1;
-	struct stack_entry **slots = calloc(mask + 1, sizeof(*slots));
+	struct map_slot *slots = calloc(mask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n; i++) {
 		size_t j = m->entries[i]->hash & mask;
 
-		while (slots[j])
+		while (slots[j].e)
 			j = (j + 1) & mask;
-		slots[j] = m->entries[i];
+		slots[j] = (struct map_slot){ m->entries[i]->hash, m->entries[i] };
 	}
 	free(m->slots);
 	m->slots = slots;
@@ -126,7 +136,7 @@ static struct stack_entry *insert(struct stackmap *m, size_t slot, uint64_t hash
 	e->id = (uint32_t)m->n;
 	e->len = (uint32_t)len;
 	memcpy(e->key, key, len);
-	m->slots[slot] = e;
+	m->slots[slot] = (struct map_slot){ hash, e };
 	m->entries[m->n++] = e;
 	free(m->sorted);
 	m->sorted = NULL;
@@ -141,10 +151,10 @@ static struct stack_entry *insert(struct stackmap *m, size_t slot, uint64_t hash
 static size_t slot_of(const struct stackmap *m, uint64_t hash, const char *key, size_t len)
 {
 	size_t i = hash & m->mask;
-	struct stack_entry *e;
+	const struct map_slot *s;
 
-	while ((e = m->slots[i])) {
-		if (e->hash == hash && e->len == len && memcmp(e->key, key, len) == 0)
+	while ((s = &m->slots[i])->e) {
+		if (s->hash == hash && s->e->len == len && memcmp(s->e->key, key, len) == 0)
 			break;
 		i = (i + 1) & m->mask;
 	}
@@ -153,7 +163,7 @@ static size_t slot_of(const struct stackmap *m, uint64_t hash, const char *key, 
 
 struct stack_entry *stackmap__find(const struct stackmap *m, const char *key, size_t len)
 {
-	return m->slots[slot_of(m, hash_bytes(key, len), key, len)];
+	return m->slots[slot_of(m, hash_bytes(key, len), key, len)].e;
 }
 
 struct stack_entry *stackmap__add(struct stackmap *m, const char *key, size_t len,
@@ -161,7 +171,7 @@ struct stack_entry *stackmap__add(struct stackmap *m, const char *key, size_t le
 {
 	uint64_t hash = hash_bytes(key, len);
 	size_t i = slot_of(m, hash, key, len);
-	struct stack_entry *e = m->slots[i];
+	struct stack_entry *e = m->slots[i].e;
 
 	if (!e && !(e = insert(m, i, hash, key, len)))
 		return NULL;
