@@ -33,6 +33,7 @@ struct path_step {
 	uint32_t node;
 	uint32_t last_child;
 	uint64_t hash;	/* merged mode: of the path down to node */
+	size_t end;	/* merged mode: where node's frame ends in the last stack */
 };
 
 enum { ROOT_HASH = 0x2545f491 };
@@ -56,8 +57,6 @@ struct flametree {
 	uint64_t *indexed;	/* a bit per node: its children are in the table */
 	size_t indexed_words;
 	bool finished;
-	size_t *last_ends;	/* where each frame of the last stack ends */
-	size_t last_frames, ends_cap;
 	struct pending_frame *pending;
 	size_t pending_cap;
 	/*
@@ -118,7 +117,7 @@ static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_
 	return (int)(t->n++);
 }
 
-static int push(struct flametree *t, uint32_t node, uint64_t hash)
+static int push(struct flametree *t, uint32_t node, uint64_t hash, size_t end)
 {
 	if (t->depth == t->path_cap) {
 		size_t cap = t->path_cap ? t->path_cap * 2 : 256;
@@ -132,6 +131,7 @@ static int push(struct flametree *t, uint32_t node, uint64_t hash)
 	t->path[t->depth].node = node;
 	t->path[t->depth].last_child = FLAME_NONE;
 	t->path[t->depth].hash = hash;
+	t->path[t->depth].end = end;
 	t->depth++;
 	return 0;
 }
@@ -144,7 +144,7 @@ struct flametree *flametree__new(void)
 		return NULL;
 	t->names = stackmap__new();
 	if (!t->names || !stackmap__add(t->names, "all", 3, 0, 0) || new_node(t, 0, FLAME_NONE, 0) < 0 ||
-	    push(t, 0, ROOT_HASH) < 0) {
+	    push(t, 0, ROOT_HASH, 0) < 0) {
 		flametree__free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -160,7 +160,6 @@ void flametree__free(struct flametree *t)
 	free(t->path);
 	free(t->children);
 	free(t->indexed);
-	free(t->last_ends);
 	free(t->pending);
 	free(t->leaves);
 	stackmap__free(t->names);
@@ -220,7 +219,7 @@ int flametree__add(struct flametree *t, const char *stack, size_t len, uint64_t 
 			else
 				t->nodes[parent->last_child].next_sibling = (uint32_t)id;
 			parent->last_child = (uint32_t)id;
-			if ((ret = push(t, (uint32_t)id, 0)) < 0)
+			if ((ret = push(t, (uint32_t)id, 0, 0)) < 0)
 				return ret;
 		}
 		frame++;
@@ -363,21 +362,6 @@ static size_t common_prefix(const char *a, const char *b, size_t n)
 	return i;
 }
 
-static int remember_end(struct flametree *t, size_t frame, size_t end)
-{
-	if (frame >= t->ends_cap) {
-		size_t cap = t->ends_cap ? t->ends_cap * 2 : 256;
-		size_t *v = realloc(t->last_ends, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->last_ends = v;
-		t->ends_cap = cap;
-	}
-	t->last_ends[frame] = end;
-	return 0;
-}
-
 static void clear_leaves(struct flametree *t)
 {
 	for (size_t i = 0; t->leaves && i < LEAF_SLOTS; i++)
@@ -435,14 +419,14 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 	/* frames of the last stack that end inside the common prefix, at a boundary of both */
 	if (t->n > 1) {
 		lcp = common_prefix(t->last.s, stack, t->last.len < len ? t->last.len : len);
-		while (keep < t->last_frames && t->last_ends[keep] <= lcp &&
-		       (t->last_ends[keep] == len || stack[t->last_ends[keep]] == ';'))
+		while (keep + 1 < t->depth && t->path[keep + 1].end <= lcp &&
+		       (t->path[keep + 1].end == len || stack[t->path[keep + 1].end] == ';'))
 			keep++;
 	}
 	if (keep + 1 < t->depth)
 		t->depth = keep + 1;
 	if (keep > 0)
-		p = stack + t->last_ends[keep - 1] + 1;
+		p = stack + t->path[keep].end + 1;
 	/*
 	 * First the frames' names and path hashes, fetching their slots; a name
 	 * new to the tree, and all below it, cannot be there yet.
@@ -477,10 +461,9 @@ int flametree__add_merged(struct flametree *t, const char *stack, size_t len, ui
 			if (id < 0)
 				return (int)id;
 		}
-		if ((ret = push(t, (uint32_t)id, f->hash)) < 0 || (ret = remember_end(t, keep + k, f->end)) < 0)
+		if ((ret = push(t, (uint32_t)id, f->hash, f->end)) < 0)
 			return ret;
 	}
-	t->last_frames = frame;
 	/* self values for now: flametree__finish sums them up the tree */
 	leaf = &t->nodes[t->path[t->depth - 1].node];
 	if ((ret = add_value(&leaf->total[0], v0)) < 0 || (ret = add_value(&leaf->total[1], v1)) < 0)
@@ -613,7 +596,6 @@ int flametree__sort(struct flametree *t)
 	free(kids);
 	/* a new stack must not merge into the reordered tree: what pointed into it is dropped */
 	t->depth = 1;
-	t->last_frames = 0;
 	strbuf__reset(&t->last);
 	free(t->children);
 	t->children = NULL;
