@@ -273,33 +273,20 @@ static int pack_finish(struct packer *p)
 static int node_columns(struct writer *w, uint64_t g, struct strbuf cols[NCOLS])
 {
 	const struct flametree *t = w->t;
-	size_t count = flametree__count(t), top = 0;
+	size_t count = flametree__count(t);
 	struct namerank *ranks = namerank__new(flametree__names(t));
-	uint32_t *stack = malloc(sizeof(*stack) * count);
 	struct packer rank_codes = { &cols[COL_RANK], 0, 0 }, shapes = { &cols[COL_SHAPE], 0, 0 };
-	int ret = 0;
+	int ret = ranks ? 0 : -ENOMEM;
 
-	if (!ranks || !stack) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	stack[top++] = 0;
-	while (ret == 0 && top > 0) {
-		uint32_t id = stack[--top], rank = 0;
+	/* node ids are the preorder (flametree.h) */
+	for (uint32_t id = 0; ret == 0 && id < count; id++) {
 		const struct flame_node *n = flametree__node(t, id);
 		uint64_t self0 = self_value(t, id, 0) / g, self1 = self_value(t, id, 1) / g;
-		size_t kids = 0, first = top;
+		uint32_t rank = 0;
+		size_t kids = 0;
 
 		for (uint32_t c = n->first_child; c != FLAME_NONE; c = flametree__node(t, c)->next_sibling)
-			stack[top + kids++] = c;
-		/* reverse so that the first child comes out first */
-		for (size_t a = first, b = first + kids; a + 1 < b; a++, b--) {
-			uint32_t tmp = stack[a];
-
-			stack[a] = stack[b - 1];
-			stack[b - 1] = tmp;
-		}
-		top += kids;
+			kids++;
 		if (id != 0) {
 			ret = namerank__rank(ranks, flametree__node(t, n->parent)->name, n->name, &rank);
 			if (ret == 0)
@@ -322,9 +309,7 @@ static int node_columns(struct writer *w, uint64_t g, struct strbuf cols[NCOLS])
 		ret = pack_finish(&rank_codes);
 	if (ret == 0)
 		ret = pack_finish(&shapes);
-cleanup:
 	namerank__free(ranks);
-	free(stack);
 	return ret;
 }
 

@@ -3,6 +3,11 @@
  * two value columns (on-/off-CPU time, or the two profiles of a difference).
  * Stacks are merged only with the stack added just before them, so sorted
  * stacks make a flame graph and time-ordered stacks make a flame chart.
+ *
+ * Node ids are the tree's preorder: a node's children, in sibling order,
+ * each followed by its own subtree, come after it. flametree__add keeps it
+ * as it goes (it only ever extends the path of the last stack);
+ * flametree__sort makes it after flametree__add_merged.
  */
 #ifndef LP_FLAMETREE_H
 #define LP_FLAMETREE_H

@@ -74,6 +74,35 @@ static int siblings_distinct(const struct flametree *t)
 	return 1;
 }
 
+/* Node ids are the preorder, children in sibling order (what flamesvg's data relies on). */
+static int ids_are_preorder(const struct flametree *t)
+{
+	uint32_t next = 0;
+	uint32_t *stack = malloc(sizeof(*stack) * flametree__count(t));
+	size_t top = 0;
+	int good = stack != NULL;
+
+	if (good)
+		stack[top++] = 0;
+	while (good && top > 0) {
+		uint32_t id = stack[--top];
+		size_t first = top;
+
+		good = id == next++;
+		for (uint32_t c = flametree__node(t, id)->first_child; c != FLAME_NONE;
+		     c = flametree__node(t, c)->next_sibling)
+			stack[top++] = c;
+		for (size_t a = first, b = top; a + 1 < b; a++, b--) {
+			uint32_t tmp = stack[a];
+
+			stack[a] = stack[b - 1];
+			stack[b - 1] = tmp;
+		}
+	}
+	free(stack);
+	return good && next == flametree__count(t);
+}
+
 static int same_stacks(const struct stackmap *a, const struct stackmap *b)
 {
 	if (stackmap__size(a) != stackmap__size(b))
@@ -139,7 +168,18 @@ int main(void)
 		got = flatten(t);
 		ok(got && same_stacks(want, got), "the tree holds the stacks added, with their sums");
 		ok(siblings_distinct(t), "each frame once under its parent");
+		ok(flametree__sort(t) == 0 && ids_are_preorder(t), "sorted, the node ids are the preorder");
 		stackmap__free(got);
+		flametree__free(t);
+	}
+	{
+		/* a flame chart's tree, stacks in time order, merged with the one before only */
+		struct flametree *t = flametree__new();
+		int good = t != NULL;
+
+		for (int i = 0; good && i < STACKS; i++)
+			good = flametree__add(t, stacks[i], strlen(stacks[i]), 1, 0) == 0;
+		ok(good && flametree__finish(t) == 0 && ids_are_preorder(t), "a flame chart's node ids are the preorder");
 		flametree__free(t);
 	}
 	for (int i = 0; i < STACKS; i++)
