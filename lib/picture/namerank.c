@@ -4,9 +4,12 @@
 #include <stdlib.h>
 
 #include "hash.h"
+#include "htab.h"
 
-struct pair_slot {
-	uint64_t key;	/* parent << 32 | name, plus one: 0 is empty */
+/* A rank past the first few of its parent name's. */
+struct later_callee {
+	struct htab_entry head;
+	uint64_t key;	/* parent << 32 | name */
 	uint32_t rank;
 };
 
@@ -25,27 +28,21 @@ struct callees {
 struct namerank {
 	struct callees *by_parent;
 	size_t names;
-	struct pair_slot *slots;	/* the ranks past the first few */
-	size_t mask, used;
+	struct htab later;	/* struct later_callee */
 };
 
 struct namerank *namerank__new(size_t names)
 {
 	struct namerank *r = calloc(1, sizeof(*r));
 
-	if (!r)
-		goto fail;
+	if (!r || !(r->by_parent = calloc(names ? names : 1, sizeof(*r->by_parent)))) {
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
 	r->names = names;
-	r->mask = 4095;
-	r->by_parent = calloc(names ? names : 1, sizeof(*r->by_parent));
-	r->slots = calloc(r->mask + 1, sizeof(*r->slots));
-	if (!r->by_parent || !r->slots)
-		goto fail;
+	r->later = HTAB_INIT(struct later_callee);
 	return r;
-fail:
-	namerank__free(r);
-	errno = ENOMEM;
-	return NULL;
 }
 
 void namerank__free(struct namerank *r)
@@ -53,37 +50,16 @@ void namerank__free(struct namerank *r)
 	if (!r)
 		return;
 	free(r->by_parent);
-	free(r->slots);
+	htab__release(&r->later);
 	free(r);
-}
-
-static int grow(struct namerank *r)
-{
-	size_t mask = r->mask * 2 + 1;
-	struct pair_slot *v = calloc(mask + 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i <= r->mask; i++) {
-		size_t j;
-
-		if (!r->slots[i].key)
-			continue;
-		for (j = hash_mix(r->slots[i].key) & mask; v[j].key; j = (j + 1) & mask)
-			;
-		v[j] = r->slots[i];
-	}
-	free(r->slots);
-	r->slots = v;
-	r->mask = mask;
-	return 0;
 }
 
 int namerank__rank(struct namerank *r, uint32_t parent, uint32_t name, uint32_t *rank)
 {
-	uint64_t key = ((uint64_t)parent << 32 | name) + 1;
+	uint64_t key = (uint64_t)parent << 32 | name, h = hash_mix(key);
+	struct later_callee *e;
 	struct callees *c;
-	size_t i;
+	int ret;
 
 	if (parent >= r->names || name >= r->names)
 		return -EINVAL;
@@ -99,15 +75,16 @@ int namerank__rank(struct namerank *r, uint32_t parent, uint32_t name, uint32_t 
 		c->first[c->seen++] = name;
 		return 0;
 	}
-	for (i = hash_mix(key) & r->mask; r->slots[i].key; i = (i + 1) & r->mask) {
-		if (r->slots[i].key == key) {
-			*rank = r->slots[i].rank;
+	if ((ret = htab__reserve(&r->later)) < 0)
+		return ret;
+	for (size_t i = h; (e = htab__at(&r->later, i))->head.used; i++) {
+		if (e->head.hash == h && e->key == key) {
+			*rank = e->rank;
 			return 0;
 		}
 	}
-	r->slots[i].key = key;
-	r->slots[i].rank = ++c->seen;
-	if (++r->used * 2 > r->mask)
-		return grow(r);
+	htab__insert(&r->later, e, h);
+	e->key = key;
+	e->rank = ++c->seen;
 	return 0;
 }
