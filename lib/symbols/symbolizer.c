@@ -27,7 +27,7 @@ struct process {
 	uint32_t generation;	/* changes with the mappings: cached frames of older ones are stale */
 	struct mapping *maps;
 	size_t n, cap;
-	size_t last_cfi_map;	/* where cfi_at found the last address: unwinding stays in few files */
+	size_t last_map;	/* the mapping mapping_at found last */
 	struct symtab *perfmap;
 	bool perfmap_tried;
 };
@@ -387,6 +387,25 @@ static void python_hint(struct symbolizer *s, const char *sym)
 		     "there; Python 3.12 or later run with -X perf (or PYTHONPERFSUPPORT=1) names them");
 }
 
+/*
+ * The mapping of p that holds addr, or NULL (mappings do not overlap):
+ * the one found last first, as a stack's frames stay in few files.
+ */
+static struct mapping *mapping_at(struct process *p, uint64_t addr)
+{
+	const struct mapping *hint = p->last_map < p->n ? &p->maps[p->last_map] : NULL;
+
+	if (hint && addr >= hint->start && addr < hint->end)
+		return &p->maps[p->last_map];
+	for (size_t i = 0; i < p->n; i++) {
+		if (addr >= p->maps[i].start && addr < p->maps[i].end) {
+			p->last_map = i;
+			return &p->maps[i];
+		}
+	}
+	return NULL;
+}
+
 static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise, struct strbuf *stack,
 		      struct strbuf *locs)
 {
@@ -395,22 +414,16 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 	struct process *p = process(s, pid, false);
 	uint64_t look = precise ? ip : ip - 1;
 	char loc[4200], name[64];
-	bool in_anonymous = false;
+	struct mapping *m = p ? mapping_at(p, look) : NULL;
+	/* JIT code, maybe: see the perf map below */
+	bool in_anonymous = m && anonymous(s->files[m->file].path);
 
-	for (size_t i = 0; p && i < p->n; i++) {
-		struct mapping *m = &p->maps[i];
-		struct file *f;
+	if (m && !in_anonymous) {
+		struct file *f = &s->files[m->file];
 		struct elfsym *e;
 		uint64_t addr;
 		const char *sym;
 
-		if (look < m->start || look >= m->end)
-			continue;
-		f = &s->files[m->file];
-		if (anonymous(f->path)) {
-			in_anonymous = true;
-			break;	/* JIT code, maybe: see the perf map */
-		}
 		e = file_symbols(f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
@@ -613,22 +626,12 @@ static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t
 {
 	int ret;
 
+	size_t key_off = s->chain_keys.len, text_off = s->chain_text.len;
+
 	if (s->chains.n >= CHAIN_CACHE_ENTRIES ||
-	    s->chain_keys.len + s->chain_text.len + n * 16 + stack->len + locs->len > CHAIN_CACHE_BYTES)
+	    key_off + text_off + n * 16 + stack->len + locs->len > CHAIN_CACHE_BYTES)
 		return 0;
-	/* keys are read as words */
-	while (s->chain_keys.len % 8)
-		if ((ret = strbuf__addc(&s->chain_keys, 0)) < 0)
-			return ret;
-	htab__insert(&s->chains, e, h);
-	e->pid = pid;
-	e->generation = generation;
-	e->n = (uint32_t)n;
-	e->stopped = stopped;
-	e->key_off = s->chain_keys.len;
-	e->text_off = s->chain_text.len;
-	e->stack_len = (uint32_t)stack->len;
-	e->locs_len = (uint32_t)locs->len;
+	/* keys are pairs of words only, so each starts aligned for reading as words */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t pair[2] = { frames[i].ip, frame_word(&frames[i]) };
 
@@ -638,6 +641,16 @@ static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t
 	if ((ret = strbuf__add(&s->chain_text, stack->s ? stack->s : "", stack->len)) < 0 ||
 	    (ret = strbuf__add(&s->chain_text, locs->s ? locs->s : "", locs->len)) < 0)
 		return ret;
+	/* in the table only once whole */
+	htab__insert(&s->chains, e, h);
+	e->pid = pid;
+	e->generation = generation;
+	e->n = (uint32_t)n;
+	e->stopped = stopped;
+	e->key_off = key_off;
+	e->text_off = text_off;
+	e->stack_len = (uint32_t)stack->len;
+	e->locs_len = (uint32_t)locs->len;
 	return 0;
 }
 
@@ -728,30 +741,20 @@ static bool at_entry(struct symbolizer *s, uint32_t file, uint64_t addr)
 static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t *addr, uint32_t *file)
 {
 	struct process *p = process(s, pid, false);
+	struct mapping *m = p ? mapping_at(p, ip) : NULL;
+	struct file *f;
+	struct elfsym *e;
+	struct cfi *c;
 
-	for (size_t k = 0; p && k <= p->n; k++) {
-		/* the mapping of the last address first, then all of them */
-		size_t i = k == 0 ? p->last_cfi_map : k - 1;
-		struct mapping *m;
-		struct file *f;
-		struct elfsym *e;
-		struct cfi *c;
-
-		if (i >= p->n)
-			continue;
-		m = &p->maps[i];
-		if (ip < m->start || ip >= m->end)
-			continue;
-		p->last_cfi_map = i;
-		f = &s->files[m->file];
-		e = file_symbols(f);
-		c = file_cfi(f);
-		if (!e || !c || !elfsym__offset_to_addr(e, ip - m->start + m->pgoff, addr))
-			return NULL;
-		*file = m->file;
-		return c;
-	}
-	return NULL;
+	if (!m)
+		return NULL;
+	f = &s->files[m->file];
+	e = file_symbols(f);
+	c = file_cfi(f);
+	if (!e || !c || !elfsym__offset_to_addr(e, ip - m->start + m->pgoff, addr))
+		return NULL;
+	*file = m->file;
+	return c;
 }
 
 /* The rule at addr of file, compiled once; NULL when out of memory. */
