@@ -130,21 +130,25 @@
 	function drawTicks() {
 		axesG.querySelectorAll('line.grid, text.tick').forEach(function (e) { e.remove(); });
 		var label = axesG.querySelector('text.axis');
-		ticks(view.x0, view.x1).forEach(function (v) {
-			var x = px(v), line = document.createElementNS(NS, 'line'), t = document.createElementNS(NS, 'text');
-			set(line, { 'class': 'grid', x1: x, y1: ax.top, x2: x, y2: ax.top + ax.height });
-			set(t, { 'class': 'tick', x: x, y: ax.top + ax.height + 16, 'text-anchor': 'middle' });
-			t.textContent = String(+v.toPrecision(3));
+		function tick(grid, at, text) {
+			var line = document.createElementNS(NS, 'line'), t = document.createElementNS(NS, 'text');
+			grid['class'] = 'grid';
+			at['class'] = 'tick';
+			set(line, grid);
+			set(t, at);
+			t.textContent = text;
 			axesG.insertBefore(line, label);
 			axesG.insertBefore(t, label);
+		}
+		ticks(view.x0, view.x1).forEach(function (v) {
+			var x = px(v);
+			tick({ x1: x, y1: ax.top, x2: x, y2: ax.top + ax.height },
+			     { x: x, y: ax.top + ax.height + 16, 'text-anchor': 'middle' }, String(+v.toPrecision(3)));
 		});
 		ticks(view.y0, view.y1).forEach(function (v) {
-			var y = py(v), line = document.createElementNS(NS, 'line'), t = document.createElementNS(NS, 'text');
-			set(line, { 'class': 'grid', x1: ax.left, y1: y, x2: ax.left + ax.width, y2: y });
-			set(t, { 'class': 'tick', x: ax.left - 6, y: y + 4, 'text-anchor': 'end' });
-			t.textContent = si(v) + 'FLOP/s';
-			axesG.insertBefore(line, label);
-			axesG.insertBefore(t, label);
+			var y = py(v);
+			tick({ x1: ax.left, y1: y, x2: ax.left + ax.width, y2: y },
+			     { x: ax.left - 6, y: y + 4, 'text-anchor': 'end' }, si(v) + 'FLOP/s');
 		});
 	}
 

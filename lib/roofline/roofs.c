@@ -82,12 +82,15 @@ static int sweep(const struct roofs_opts *o, enum carm_isa isa, uint64_t upto, s
 }
 
 /* What sysfs says, else CPUID; a warning where both say and they differ. */
-static void claim(const struct roofs_opts *o, struct roofs *r, uint64_t claimed[CARM_LEVELS], unsigned shared[CARM_LEVELS])
+/* What sysfs says of each level, else CPUID; also: CPUID's, for matching knees. */
+static void claim(const struct roofs_opts *o, struct roofs *r, uint64_t claimed[CARM_LEVELS],
+		  uint64_t also[CARM_LEVELS], unsigned shared[CARM_LEVELS])
 {
 	for (int l = 0; l < CARM_LEVELS; l++) {
 		char a[32], b[32];
 
 		claimed[l] = r->sysfs[l].size ? r->sysfs[l].size : r->cpuid[l].size;
+		also[l] = r->cpuid[l].size;
 		shared[l] = r->sysfs[l].shared_by ? r->sysfs[l].shared_by : r->cpuid[l].shared_by;
 		if (r->sysfs[l].size && r->cpuid[l].size && r->sysfs[l].size != r->cpuid[l].size)
 			lp_warn(o->warn, o->ctx, NULL, 0, "L%d: sysfs says %s, CPUID says %s", l + 1,
@@ -150,7 +153,7 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 {
 	struct roof_bench_opts b = { .threads = o->threads, .interleaved = o->interleaved, .runs = o->runs,
 				     .run_seconds = RUN_SECONDS };
-	uint64_t claimed[CARM_LEVELS], knees[CACHE_SWEEP_MAX], upto = 0;
+	uint64_t claimed[CARM_LEVELS], also[CARM_LEVELS], knees[CACHE_SWEEP_MAX], upto = 0;
 	double drops[CACHE_SWEEP_MAX];
 	unsigned shared[CARM_LEVELS];
 	enum carm_isa widest = CARM_NISA;
@@ -173,7 +176,7 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 	if (carm_cache__sysfs(o->sysfs_root, r->sysfs) < 0 && o->sysfs_root[0])
 		return lp_error__set(err, -ENOENT, "no caches in '%s/sys/devices/system/cpu/cpu0/cache'", o->sysfs_root);
 	carm_cache__cpuid(r->cpuid);
-	claim(o, r, claimed, shared);
+	claim(o, r, claimed, also, shared);
 	for (int l = 0; l < CARM_LEVELS; l++) {
 		if (claimed[l] > upto)
 			upto = claimed[l];
@@ -193,13 +196,7 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 		/* no more knees than levels the machine has (all three when it says none) */
 		nknees = cache_sweep__keep_strongest(knees, drops, nknees, levels ? levels : CARM_LEVELS);
 	}
-	{
-		uint64_t cpuid[CARM_LEVELS];
-
-		for (int l = 0; l < CARM_LEVELS; l++)
-			cpuid[l] = r->cpuid[l].size;
-		cache_levels__resolve(claimed, cpuid, knees, nknees, r->levels);
-	}
+	cache_levels__resolve(claimed, also, knees, nknees, r->levels);
 	if (need_sweep)
 		judge(o, r);
 	size_tests(o, r, shared);
