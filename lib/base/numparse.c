@@ -69,3 +69,23 @@ int parse_decimal(const char *s, size_t len, double *out)
 	*out = v;
 	return 0;
 }
+
+char *format_u64(char *end, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
+	char *p = end;
+
+	for (; v >= 100; v /= 100) {
+		p -= 2;
+		memcpy(p, pairs + v % 100 * 2, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + v * 2, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}

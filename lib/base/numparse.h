@@ -17,6 +17,13 @@ int parse_i64(const char *s, size_t len, int64_t *out);
  */
 int parse_decimal(const char *s, size_t len, double *out);
 
+/*
+ * v in decimal, written backwards so that it ends just before end (room for
+ * 20 characters before it is enough): where it starts. Two digits a
+ * division: timestamps have 14 and more.
+ */
+char *format_u64(char *end, uint64_t v);
+
 /* The value of a hexadecimal digit, either case; -1 for any other character. */
 static inline int hex_digit(unsigned char c)
 {

@@ -471,11 +471,8 @@ int export_write_failed(struct export_ctx *x)
 
 int export_put_u64(struct strbuf *b, uint64_t v)
 {
-	char buf[20], *p = buf + sizeof(buf);
+	char buf[20], *p = format_u64(buf + sizeof(buf), v);
 
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
 	return strbuf__add(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 

@@ -902,11 +902,8 @@ cleanup:
 
 static int put_count(FILE *out, uint64_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[24], *p = format_u64(buf + sizeof(buf), v);
 
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
 	return fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out) ==
 	       (size_t)(buf + sizeof(buf) - p) ? 0 : -EIO;
 }

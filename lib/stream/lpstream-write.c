@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "numparse.h"
 
 void lp_writer__init(struct lp_writer *w, FILE *out)
 {
@@ -44,25 +45,11 @@ static int add_field(struct lp_writer *w, const char *raw)
 /* v in decimal, then sep unless 0: numbers by hand, not through printf (the hot path). */
 static int add_u64(struct lp_writer *w, uint64_t v, char sep)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				    "8081828384858687888990919293949596979899";
-	char buf[24], *p = buf + sizeof(buf);
+	char buf[24], *end = buf + sizeof(buf) - 1, *p = format_u64(end, v);
 
 	if (sep)
-		*--p = sep;
-	/* two digits a division: timestamps have 14 or more */
-	for (; v >= 100; v /= 100) {
-		p -= 2;
-		memcpy(p, pairs + v % 100 * 2, 2);
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, pairs + v * 2, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	return add(w, p, (size_t)(buf + sizeof(buf) - p));
+		*end++ = sep;
+	return add(w, p, (size_t)(end - p));
 }
 
 static int add_i64(struct lp_writer *w, int64_t v, char sep)

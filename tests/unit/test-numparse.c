@@ -1,4 +1,7 @@
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "numparse.h"
 #include "tap.h"
@@ -8,6 +11,28 @@ int main(void)
 	uint64_t u = 0;
 	int64_t i = 0;
 
+	{
+		/* every power of ten and its neighbours, as printf writes them, and back */
+		char buf[24], want[24], *p;
+		int good = 1;
+
+		for (uint64_t pow = 1;; pow *= 10) {
+			const uint64_t v[] = { pow - 1, pow, pow + 1 };
+
+			for (int k = 0; k < 3; k++) {
+				p = format_u64(buf + sizeof(buf), v[k]);
+				snprintf(want, sizeof(want), "%" PRIu64, v[k]);
+				good &= (size_t)(buf + sizeof(buf) - p) == strlen(want) &&
+					memcmp(p, want, strlen(want)) == 0 &&
+					parse_u64(p, (size_t)(buf + sizeof(buf) - p), &u) == 0 && u == v[k];
+			}
+			if (pow > UINT64_MAX / 10)
+				break;
+		}
+		p = format_u64(buf + sizeof(buf), UINT64_MAX);
+		good &= (size_t)(buf + sizeof(buf) - p) == 20 && memcmp(p, "18446744073709551615", 20) == 0;
+		ok(good, "format_u64 writes what printf writes, up to UINT64_MAX");
+	}
 	ok(parse_u64("18446744073709551615", 20, &u) == 0 && u == UINT64_MAX, "u64 max");
 	ok(parse_u64("18446744073709551616", 20, &u) == -ERANGE, "u64 max + 1 is out of range");
 	ok(parse_u64("", 0, &u) == -EINVAL, "empty is not a number");
