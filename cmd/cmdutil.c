@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numparse.h"
+
 const char *progname = "lp";
 int exit_failure = EXIT_RUNTIME;
 
@@ -88,4 +90,19 @@ int close_stdout(void)
 		return 0;
 	error("cannot write output: %s", err ? strerror(err) : "write error");
 	return -1;
+}
+
+uint64_t size_arg(const char *opt, const char *arg, bool allow_zero)
+{
+	size_t len = strlen(arg);
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (len > 1 && strchr("KMG", arg[len - 1])) {
+		shift = arg[len - 1] == 'K' ? 10 : arg[len - 1] == 'M' ? 20 : 30;
+		len--;
+	}
+	if (parse_u64(arg, len, &v) < 0 || (v == 0 && !allow_zero) || v > (UINT64_MAX >> shift))
+		usage_error("%s must be a size such as 16K, 8M or 1G, got '%s'", opt, arg);
+	return v << shift;
 }

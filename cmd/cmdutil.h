@@ -2,6 +2,9 @@
 #ifndef LP_CMDUTIL_H
 #define LP_CMDUTIL_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "error.h"
 
 #define LP_VERSION "0.1.0"
@@ -29,6 +32,9 @@ void common_option(int opt, const char *usage_text) __attribute__((noreturn));
 
 /* Prints "PROG: message" and "Try 'PROG --help'", exits 2. */
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* A size option's bytes: "4096", "16K", "8M", "1G"; a usage error otherwise (0 too, unless allowed). */
+uint64_t size_arg(const char *opt, const char *arg, bool allow_zero);
 
 /* Flushes and closes stdout; 0, or prints why not and returns -1. */
 int close_stdout(void);

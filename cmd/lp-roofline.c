@@ -86,22 +86,6 @@ static unsigned parse_count(const char *arg, const char *what, unsigned max)
 	return (unsigned)v;
 }
 
-/* "16K", "8M", "1G", "4096": bytes. */
-static uint64_t parse_size(const char *arg, const char *what)
-{
-	size_t len = strlen(arg);
-	unsigned shift = 0;
-	uint64_t v;
-
-	if (len > 1 && strchr("KMG", arg[len - 1])) {
-		shift = arg[len - 1] == 'K' ? 10 : arg[len - 1] == 'M' ? 20 : 30;
-		len--;
-	}
-	if (parse_u64(arg, len, &v) < 0 || v == 0 || v > (UINT64_MAX >> shift))
-		usage_error("%s must be a size such as 16K, 8M or 1G, got '%s'", what, arg);
-	return v << shift;
-}
-
 static void parse_isas(const char *arg, struct roofs_opts *o)
 {
 	char *copy = strdup(arg), *save = NULL;
@@ -171,7 +155,7 @@ static int cmd_roofs(int argc, char **argv)
 		case OPT_L2:
 		case OPT_L3:
 		case OPT_DRAM:
-			o.size[opt - OPT_L1] = parse_size(optarg, (const char *[]){ "--l1", "--l2", "--l3", "--dram" }[opt - OPT_L1]);
+			o.size[opt - OPT_L1] = size_arg((const char *[]){ "--l1", "--l2", "--l3", "--dram" }[opt - OPT_L1], optarg, false);
 			break;
 		case OPT_CSV:
 			csv = optarg;

@@ -63,6 +63,9 @@ static const char record_usage[] =
 	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256)\n"
 	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
+	"      --spill-after=SIZE keep SIZE of records in memory (64M), the rest in an\n"
+	"                        unlinked file beside FILE (else in $TMPDIR or /var/tmp)\n"
+	"                        until written; 0: all in memory\n"
 	"      --time-tolerance=PCT warn of threads whose sampled on-CPU time strays\n"
 	"                        more than PCT% from the kernel's exact figure (20)\n"
 	"  -q, --quiet           no summary on stderr\n"
@@ -94,6 +97,9 @@ static const char offcpu_usage[] =
 	"  -m, --mmap-pages=N    ring buffer pages per CPU for lifecycle records (64)\n"
 	"      --raw-tp          attach to the raw tracepoint even where tp_btf works\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
+	"      --spill-after=SIZE keep SIZE of records in memory (64M), the rest in an\n"
+	"                        unlinked file beside FILE (else in $TMPDIR or /var/tmp)\n"
+	"                        until written; 0: all in memory\n"
 	"  -q, --quiet           no summary on stderr\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
@@ -102,7 +108,7 @@ static const char offcpu_usage[] =
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
-       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK };
+       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -123,6 +129,7 @@ static const struct option long_options[] = {
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "buffer", required_argument, NULL, OPT_BUFFER },
 	{ "no-spawn-stacks", no_argument, NULL, OPT_NO_SPAWN },
+	{ "spill-after", required_argument, NULL, OPT_SPILL_AFTER },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -376,6 +383,29 @@ static int place_in_job(struct record_opts *o, const char **output, struct strbu
 	return 0;
 }
 
+/*
+ * Where records beyond --spill-after wait: beside the output, which has room
+ * for the stream they become, else $TMPDIR, else /var/tmp (on disk, where
+ * /tmp may be memory).
+ */
+static int spill_dir(struct record_opts *o, const char *output, char **path)
+{
+	const char *slash, *tmp = getenv("TMPDIR");
+
+	if (!output) {
+		o->spill_dir = tmp && *tmp ? tmp : "/var/tmp";
+		return 0;
+	}
+	slash = strrchr(output, '/');
+	*path = slash ? strndup(output, slash == output ? 1 : (size_t)(slash - output)) : strdup(".");
+	if (!*path) {
+		error("out of memory");
+		return -1;
+	}
+	o->spill_dir = *path;
+	return 0;
+}
+
 int record_main(int argc, char **argv, bool offcpu_only)
 {
 	struct record_opts o = {
@@ -386,11 +416,13 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		.spawn_stacks = true,
 		.time_tolerance = 20,
 		.workload_stdout = -1,
+		.spill_after = (size_t)64 << 20,
 		.warn = print_warning,
 	};
 	struct record_stats st;
 	const char *output = NULL;
 	struct strbuf output_name = STRBUF_INIT;
+	char *spill_path = NULL;
 	struct lp_error err = { 0 };
 	pid_t *pids = NULL;
 	FILE *out = stdout;
@@ -459,6 +491,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			break;
 		case OPT_BUFFER: o.perf.wakeup_events = (unsigned)count("--buffer", optarg, 0, 1 << 30); break;
 		case OPT_NO_SPAWN: o.spawn_stacks = false; break;
+		case OPT_SPILL_AFTER: o.spill_after = (size_t)size_arg("--spill-after", optarg, true); break;
 		case OPT_STACK_SIZE:
 			/* perf_event_open takes a multiple of 8 that fits a sample record */
 			o.perf.stack_snapshot = (unsigned)(count("--stack-size", optarg, 8, 65528) + 7) & ~7u;
@@ -496,6 +529,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (check_system(&o) < 0 || place_in_job(&o, &output, &output_name) < 0)
 		goto cleanup;
 
+	if (spill_dir(&o, output, &spill_path) < 0)
+		goto cleanup;
 	if (output) {
 		out = fopen(output, "we");
 		if (!out) {
@@ -596,6 +631,12 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (!quiet && st.offcpu_attachment)
 		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
 		      (double)st.offcpu_ns / 1e9, st.offcpu_attachment);
+	if (recorder__spill_error(active))
+		error("warning: cannot write a temporary file in '%s' (%s): records were kept in memory",
+		      o.spill_dir, strerror(recorder__spill_error(active)));
+	if (!quiet && recorder__spilled_bytes(active))
+		error("%.1f MB of records went through a temporary file in '%s' (--spill-after)",
+		      (double)recorder__spilled_bytes(active) / 1e6, o.spill_dir);
 	for (size_t k = 0; k < o.nevents; k++) {
 		if (st.custom_lost[k])
 			error("warning: %llu samples of '%s' lost: the ring buffers filled up; use a bigger -m, "
@@ -628,5 +669,6 @@ cleanup:
 	for (size_t i = 0; i < o.nevents; i++)
 		event_spec__release(&specs[i]);
 	strbuf__release(&output_name);
+	free(spill_path);
 	return status;
 }

@@ -89,6 +89,44 @@ lost_allowance() {
 	grep -qP '^#lp.sampling\toffcpu\tsched_switch\tevery-interval$' b.lp
 }
 
+@test "--spill-after: records beyond it wait in an unlinked file beside the output, and all are written in time order" {
+	mkdir out
+	run --separate-stderr lp-record --offcpu-freq -1 --spill-after 64K -o out/b.lp -- "$W/blocking"
+	assert_success
+	[[ "$stderr" == *"lp-record: "*" MB of records went through a temporary file in 'out' (--spill-after)"* ]]
+	# nothing is left beside the stream
+	[ "$(ls -A out)" = b.lp ]
+	printf '%s\n' "$stderr" > truth.txt
+	close_to "$(offcpu_seconds 'main;nap' out/b.lp)" "$(truth nap truth.txt)" 1 "nap" "$(lost_allowance out/b.lp 0.052)"
+	close_to "$(offcpu_seconds 'reader;do_read;read' out/b.lp)" "$(truth do_read truth.txt)" 1 "do_read" "$(lost_allowance out/b.lp 0.31)"
+	[ $(($(grep -c $'^S\t.*main;nap;' out/b.lp) + $(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' out/b.lp))) -ge 20 ] ||
+		fail "fewer than the 20 naps"
+	awk -F'\t' '$1 == "S" || $1 == "P" { if ($2 < last) exit 1; last = $2 }' out/b.lp || fail "records out of time order"
+	grep -qP '^S\t([^\t]*\t){4}cpu\t\d+\t[^\t]*main;spin' out/b.lp
+	# a well-formed stream, to its trailer
+	run -0 lp-collapse out/b.lp
+	grep -q '^#lp.lost' out/b.lp
+}
+
+@test "--spill-after: a file that cannot be written is said, and the records stay in memory" {
+	TMPDIR=$BATS_TEST_TMPDIR/none run --separate-stderr lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
+	assert_success
+	[[ "$stderr" == *"lp-record: warning: cannot write a temporary file in '$BATS_TEST_TMPDIR/none' (No such file or directory): records were kept in memory"* ]]
+	[ $(grep -c $'^S\t.*main;nap;' <<< "$output") -ge 19 ]
+	# a full disk partway: what went to the file is read back, the rest stayed in memory
+	mkdir small
+	mount -t tmpfs -o size=128k tmpfs small 2> /dev/null || skip "cannot mount a small tmpfs here"
+	TMPDIR=$PWD/small run --separate-stderr lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
+	umount small
+	assert_success
+	[[ "$stderr" == *"(No space left on device): records were kept in memory"* ]]
+	[[ "$stderr" == *" MB of records went through a temporary file in '$PWD/small'"* ]]
+	[ $(grep -c $'^S\t.*main;nap;' <<< "$output") -ge 19 ]
+	awk -F'\t' '$1 == "S" || $1 == "P" { if ($2 < last) exit 1; last = $2 }' <<< "$output" || fail "records out of time order"
+	run -2 lp-record --spill-after 12Q -- true
+	[[ "$output" == *"--spill-after must be a size such as 16K, 8M or 1G, got '12Q'"* ]]
+}
+
 @test "lp-record samples on and off the CPU: each thread's sampled time within 5% of its lifetime" {
 	run --separate-stderr lp-record -o b.lp -- "$W/blocking"
 	assert_success

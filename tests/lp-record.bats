@@ -115,7 +115,7 @@ within() {
 	lp-collapse -e cpu memcpy.lp > memcpy.folded
 	within "$(share ';main;copy_loop(;| )' memcpy.folded)" 90 100 "copy_loop under main"
 	# the time is in libc's memcpy (no frame pointer), and its caller was recovered
-	within "$(share ';main;copy_loop;__mem[a-z_]*(cpy|move)[a-z_]* ' memcpy.folded)" 70 100 "memcpy under copy_loop"
+	within "$(share ';main;copy_loop;__mem[a-z0-9_]*(cpy|move)[a-z0-9_]* ' memcpy.folded)" 70 100 "memcpy under copy_loop"
 }
 
 @test "a program without frame pointers is named in a warning, and its stacks still come out whole" {

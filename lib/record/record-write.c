@@ -26,6 +26,8 @@
 
 /* Callers CFI unwinding may add to a chain. */
 enum { MAX_UNWIND = 32 };
+/* records written between lettings-go of the spill file's pages: some tens of MB */
+enum { RELEASE_EVERY = 16384 };
 
 
 static int cmp_index(const void *a, const void *b)
@@ -542,10 +544,10 @@ static int collect_clocks(struct writer *w)
 		struct exit_clock *e;
 		size_t j = i;
 
-		if (r->index[i].h->type != PERF_RECORD_READ || !perf_read__decode(r->index[i].h, &rd))
+		if (r->index[i].type != PERF_RECORD_READ || !perf_read__decode(r->index[i].h, &rd))
 			continue;
 		while (j-- > 0 && i - j < EXIT_READ_WINDOW) {
-			if (r->index[j].h->type != PERF_RECORD_EXIT)
+			if (r->index[j].type != PERF_RECORD_EXIT)
 				continue;
 			perf_task__decode(r->index[j].h, &t);
 			if (t.tid == rd.tid)
@@ -588,13 +590,14 @@ static bool exit_clock(const struct writer *w, size_t exit, uint64_t *total)
 static int collect_ends(struct writer *w)
 {
 	for (size_t i = 0; i < w->r->n; i++) {
-		const struct perf_event_header *h = w->r->index[i].h;
-		const struct offcpu_event *ev = (const struct offcpu_event *)(h + 1);
-		uint64_t hash = hash_mix((uint64_t)ev->pid);
+		const struct offcpu_event *ev;
+		uint64_t hash;
 		struct proc_end *e;
 
-		if (h->type != LP_RECORD_PROC_END)
+		if (w->r->index[i].type != LP_RECORD_PROC_END)
 			continue;
+		ev = (const struct offcpu_event *)(w->r->index[i].h + 1);
+		hash = hash_mix((uint64_t)ev->pid);
 		if (htab__reserve(&w->ends) < 0)
 			return -ENOMEM;
 		for (size_t j = hash; (e = htab__at(&w->ends, j))->head.used; j++)
@@ -828,19 +831,18 @@ static int match_fork_stacks(struct writer *w)
 		struct perf_sample sm;
 		int32_t child;
 
-		if (h->type != PERF_RECORD_SAMPLE || !perf_session__is_fork_id(r->session, perf_sample__id(h)))
+		if (!r->index[i].fork_sample)
 			continue;
 		if (!perf_sample__decode(h, &r->layout, true, &sm) || sm.raw_size < r->fork_child_offset + 4)
 			continue;
 		memcpy(&child, sm.raw + r->fork_child_offset, 4);
 		/* the FORK record is near in time: search around */
 		for (size_t j = i > 256 ? i - 256 : 0; j < r->n && j < i + 256; j++) {
-			const struct perf_event_header *f = r->index[j].h;
 			struct perf_task t;
 
-			if (f->type != PERF_RECORD_FORK)
+			if (r->index[j].type != PERF_RECORD_FORK)
 				continue;
-			perf_task__decode(f, &t);
+			perf_task__decode(r->index[j].h, &t);
 			if (t.tid == child) {
 				w->fork_stacks[j] = h;
 				break;
@@ -980,6 +982,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	stats->offcpu_drops = r->offcpu_drops;
 	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
+	if ((ret = recorder__settle(r)) < 0)
+		return ret;
 	sort_index(r->index, r->n);
 	/* counted as the records came, for the header */
 	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
@@ -1022,6 +1026,9 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 				__builtin_prefetch(next + line * 64);
 		}
 		ret = write_record(&w, i);
+		/* what was read of the spill file leaves the resident set now and then */
+		if ((i & (RELEASE_EVERY - 1)) == RELEASE_EVERY - 1)
+			recorder__release_read(r);
 	}
 	if (ret == 0)
 		ret = write_living_threads(&w);

@@ -13,12 +13,21 @@
 /* Our own record type among the kept ones: an off-CPU interval from the BPF ring buffer. */
 enum { LP_RECORD_OFFCPU = 0x4c50, LP_RECORD_PROC_END = 0x4c51 };
 
+/*
+ * A kept record. Its type is here too: passes over every record look at the
+ * type first, so that records in the spill file are not read for nothing.
+ */
 struct index_entry {
-	uint64_t time, seq;
+	uint64_t time;
+	uint32_t seq;		/* arrival order: ties in time keep it */
+	uint16_t type;		/* h->type */
+	uint16_t fork_sample;	/* a sample of the fork tracepoint */
 	const struct perf_event_header *h;
 };
 
 struct chunk;
+struct spill;
+struct spilled_range;
 
 struct thread_name {
 	struct htab_entry head;
@@ -49,6 +58,11 @@ struct recorder {
 	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at start_ns: streams of other hosts on one axis */
 
 	struct chunk *chunks;
+	size_t chunk_size, kept_bytes;	/* in chunks */
+	struct spill *spill;	/* where records go beyond o.spill_after, or NULL */
+	struct spilled_range *spilled;	/* whose entries hold offsets in it */
+	size_t nspilled;
+	int spill_errno;	/* why it could not be written: all stays in memory then */
 	struct index_entry *index;	/* every record kept, in the order they came */
 	size_t n, cap;
 
@@ -58,6 +72,10 @@ struct recorder {
 
 /* Keeps a copy of a record (a perf_record_fn). */
 int recorder__keep(void *ctx, const struct perf_event_header *h);
+/* Makes every kept record readable through its index entry, spilled ones too. */
+int recorder__settle(struct recorder *r);
+/* Lets go of the memory of spilled records read so far (they stay readable). */
+void recorder__release_read(struct recorder *r);
 
 /* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,

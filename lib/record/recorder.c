@@ -15,13 +15,21 @@
 
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "spill.h"
 
-enum { ARENA_CHUNK = 8 << 20 };
+/* Chunks of records: large, or a few of a small spill_after (a record is under 64 KiB) */
+enum { ARENA_CHUNK = 8 << 20, SMALLEST_CHUNK = 64 << 10 };
 
 struct chunk {
 	struct chunk *next;
 	size_t used;
+	size_t first;	/* index of its first record */
 	_Alignas(8) char data[];
+};
+
+/* Records whose index entries hold offsets in the spill file until it is mapped. */
+struct spilled_range {
+	size_t first, end;
 };
 
 struct recorder *recorder__new(const struct record_opts *o)
@@ -35,6 +43,9 @@ struct recorder *recorder__new(const struct record_opts *o)
 	r->max_stack = perf_sysctl("perf_event_max_stack");
 	r->fork_child_offset = 20;
 	r->names = HTAB_INIT(struct thread_name);
+	r->chunk_size = ARENA_CHUNK;
+	if (o->spill_after && o->spill_after / 4 < ARENA_CHUNK)
+		r->chunk_size = o->spill_after / 4 < SMALLEST_CHUNK ? SMALLEST_CHUNK : (o->spill_after / 4 + 7) & ~(size_t)7;
 	return r;
 }
 
@@ -46,6 +57,8 @@ void recorder__free(struct recorder *r)
 		return;
 	perf_session__free(r->session);
 	offcpu__free(r->offcpu);
+	spill__free(r->spill);
+	free(r->spilled);
 	for (c = r->chunks; c; c = next) {
 		next = c->next;
 		free(c);
@@ -92,37 +105,127 @@ static uint64_t record_time(const struct perf_event_header *h)
 	return h->type == LP_RECORD_OFFCPU ? offcpu_record__parts(h, &stack, &ips)->start : perf_record__time(h);
 }
 
-/* What the header says of the records: samples, their time, losses. */
-static void count(struct recorder *r, const struct perf_event_header *h)
+/* What the header says of the records: samples, their time, losses. Whether h is a fork's sample. */
+static bool count(struct recorder *r, const struct perf_event_header *h)
 {
 	struct perf_sample s;
 	uint64_t id;
 
 	/* lost records are counted by the session, per ring; only task-clock's samples here */
 	if (h->type != PERF_RECORD_SAMPLE)
-		return;
+		return false;
 	id = perf_sample__id(h);
-	if (!perf_session__is_fork_id(r->session, id) && perf_session__custom_of(r->session, id) < 0 &&
-	    perf_sample__decode(h, &r->layout, false, &s)) {
+	if (perf_session__is_fork_id(r->session, id))
+		return true;
+	if (perf_session__custom_of(r->session, id) < 0 && perf_sample__decode(h, &r->layout, false, &s)) {
 		r->counts.samples++;
 		r->counts.sample_ns += s.period;
 	}
+	return false;
+}
+
+/*
+ * Writes the full chunk c to the spill file, its records' index entries
+ * pointing there (as offsets until recorder__settle), so that c can take
+ * new records: what a recording keeps in memory stays near o.spill_after.
+ */
+static int spill_chunk(struct recorder *r, struct chunk *c)
+{
+	struct spilled_range *v;
+	uint64_t at;
+	int ret;
+
+	if (!r->spill && !(r->spill = spill__new(r->o.spill_dir ? r->o.spill_dir : "/var/tmp")))
+		return -errno;
+	if ((ret = spill__append(r->spill, c->data, c->used, &at)) < 0)
+		return ret;
+	for (size_t i = c->first; i < r->n; i++)
+		r->index[i].h = (const struct perf_event_header *)(uintptr_t)(at + (uint64_t)((const char *)r->index[i].h - c->data));
+	if (r->nspilled && r->spilled[r->nspilled - 1].end == c->first) {
+		r->spilled[r->nspilled - 1].end = r->n;
+	} else {
+		v = realloc(r->spilled, (r->nspilled + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->spilled = v;
+		r->spilled[r->nspilled++] = (struct spilled_range){ c->first, r->n };
+	}
+	c->used = 0;
+	c->first = r->n;
+	return 0;
+}
+
+/* A chunk with room for size bytes: a new one, or the full one again once it is spilled. */
+static struct chunk *chunk_for(struct recorder *r, size_t size)
+{
+	struct chunk *c = r->chunks;
+
+	if (c && r->chunk_size - c->used >= size)
+		return c;
+	/* a file that cannot be written (a full disk) is said, and memory takes the rest */
+	if (c && r->o.spill_after && r->kept_bytes >= r->o.spill_after && !r->spill_errno) {
+		int ret = spill_chunk(r, c);
+
+		if (ret == 0)
+			return c;
+		if (ret == -ENOMEM) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		r->spill_errno = -ret;
+	}
+	c = malloc(sizeof(*c) + r->chunk_size);
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->used = 0;
+	c->first = r->n;
+	c->next = r->chunks;
+	r->chunks = c;
+	r->kept_bytes += r->chunk_size;
+	return c;
+}
+
+int recorder__settle(struct recorder *r)
+{
+	const char *map;
+
+	if (!r->spill)
+		return 0;
+	if (!(map = spill__map(r->spill)))
+		return -errno;
+	for (size_t k = 0; k < r->nspilled; k++)
+		for (size_t i = r->spilled[k].first; i < r->spilled[k].end; i++)
+			r->index[i].h = (const struct perf_event_header *)(map + (uintptr_t)r->index[i].h);
+	r->nspilled = 0;
+	return 0;
+}
+
+void recorder__release_read(struct recorder *r)
+{
+	if (r->spill)
+		spill__release(r->spill);
+}
+
+uint64_t recorder__spilled_bytes(const struct recorder *r)
+{
+	return r->spill ? spill__size(r->spill) : 0;
+}
+
+int recorder__spill_error(const struct recorder *r)
+{
+	return r->spill_errno;
 }
 
 int recorder__keep(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *r = ctx;
-	struct chunk *c = r->chunks;
+	struct chunk *c = chunk_for(r, h->size);
 	struct perf_event_header *copy;
 
-	if (!c || ARENA_CHUNK - c->used < h->size) {
-		c = malloc(sizeof(*c) + ARENA_CHUNK);
-		if (!c)
-			return -ENOMEM;
-		c->used = 0;
-		c->next = r->chunks;
-		r->chunks = c;
-	}
+	if (!c)
+		return -errno;
 	copy = (struct perf_event_header *)(c->data + c->used);
 	memcpy(copy, h, h->size);
 	c->used += perf_round8(h->size);
@@ -135,9 +238,10 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 		r->index = v;
 		r->cap = cap;
 	}
-	count(r, copy);
+	r->index[r->n].fork_sample = count(r, copy);
 	r->index[r->n].time = record_time(copy);
-	r->index[r->n].seq = r->n;
+	r->index[r->n].seq = (uint32_t)r->n;
+	r->index[r->n].type = copy->type;
 	r->index[r->n].h = copy;
 	r->n++;
 	return 0;

@@ -32,6 +32,8 @@ struct record_opts {
 	const pid_t *pids;
 	size_t npids;
 	int workload_stdout;		/* fd the command's stdout goes to, or -1 to keep ours */
+	size_t spill_after;		/* bytes of records kept in memory before the rest go to a file; 0: all in memory */
+	const char *spill_dir;		/* where that file goes (unlinked); NULL: /var/tmp */
 	const char *rank, *job;		/* where the recording stands in a parallel job, or NULL */
 	lp_warn_fn warn;
 	void *ctx;
@@ -66,6 +68,12 @@ int recorder__start(struct recorder *r, struct lp_error *err);
 
 /* Reads until the command (or every attached process) is gone, or *stop is set. */
 int recorder__run(struct recorder *r, volatile sig_atomic_t *stop);
+
+/* Bytes of records that went to the spill file. */
+uint64_t recorder__spilled_bytes(const struct recorder *r);
+
+/* Why records could not go to the spill file (and stayed in memory), or 0. */
+int recorder__spill_error(const struct recorder *r);
 
 /* Forwards a signal to the command. */
 void recorder__signal(struct recorder *r, int sig);

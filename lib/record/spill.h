@@ -1,0 +1,29 @@
+/*
+ * A temporary file for what does not fit in memory: written once in blocks,
+ * then read through one read-only mapping whose pages can be let go of.
+ * Unlinked from the start, so it goes away with the process however that ends.
+ */
+#ifndef LP_SPILL_H
+#define LP_SPILL_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct spill;
+
+/* A new, empty file in dir; NULL and errno if it cannot be made. */
+struct spill *spill__new(const char *dir);
+void spill__free(struct spill *s);
+
+/* Appends a block; its offset in *at. -errno (-ENOSPC on a full disk). */
+int spill__append(struct spill *s, const void *data, size_t size, uint64_t *at);
+
+/* Bytes written so far. */
+uint64_t spill__size(const struct spill *s);
+
+/* Maps what was written (appending is over then); NULL and errno if it cannot. */
+const char *spill__map(struct spill *s);
+
+/* Lets go of the mapping's pages read so far; reading them again reads the file. */
+void spill__release(struct spill *s);
+
+#endif
