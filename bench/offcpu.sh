@@ -80,3 +80,19 @@ bench() {
 
 bench "pipe ping-pong, ${PIPE_ROUNDS:-200000} round trips" pipe "${PIPE_ROUNDS:-200000}"
 bench "mostly sleeping, ${SLEEPS:-1000} sleeps of 1 ms" sleep "${SLEEPS:-1000}"
+
+# Memory at -F -1: the records wait for the end (time order), beyond --spill-after in a file,
+# so twice the intervals should not take twice the memory. Peak RSS (/usr/bin/time) of one run each.
+peak_kb() {
+	/usr/bin/time -f '%M' -o "$work/rss" "$bin/lp-offcpu" -q -F -1 "$@" -o "$work/lp.lp" -- \
+		"${pin[@]}" "$work/pingpong" pipe "$rounds" > /dev/null 2>&1
+	echo "$(cat "$work/rss") $(grep -c '^S' "$work/lp.lp")"
+}
+rounds=${PIPE_ROUNDS:-200000}
+read -r one n1 <<< "$(peak_kb)"
+rounds=$((2 * ${PIPE_ROUNDS:-200000}))
+read -r two n2 <<< "$(peak_kb)"
+read -r all n3 <<< "$(peak_kb --spill-after 0)"
+echo "== memory at -F -1 (peak RSS, pipe ping-pong)"
+echo "lp-offcpu: $n1 intervals $((one / 1024)) MB, $n2 intervals $((two / 1024)) MB: $(ratio "$two" "$one")x the memory for 2x the intervals (target: bounded)"
+echo "lp-offcpu --spill-after 0 (all in memory): $n3 intervals $((all / 1024)) MB"

@@ -1018,6 +1018,9 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	if ((ret = write_header(r, &w.out, stats)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < r->n && ret == 0; i++) {
+		/* what was read of the spill file leaves the resident set now and then */
+		if ((i & (RELEASE_EVERY - 1)) == 0)
+			recorder__release_read(r, i, RELEASE_EVERY);
 		/* records are in time order, their memory in arrival order per CPU: fetch ahead */
 		if (i + 2 < r->n) {
 			const char *next = (const char *)r->index[i + 2].h;
@@ -1026,9 +1029,6 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 				__builtin_prefetch(next + line * 64);
 		}
 		ret = write_record(&w, i);
-		/* what was read of the spill file leaves the resident set now and then */
-		if ((i & (RELEASE_EVERY - 1)) == RELEASE_EVERY - 1)
-			recorder__release_read(r);
 	}
 	if (ret == 0)
 		ret = write_living_threads(&w);

@@ -74,8 +74,11 @@ struct recorder {
 int recorder__keep(void *ctx, const struct perf_event_header *h);
 /* Makes every kept record readable through its index entry, spilled ones too. */
 int recorder__settle(struct recorder *r);
-/* Lets go of the memory of spilled records read so far (they stay readable). */
-void recorder__release_read(struct recorder *r);
+/*
+ * Lets go of the memory of spilled records read so far (they stay readable),
+ * and reads in those of the n records from index entry from on.
+ */
+void recorder__release_read(struct recorder *r, size_t from, size_t n);
 
 /* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,

@@ -19,6 +19,8 @@
 
 /* Chunks of records: large, or a few of a small spill_after (a record is under 64 KiB) */
 enum { ARENA_CHUNK = 8 << 20, SMALLEST_CHUNK = 64 << 10 };
+/* spilled bytes read in at once at most: more means records far apart, left to page faults */
+enum { PREFETCH_MAX = 64 << 20 };
 
 struct chunk {
 	struct chunk *next;
@@ -202,10 +204,26 @@ int recorder__settle(struct recorder *r)
 	return 0;
 }
 
-void recorder__release_read(struct recorder *r)
+void recorder__release_read(struct recorder *r, size_t from, size_t n)
 {
-	if (r->spill)
-		spill__release(r->spill);
+	const char *lo = NULL, *hi = NULL;
+
+	if (!r->spill)
+		return;
+	spill__release(r->spill);
+	/* the spilled records of the next n, mostly near each other in the file: read in at once */
+	for (size_t i = from; i < from + n && i < r->n; i++) {
+		const char *p = (const char *)r->index[i].h;
+
+		if (!spill__holds(r->spill, p))
+			continue;
+		if (!lo || p < lo)
+			lo = p;
+		if (!hi || p + r->index[i].h->size > hi)
+			hi = p + r->index[i].h->size;
+	}
+	if (lo && (size_t)(hi - lo) <= PREFETCH_MAX)
+		spill__prefetch(r->spill, lo, hi);
 }
 
 uint64_t recorder__spilled_bytes(const struct recorder *r)

@@ -97,8 +97,6 @@ const char *spill__map(struct spill *s)
 	m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, s->fd, 0);
 	if (m == MAP_FAILED)
 		return NULL;
-	/* read mostly in order: let the kernel read ahead */
-	madvise(m, s->size, MADV_SEQUENTIAL);
 	s->map = m;
 	return s->map;
 }
@@ -108,4 +106,22 @@ void spill__release(struct spill *s)
 	/* the pages stay in the page cache, out of our resident set */
 	if (s->map)
 		madvise(s->map, s->size, MADV_DONTNEED);
+}
+
+bool spill__holds(const struct spill *s, const void *p)
+{
+	return s->map && (const char *)p >= s->map && (const char *)p < s->map + s->size;
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+void spill__prefetch(struct spill *s, const void *from, const void *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)from & ~(page - 1);
+
+	/* one call maps the pages a page fault each would (Linux 5.14; older ones fault as before) */
+	if (s->map && (const char *)to > (const char *)from)
+		madvise((void *)lo, (uintptr_t)to - lo, MADV_POPULATE_READ);
 }

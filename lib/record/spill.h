@@ -5,6 +5,7 @@
  */
 #ifndef LP_SPILL_H
 #define LP_SPILL_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,11 @@ const char *spill__map(struct spill *s);
 
 /* Lets go of the mapping's pages read so far; reading them again reads the file. */
 void spill__release(struct spill *s);
+
+/* Whether p points into the mapping. */
+bool spill__holds(const struct spill *s, const void *p);
+
+/* Reads [from, to) of the mapping in at once, ahead of its use (best effort). */
+void spill__prefetch(struct spill *s, const void *from, const void *to);
 
 #endif
