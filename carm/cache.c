@@ -107,6 +107,27 @@ int carm_cache__sysfs(const char *root, struct carm_cache levels[CARM_LEVELS])
 	return found ? 0 : -ENOENT;
 }
 
+#if defined(__x86_64__)
+/*
+ * AMD's older leaves: L1d in 0x80000005 ECX[31:24] KiB, L2 in 0x80000006
+ * ECX[31:16] KiB, L3 in EDX[31:18] 512 KiB units (what a VM's host has, often:
+ * the sweep judges it). No sharing said.
+ */
+static int amd_legacy(struct carm_cache levels[CARM_LEVELS])
+{
+	unsigned a, b, c, d;
+
+	if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000006)
+		return -ENOTSUP;
+	__cpuid(0x80000005, a, b, c, d);
+	levels[0].size = (uint64_t)(c >> 24) << 10;
+	__cpuid(0x80000006, a, b, c, d);
+	levels[1].size = (uint64_t)(c >> 16) << 10;
+	levels[2].size = (uint64_t)(d >> 18) << 19;
+	return 0;
+}
+#endif
+
 int carm_cache__cpuid(struct carm_cache levels[CARM_LEVELS])
 {
 #if defined(__x86_64__)
@@ -127,7 +148,13 @@ int carm_cache__cpuid(struct carm_cache levels[CARM_LEVELS])
 	else
 		return -ENOTSUP;
 	if ((unsigned)__get_cpuid_max(leaf & 0x80000000, NULL) < leaf)
-		return -ENOTSUP;
+		return leaf == 4 ? -ENOTSUP : amd_legacy(levels);
+	/* without TopologyExtensions (some VMs hide it) leaf 0x8000001d is all zeros */
+	if (leaf == 0x8000001d) {
+		__cpuid(0x80000001, a, b, c, d);
+		if (!(c & (1u << 22)))
+			return amd_legacy(levels);
+	}
 	for (unsigned i = 0; i < 16; i++) {
 		unsigned type, level;
 

@@ -11,11 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum carm_isa { CARM_SCALAR, CARM_SSE, CARM_AVX2, CARM_AVX512, CARM_NISA };
+/* x86-64: scalar, SSE, AVX2, AVX-512; arm64: scalar, NEON (the CARM Tool's names) */
+enum carm_isa { CARM_SCALAR, CARM_SSE, CARM_AVX2, CARM_AVX512, CARM_NEON, CARM_NISA };
 enum carm_precision { CARM_DP, CARM_SP };
 enum carm_op { CARM_ADD, CARM_MUL, CARM_FMA, CARM_NOP };
 
-/* "scalar", "sse", "avx2", "avx512" (the CARM Tool's names); "dp", "sp"; "add", "mul", "fma". */
+/* "scalar", "sse", "avx2", "avx512", "neon" (the CARM Tool's names); "dp", "sp"; "add", "mul", "fma". */
 const char *carm_isa__name(enum carm_isa isa);
 int carm_isa__parse(const char *name, enum carm_isa *isa);
 const char *carm_precision__name(enum carm_precision p);
@@ -52,6 +53,8 @@ carm_fp_fn *carm_fp_kernel(enum carm_isa isa, enum carm_precision p, enum carm_o
 typedef void carm_mem_fn(void *buf, size_t bytes, uint64_t passes);
 
 /* The loads:stores ratios with a kernel: 1:0, 0:1, 1:1, 2:1, 3:1, 4:1, 1:2. */
+bool carm_mem_ratio_known(unsigned loads, unsigned stores);
+/* The kernel, or NULL when this build has none for the ISA or the ratio. */
 carm_mem_fn *carm_mem_kernel(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores);
 
 /* The bytes of one unrolled loop iteration: a pass is a multiple of it. */

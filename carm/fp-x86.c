@@ -5,7 +5,7 @@
  * current x86 cores). Every value stays 1.0 or a small whole number: no
  * denormals, no infinities.
  */
-#include "carm.h"
+#include "carm-int.h"
 
 #if defined(__x86_64__)
 
@@ -70,7 +70,7 @@ VEX_KERNEL(avx512_sp_add, ONE_SP, SPREAD_SP("zmm"), "zmm", THREE, "vaddps")
 VEX_KERNEL(avx512_sp_mul, ONE_SP, SPREAD_SP("zmm"), "zmm", THREE, "vmulps")
 VEX_KERNEL(avx512_sp_fma, ONE_SP, SPREAD_SP("zmm"), "zmm", FMA, "vfmadd231ps")
 
-static carm_fp_fn *const kernels[CARM_NISA][2][CARM_NOP] = {
+static carm_fp_fn *const kernels[CARM_AVX512 + 1][2][CARM_NOP] = {
 	[CARM_SCALAR] = { { scalar_dp_add, scalar_dp_mul, scalar_dp_fma }, { scalar_sp_add, scalar_sp_mul, scalar_sp_fma } },
 	[CARM_SSE] = { { sse_dp_add, sse_dp_mul, sse_dp_fma }, { sse_sp_add, sse_sp_mul, sse_sp_fma } },
 	[CARM_AVX2] = { { avx2_dp_add, avx2_dp_mul, avx2_dp_fma }, { avx2_sp_add, avx2_sp_mul, avx2_sp_fma } },
@@ -97,30 +97,9 @@ void carm_flush_denormals(void)
 	csr |= 0x8040;	/* FTZ, DAZ */
 	__asm__ volatile("ldmxcsr %0" : : "m"(csr));
 }
-#else
-static carm_fp_fn *const kernels[CARM_NISA][2][CARM_NOP];
 
-void carm_clock_chain(uint64_t iterations)
+carm_fp_fn *carm_fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op)
 {
-	volatile uint64_t x = 0;
-
-	while (iterations--)
-		for (int i = 0; i < 8; i++)
-			x++;
-}
-
-void carm_flush_denormals(void)
-{
+	return isa <= CARM_AVX512 ? kernels[isa][p][op] : NULL;
 }
 #endif
-
-carm_fp_fn *carm_fp_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op, uint64_t *flops_per_iteration)
-{
-	unsigned lanes;
-
-	if (isa >= CARM_NISA || op >= CARM_NOP || (p != CARM_DP && p != CARM_SP))
-		return NULL;
-	lanes = carm_isa__width(isa, p) / (p == CARM_DP ? 8 : 4);
-	*flops_per_iteration = (uint64_t)CARM_FP_CHAINS * lanes * (op == CARM_FMA ? 2 : 1);
-	return kernels[isa][p][op];
-}

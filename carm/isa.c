@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-static const char *const isa_names[CARM_NISA] = { "scalar", "sse", "avx2", "avx512" };
+static const char *const isa_names[CARM_NISA] = { "scalar", "sse", "avx2", "avx512", "neon" };
 
 const char *carm_isa__name(enum carm_isa isa)
 {
@@ -54,6 +54,24 @@ bool carm_isa__has_fma(enum carm_isa isa)
 	/* scalar and 128-bit FMA are VEX-encoded: they need AVX as well */
 	return carm_isa__supported(isa) && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx");
 }
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+
+/* Linux's HWCAP bits for arm64 (asm/hwcap.h) */
+enum { LP_HWCAP_FP = 1 << 0, LP_HWCAP_ASIMD = 1 << 1 };
+
+/* FMLA and FMADD come with FP and Advanced SIMD, which every AArch64 Linux CPU has */
+bool carm_isa__supported(enum carm_isa isa)
+{
+	unsigned long hwcap = getauxval(AT_HWCAP);
+
+	return (isa == CARM_SCALAR && (hwcap & LP_HWCAP_FP)) || (isa == CARM_NEON && (hwcap & LP_HWCAP_ASIMD));
+}
+
+bool carm_isa__has_fma(enum carm_isa isa)
+{
+	return carm_isa__supported(isa);
+}
 #else
 bool carm_isa__supported(enum carm_isa isa)
 {
@@ -70,7 +88,7 @@ bool carm_isa__has_fma(enum carm_isa isa)
 
 unsigned carm_isa__width(enum carm_isa isa, enum carm_precision p)
 {
-	static const unsigned widths[CARM_NISA] = { 8, 16, 32, 64 };
+	static const unsigned widths[CARM_NISA] = { 8, 16, 32, 64, 16 };
 
 	if (isa == CARM_SCALAR)
 		return p == CARM_DP ? 8 : 4;

@@ -4,45 +4,7 @@
  * .rept writes the groups, so one macro gives every ratio with the
  * instruction count exact: bytes / width memory instructions per pass.
  */
-#include "carm.h"
-
-enum { NRATIOS = 7 };
-static const unsigned ratios[NRATIOS][2] = { { 1, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 }, { 3, 1 }, { 4, 1 }, { 1, 2 } };
-
-/* families of kernels: the scalar ones by precision, the vector ones for both */
-enum { SCALAR_DP, SCALAR_SP, SSE, AVX2, AVX512, NFAMILIES };
-static const unsigned unroll[NFAMILIES] = { 32, 32, 16, 16, 16 };
-
-static int family(enum carm_isa isa, enum carm_precision p)
-{
-	switch (isa) {
-	case CARM_SCALAR:
-		return p == CARM_DP ? SCALAR_DP : SCALAR_SP;
-	case CARM_SSE:
-		return SSE;
-	case CARM_AVX2:
-		return AVX2;
-	case CARM_AVX512:
-		return AVX512;
-	default:
-		return -1;
-	}
-}
-
-static int ratio_index(unsigned loads, unsigned stores)
-{
-	for (int i = 0; i < NRATIOS; i++)
-		if (ratios[i][0] == loads && ratios[i][1] == stores)
-			return i;
-	return -1;
-}
-
-size_t carm_mem_chunk(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
-{
-	int f = family(isa, p);
-
-	return f < 0 ? 0 : (size_t)unroll[f] * (loads + stores) * carm_isa__width(isa, p);
-}
+#include "carm-int.h"
 
 #if defined(__x86_64__)
 
@@ -92,23 +54,20 @@ size_t carm_mem_chunk(enum carm_isa isa, enum carm_precision p, unsigned loads, 
 	MEM_KERNEL(name##_1_2, LD, ST, reg, W, 1, 2, U, FINI)
 #define ROW(name) { name##_1_0, name##_0_1, name##_1_1, name##_2_1, name##_3_1, name##_4_1, name##_1_2 }
 
-/* the unroll counts are unroll[] above */
+/* the unroll counts are carm_unroll[] */
 FAMILY(scalar_dp, "movsd", "movsd", "xmm", 8, 32, "")
 FAMILY(scalar_sp, "movss", "movss", "xmm", 4, 32, "")
 FAMILY(sse, "movapd", "movapd", "xmm", 16, 16, "")
 FAMILY(avx2, "vmovapd", "vmovapd", "ymm", 32, 16, "vzeroupper\n\t")
 FAMILY(avx512, "vmovapd", "vmovapd", "zmm", 64, 16, "vzeroupper\n\t")
 
-static carm_mem_fn *const kernels[NFAMILIES][NRATIOS] = {
-	ROW(scalar_dp), ROW(scalar_sp), ROW(sse), ROW(avx2), ROW(avx512),
+static carm_mem_fn *const kernels[CARM_NFAMILIES][CARM_NRATIOS] = {
+	[CARM_SCALAR_DP] = ROW(scalar_dp), [CARM_SCALAR_SP] = ROW(scalar_sp), [CARM_FAM_SSE] = ROW(sse),
+	[CARM_FAM_AVX2] = ROW(avx2), [CARM_FAM_AVX512] = ROW(avx512),
 };
-#else
-static carm_mem_fn *const kernels[NFAMILIES][NRATIOS];
-#endif
 
-carm_mem_fn *carm_mem_kernel(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
+carm_mem_fn *carm_mem_arch_kernel(enum carm_family f, int ratio)
 {
-	int f = family(isa, p), r = ratio_index(loads, stores);
-
-	return f < 0 || r < 0 ? NULL : kernels[f][r];
+	return kernels[f][ratio];
 }
+#endif

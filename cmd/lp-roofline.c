@@ -37,8 +37,8 @@ static const char roofs_usage[] =
 	"fma, for each ISA. Cache sizes come from sysfs and CPUID, confirmed by a sweep\n"
 	"of working-set sizes (said on stderr where they disagree).\n"
 	"\n"
-	"      --isa=LIST        ISAs to measure: scalar, sse, avx2, avx512 (default:\n"
-	"                        every one this CPU has)\n"
+	"      --isa=LIST        ISAs to measure: scalar, sse, avx2, avx512 (x86-64),\n"
+	"                        scalar, neon (arm64) (default: every one this CPU has)\n"
 	"      --precision=P     dp (default) or sp\n"
 	"  -t, --threads=N       threads, each pinned to its own CPU (default 1)\n"
 	"      --interleaved     give the threads to NUMA nodes in turn\n"
@@ -97,7 +97,7 @@ static void parse_isas(const char *arg, struct roofs_opts *o)
 		enum carm_isa isa;
 
 		if (carm_isa__parse(tok, &isa) < 0)
-			usage_error("unknown ISA '%s' (scalar, sse, avx2, avx512)", tok);
+			usage_error("unknown ISA '%s' (scalar, sse, avx2, avx512, neon)", tok);
 		if (o->nisas < CARM_NISA)
 			o->isas[o->nisas++] = isa;
 	}
@@ -142,7 +142,7 @@ static int cmd_roofs(int argc, char **argv)
 			unsigned l, s;
 			int n = 0;
 
-			if (sscanf(optarg, "%u:%u%n", &l, &s, &n) != 2 || optarg[n] || !carm_mem_kernel(CARM_SSE, CARM_DP, l, s))
+			if (sscanf(optarg, "%u:%u%n", &l, &s, &n) != 2 || optarg[n] || !carm_mem_ratio_known(l, s))
 				usage_error("--ldst is one of 2:1, 1:0, 0:1, 1:1, 3:1, 4:1, 1:2, got '%s'", optarg);
 			o.loads = l;
 			o.stores = s;

@@ -92,9 +92,34 @@ fake_sysfs() {
 	EOF
 }
 
+@test "arm64: the NEON and scalar kernels under qemu-user, and roofs of both" {
+	# tools/cross-build aarch64 (CI runs it) builds them and installs qemu-user-static
+	arm=$LP_BUILD/aarch64
+	[ "$(basename "$LP_BUILD")" != asan ] || arm=$LP_BUILD/../aarch64
+	[ -x "$arm/tests/test-carm" ] || skip "no arm64 build (tools/cross-build aarch64)"
+	command -v qemu-aarch64-static > /dev/null || skip "no qemu-aarch64-static (apt-get install qemu-user-static)"
+	run -0 qemu-aarch64-static "$arm/tests/test-carm"
+	[[ "$output" != *"not ok"* ]] || fail "$output"
+	# scalar and neon, each precision and operation, each ratio
+	[ "$(grep -c '^ok .* neon ' <<< "$output")" -ge 20 ] || fail "$output"
+	# timings under emulation mean nothing; what is measured and written does
+	run -0 --separate-stderr qemu-aarch64-static "$arm/bin/lp-roofline" roofs -r 3 --l1 16K --l2 256K --l3 1M --dram 8M
+	printf '%s\n' "$output" > roofs.lp
+	[ "$(widest)" = neon ]
+	for isa in scalar neon; do
+		for r in L1 L2 L3 DRAM "FP-$isa-dp-add" "FP-$isa-dp-mul" "FP-$isa-dp-fma"; do
+			v=$(roof "$r" "$isa")
+			awk -v v="$v" 'BEGIN { exit !(v > 0) }' || fail "$isa $r: '$v' in $output"
+		done
+	done
+	[[ "$stderr" == *"this CPU has no avx2: no roofs for it"* ]]
+	lp-svg --roofline roofs.lp > r.svg
+	xmllint --noout r.svg
+}
+
 @test "roofs: usage errors name the option" {
 	run -2 --separate-stderr lp-roofline roofs --isa avx9
-	[ "${stderr_lines[0]}" = "lp-roofline: unknown ISA 'avx9' (scalar, sse, avx2, avx512)" ]
+	[ "${stderr_lines[0]}" = "lp-roofline: unknown ISA 'avx9' (scalar, sse, avx2, avx512, neon)" ]
 	run -2 --separate-stderr lp-roofline roofs --ldst 5:3
 	[ "${stderr_lines[0]}" = "lp-roofline: --ldst is one of 2:1, 1:0, 0:1, 1:1, 3:1, 4:1, 1:2, got '5:3'" ]
 	run -2 --separate-stderr lp-roofline roofs --l2 12Q

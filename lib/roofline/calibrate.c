@@ -109,6 +109,27 @@ static int judge(const char *what, double got, double want, double *ratio, struc
 	return 0;
 }
 
+/* Whether this machine counts cycles in hardware: if not, none of its counters are there. */
+static int have_counters(const char *first, struct lp_error *err)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+	int fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)
+		return lp_error__set(err, -ENODEV, "cannot count '%s': even cycles cannot be counted (%s): this machine "
+				     "has no hardware counter for it (virtual machines often have none: perf stat says "
+				     "'not supported')", first, strerror(errno));
+	/* refused for another reason (permissions): the events' own opening says why */
+	return 0;
+}
+
 int flop_counters__calibrate(const char *const *events, size_t n, const struct event_env *env, struct calibration *c,
 			     struct lp_error *err)
 {
@@ -123,6 +144,9 @@ int flop_counters__calibrate(const char *const *events, size_t n, const struct e
 		goto cleanup;
 	}
 	carm_flush_denormals();
+	/* no PMU at all is the common case (VMs): said before an event libpfm4 does not know is */
+	if (n && (ret = have_counters(events[0], err)) < 0)
+		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
 		const struct flop_event *role = flop_event__find(events[i]);
 		struct event_spec s;

@@ -166,7 +166,7 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 	if (o->threads == 0 || o->threads > roof_bench__cpus())
 		return lp_error__set(err, -ERANGE, "%u threads, but this process may run on %u CPUs", o->threads,
 				     roof_bench__cpus());
-	if (!carm_mem_kernel(CARM_AVX2, o->precision, o->loads, o->stores))
+	if (!carm_mem_ratio_known(o->loads, o->stores))
 		return lp_error__set(err, -EINVAL, "no kernel for %u loads to %u stores", o->loads, o->stores);
 	for (int i = 0; i < CARM_NISA; i++)
 		if (wanted(o, i) && carm_isa__supported(i))
@@ -266,6 +266,16 @@ int roofs__write_records(const struct roofs_opts *o, const struct roofs *r, FILE
 		snprintf(measured, sizeof(measured), "measured=%llu", (unsigned long long)r->levels[l].measured);
 		snprintf(verdict, sizeof(verdict), "%s", verdict_name(r->levels[l].verdict));
 		if ((ret = lp_writer__meta(&w, "cache", v, 5)) < 0)
+			goto cleanup;
+	}
+	/* the curve the knees came from, for whoever doubts them */
+	for (size_t i = 0; i < r->sweep.n; i++) {
+		char size[32], bw[32];
+		const char *v[] = { size, bw };
+
+		snprintf(size, sizeof(size), "%llu", (unsigned long long)r->sweep.size[i]);
+		snprintf(bw, sizeof(bw), "%.0f", r->sweep.bw[i]);
+		if ((ret = lp_writer__meta(&w, "sweep", v, 2)) < 0)
 			goto cleanup;
 	}
 	for (size_t i = 0; i < r->nisa; i++) {
