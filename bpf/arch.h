@@ -1,6 +1,7 @@
 /*
- * The user registers the off-CPU program reads at switch-out, per
- * architecture: the twin of lib/base/arch.h. Field names differ between the
+ * The user registers the off-CPU program reads at switch-out, and whether
+ * they are those of a system call, per architecture: the twin of
+ * lib/base/arch.h. Field names differ between the
  * architectures' struct pt_regs; the local flavours below (libbpf ignores the
  * ___suffix) let CO-RE find them in whatever kernel runs the program, so the
  * object builds for any of them from one vmlinux.h.
@@ -26,15 +27,20 @@
 #define LP_REG_IP(r) BPF_CORE_READ((r), ip)
 #define LP_REG_SP(r) BPF_CORE_READ((r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((r), bp)
+/* inside a system call: entry_SYSCALL_64 saved -ENOSYS as ax and the call's number as orig_ax */
+#define LP_IN_SYSCALL(r) (BPF_CORE_READ((r), ax) == (unsigned long)-38 && (long)BPF_CORE_READ((r), orig_ax) >= 0)
 #elif defined(__TARGET_ARCH_arm64)
 struct pt_regs___lp_arm64 {
 	__u64 regs[31];
 	__u64 sp;
 	__u64 pc;
+	__s32 syscallno;
 } __attribute__((preserve_access_index));
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), pc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[29])
+/* NO_SYSCALL (-1) outside one */
+#define LP_IN_SYSCALL(r) (BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno) >= 0)
 #elif defined(__TARGET_ARCH_riscv)
 struct pt_regs___lp_riscv {
 	unsigned long epc, ra, sp, gp, tp, t0, t1, t2, s0;
@@ -42,6 +48,8 @@ struct pt_regs___lp_riscv {
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), epc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), s0)
+/* not told apart here: the stack is always taken at switch-out */
+#define LP_IN_SYSCALL(r) 0
 #else
 #error "bpf/arch.h knows x86, arm64 and riscv: define __TARGET_ARCH_x86, _arm64 or _riscv"
 #endif

@@ -10,6 +10,13 @@
  * of the incoming task, still parked in schedule()), so it costs nothing for
  * intervals that are not reported.
  *
+ * Reading user memory is the costly part of a switch (a microsecond and
+ * more on some virtual machines), and most intervals are never reported:
+ * where a thread sleeps inside a system call (tp_btf, user stacks only),
+ * its user stack is taken only once its interval is to be reported, as the
+ * call returns (sys_exit), or as it leaves the CPU again first. No user code
+ * has run by then, so the stack is as it was when the thread left.
+ *
  * Two attachments: tp_btf, with the slot in task storage; raw_tp where
  * tp_btf is missing, with slots in a hash by thread id and the kernel stack
  * taken at switch-out (a raw pointer to the incoming task cannot be walked).
@@ -46,6 +53,8 @@ __u64 nmissed;		/* entries in missed_in: while 0, nobody looks there */
 struct slot {
 	struct offcpu_event ev;
 	__u8 data[OFFCPU_SNAPSHOT + 2 * OFFCPU_MAX_STACK * 8];
+	/* not sent: its user stack is still to be taken (deferred), its interval to be sent when it is (due) */
+	__u8 deferred, due;
 };
 
 /* Where the frames start: after the snapshot (bounded, for the verifier). */
@@ -215,6 +224,35 @@ static __always_inline __u32 user_frames(struct slot *s, __u64 ip, __u64 sp, __u
 	return n;
 }
 
+/* The user stack of the current thread, whose user registers are regs, into its slot: the user frames. */
+static __always_inline __u32 take_user_stack(struct slot *s, struct pt_regs *regs)
+{
+	__u32 nu;
+
+	s->ev.ip = LP_REG_IP(regs);
+	s->ev.sp = LP_REG_SP(regs);
+	s->ev.bp = LP_REG_FP(regs);
+	s->ev.snapshot_size = s->ev.sp ? copy_stack(s->data, s->ev.sp) : 0;
+	nu = s->ev.ip ? user_frames(s, s->ev.ip, s->ev.sp, s->ev.bp) : 0;
+	if (nu >= OFFCPU_MAX_STACK) {
+		nu = OFFCPU_MAX_STACK;
+		s->ev.truncated = 1;
+	}
+	return nu;
+}
+
+static __always_inline void send(struct slot *s);
+
+/* Sends a due interval of the current thread with its user stack, taken now. */
+static __always_inline void send_due(struct slot *s, struct pt_regs *regs)
+{
+	s->ev.nuser = take_user_stack(s, regs);
+	s->ev.nkernel = 0;
+	send(s);
+	s->due = s->deferred = 0;
+	s->ev.start = 0;
+}
+
 /* Fills the slot of prev (current) as it leaves the CPU. */
 static __always_inline void switch_out(void *ctx, struct slot *s, struct task_struct *prev,
 				       struct pt_regs *regs, bool preempt, unsigned int state,
@@ -223,6 +261,11 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	long n;
 	__u32 nu = 0;
 	__u64 now = bpf_ktime_get_ns();
+
+	/* back in the kernel since its last interval, and leaving again: no user code has run */
+	if (s->due && regs)
+		send_due(s, regs);
+	s->due = s->deferred = 0;
 
 	/*
 	 * Its interval is still open: the kernel put it back on a CPU without a
@@ -240,23 +283,19 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
 	s->ev.ip = s->ev.sp = s->ev.bp = 0;
-	if (capture & OFFCPU_USER) {
-		if (regs) {
-			s->ev.ip = LP_REG_IP(regs);
-			s->ev.sp = LP_REG_SP(regs);
-			s->ev.bp = LP_REG_FP(regs);
-			if (s->ev.sp)
-				s->ev.snapshot_size = copy_stack(s->data, s->ev.sp);
-		}
-		if (regs && s->ev.ip) {
-			nu = user_frames(s, s->ev.ip, s->ev.sp, s->ev.bp);
+	if ((capture & OFFCPU_USER) && regs && !kernel_now && capture == OFFCPU_USER && LP_IN_SYSCALL(regs)) {
+		/* taken if the interval is reported, as the call returns */
+		s->deferred = 1;
+	} else if (capture & OFFCPU_USER) {
+		if (regs && LP_REG_IP(regs)) {
+			nu = take_user_stack(s, regs);
 		} else {
 			n = bpf_get_stack(ctx, ips_of(s), OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
 			nu = n > 0 ? (__u32)((__u64)n / 8) : 0;
-		}
-		if (nu >= OFFCPU_MAX_STACK) {
-			nu = OFFCPU_MAX_STACK;
-			s->ev.truncated = 1;
+			if (nu >= OFFCPU_MAX_STACK) {
+				nu = OFFCPU_MAX_STACK;
+				s->ev.truncated = 1;
+			}
 		}
 	}
 	s->ev.nuser = nu;
@@ -312,7 +351,7 @@ static __always_inline void switch_in(struct slot *s, struct task_struct *next, 
 	__u32 nu = s->ev.nuser;
 	long n;
 
-	if (!s->ev.start)
+	if (!s->ev.start || s->due)
 		return;
 	weight = weigh(s->ev.start, end);
 	if (weight) {
@@ -321,6 +360,11 @@ static __always_inline void switch_in(struct slot *s, struct task_struct *next, 
 		if (kernel_now && (capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK) {
 			n = bpf_get_task_stack(next, &ips_of(s)[nu], OFFCPU_MAX_STACK * 8, 0);
 			s->ev.nkernel = n > 0 ? (__u16)((__u64)n / 8) : 0;
+		}
+		if (s->deferred) {
+			/* the interval stays in the slot, start and all, until send_due */
+			s->due = 1;
+			return;
 		}
 		send(s);
 	}
@@ -335,6 +379,16 @@ static __always_inline void report_missed(struct slot *s, struct task_struct *t)
 
 	if (!m)
 		return;
+	/* it has run user code since: the stack it left with is gone */
+	if (s->deferred && s->ev.start) {
+		if (weigh(s->ev.start, m->end))
+			__sync_fetch_and_add(&drops, 1);
+		s->ev.start = 0;
+		s->deferred = 0;
+		if (bpf_map_delete_elem(&missed_in, &tid) == 0)
+			__sync_fetch_and_add(&nmissed, -1);
+		return;
+	}
 	/* the kernel stack taken when it came back, where switch_in would have taken it */
 	if ((capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK && m->nkernel <= OFFCPU_MAX_STACK) {
 		bpf_probe_read_kernel(&ips_of(s)[nu], m->nkernel * 8, m->ips);
@@ -525,7 +579,22 @@ int BPF_PROG(exit_btf, struct task_struct *p)
 			__sync_fetch_and_add(&drops, 1);
 		}
 	}
+	/* a due interval whose call never returned */
+	s = bpf_task_storage_get(&task_slots, p, 0, 0);
+	if (s && s->due)
+		send_due(s, (struct pt_regs *)bpf_task_pt_regs(p));
 	on_exit(p);
+	return 0;
+}
+
+/* The call a thread slept in returns: the user stack of its due interval is as it left it. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	struct slot *s = bpf_task_storage_get(&task_slots, bpf_get_current_task_btf(), 0, 0);
+
+	if (s && s->due)
+		send_due(s, regs);
 	return 0;
 }
 

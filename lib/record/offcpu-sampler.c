@@ -85,7 +85,14 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, str
 	bpf_object__for_each_program(p, skel->obj) {
 		const char *kind = raw_tp ? "raw_tp/" : "tp_btf/";
 
-		bpf_program__set_autoload(p, strncmp(bpf_program__section_name(p), kind, strlen(kind)) == 0);
+		const char *section = bpf_program__section_name(p);
+
+		/* sys_exit takes the user stacks the switch left for later: only where that is done */
+		if (strcmp(section, "tp_btf/sys_exit") == 0 && skel->rodata->capture != OFFCPU_USER) {
+			bpf_program__set_autoload(p, false);
+			continue;
+		}
+		bpf_program__set_autoload(p, strncmp(section, kind, strlen(kind)) == 0);
 	}
 	if (raw_tp)
 		bpf_map__set_max_entries(skel->maps.tid_slots, RAW_TP_THREADS);
