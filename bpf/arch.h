@@ -29,6 +29,10 @@
 #define LP_REG_FP(r) BPF_CORE_READ((r), bp)
 /* inside a system call: entry_SYSCALL_64 saved -ENOSYS as ax and the call's number as orig_ax */
 #define LP_IN_SYSCALL(r) (BPF_CORE_READ((r), ax) == (unsigned long)-38 && (long)BPF_CORE_READ((r), orig_ax) >= 0)
+#define LP_SYSCALL_NR(r) ((long)BPF_CORE_READ((r), orig_ax))
+/* calls after which the stack or the registers are not the caller's: rt_sigreturn, clone, fork, vfork, execve, execveat, clone3 */
+#define LP_SYSCALL_CHANGES_STACK(nr) \
+	((nr) == 15 || ((nr) >= 56 && (nr) <= 59) || (nr) == 322 || (nr) == 435)
 #elif defined(__TARGET_ARCH_arm64)
 struct pt_regs___lp_arm64 {
 	__u64 regs[31];
@@ -41,6 +45,9 @@ struct pt_regs___lp_arm64 {
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[29])
 /* NO_SYSCALL (-1) outside one */
 #define LP_IN_SYSCALL(r) (BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno) >= 0)
+#define LP_SYSCALL_NR(r) ((long)BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno))
+/* rt_sigreturn, clone, execve, execveat, clone3 (arm64 has no fork or vfork call) */
+#define LP_SYSCALL_CHANGES_STACK(nr) ((nr) == 139 || (nr) == 220 || (nr) == 221 || (nr) == 281 || (nr) == 435)
 #elif defined(__TARGET_ARCH_riscv)
 struct pt_regs___lp_riscv {
 	unsigned long epc, ra, sp, gp, tp, t0, t1, t2, s0;
@@ -50,6 +57,8 @@ struct pt_regs___lp_riscv {
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), s0)
 /* not told apart here: the stack is always taken at switch-out */
 #define LP_IN_SYSCALL(r) 0
+#define LP_SYSCALL_NR(r) (-1L)
+#define LP_SYSCALL_CHANGES_STACK(nr) 1
 #else
 #error "bpf/arch.h knows x86, arm64 and riscv: define __TARGET_ARCH_x86, _arm64 or _riscv"
 #endif

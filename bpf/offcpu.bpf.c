@@ -15,7 +15,9 @@
  * where a thread sleeps inside a system call (tp_btf, user stacks only),
  * its user stack is taken only once its interval is to be reported, as the
  * call returns (sys_exit), or as it leaves the CPU again first. No user code
- * has run by then, so the stack is as it was when the thread left.
+ * has run by then, so the stack is as it was when the thread left; calls
+ * that change it (execve, vfork, whose child runs on the caller's stack,
+ * rt_sigreturn) are not waited for.
  *
  * Two attachments: tp_btf, with the slot in task storage; raw_tp where
  * tp_btf is missing, with slots in a hash by thread id and the kernel stack
@@ -199,41 +201,75 @@ static __always_inline __u16 copy_stack(__u8 *to, __u64 sp)
  * memory and cost a microsecond a switch on a pipe ping-pong, where most
  * intervals are never reported.
  */
-static __always_inline __u32 user_frames(struct slot *s, __u64 ip, __u64 sp, __u64 fp)
+struct frame_walk {
+	struct slot *s;
+	__u64 sp, fp;
+	__u32 snap, n;
+};
+
+/* One frame record of the walk: 0 to go on, 1 at the end. */
+static __always_inline long frame_step(__u32 i, struct frame_walk *w)
 {
-	__u64 *ips = ips_of(s);
-	__u32 snap = s->ev.snapshot_size, n = 1;
+	struct slot *s = w->s;
+	__u64 record = w->fp + LP_FRAME_NEXT, off = record - w->sp, next, ret;
+	__u32 k = i + 1;
+	__u64 *ips, idx;
 
-	ips[0] = ip;
-	for (__u32 i = 1; i < OFFCPU_MAX_STACK; i++) {
-		__u64 record = fp + LP_FRAME_NEXT, off = record - sp, next, ret;
-
-		if (!fp)
-			break;
-		if (snap >= 16 && off <= snap - 16 && off <= OFFCPU_SNAPSHOT - 16 && !(off & 7)) {
-			next = *(__u64 *)&s->data[off & (OFFCPU_SNAPSHOT - 1)];
-			ret = *(__u64 *)&s->data[(off + LP_FRAME_RET - LP_FRAME_NEXT) & (OFFCPU_SNAPSHOT - 1)];
-		} else if (bpf_probe_read_user(&next, 8, (void *)record) ||
-			   bpf_probe_read_user(&ret, 8, (void *)(fp + LP_FRAME_RET))) {
-			break;
-		}
-		ips[i] = ret;
-		n = i + 1;
-		fp = next;
+	if (!w->fp || k >= OFFCPU_MAX_STACK)
+		return 1;
+	if (w->snap >= 16 && off <= w->snap - 16 && off <= OFFCPU_SNAPSHOT - 16 && !(off & 7)) {
+		next = *(__u64 *)&s->data[off & (OFFCPU_SNAPSHOT - 1)];
+		ret = *(__u64 *)&s->data[(off + LP_FRAME_RET - LP_FRAME_NEXT) & (OFFCPU_SNAPSHOT - 1)];
+	} else if (bpf_probe_read_user(&next, 8, (void *)record) ||
+		   bpf_probe_read_user(&ret, 8, (void *)(w->fp + LP_FRAME_RET))) {
+		return 1;
 	}
-	return n;
+	ips = ips_of(s);
+	/* the bound again, on the 64-bit register that indexes: the verifier loses it through a 32-bit copy */
+	idx = k;
+	barrier_var(idx);
+	if (idx >= OFFCPU_MAX_STACK)
+		return 1;
+	ips[idx] = ret;
+	w->n = k + 1;
+	w->fp = next;
+	return 0;
 }
 
-/* The user stack of the current thread, whose user registers are regs, into its slot: the user frames. */
-static __always_inline __u32 take_user_stack(struct slot *s, struct pt_regs *regs)
+static long frame_step_cb(__u32 i, void *ctx)
+{
+	return frame_step(i, ctx);
+}
+
+static __always_inline __u32 user_frames(struct slot *s, __u64 ip, __u64 sp, __u64 fp)
+{
+	struct frame_walk w = { .s = s, .sp = sp, .fp = fp, .snap = s->ev.snapshot_size, .n = 1 };
+
+	ips_of(s)[0] = ip;
+	/*
+	 * bpf_loop (5.17) has its step checked once; the loop written out is
+	 * checked frame by frame, a tenth of a second at every place it is used
+	 */
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)) {
+		bpf_loop(OFFCPU_MAX_STACK - 1, frame_step_cb, &w, 0);
+	} else {
+		for (__u32 i = 0; i < OFFCPU_MAX_STACK - 1; i++)
+			if (frame_step(i, &w))
+				break;
+	}
+	return w.n;
+}
+
+/* The user stack of the current thread, whose user registers were ip, sp and fp, into its slot: the user frames. */
+static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp, __u64 fp)
 {
 	__u32 nu;
 
-	s->ev.ip = LP_REG_IP(regs);
-	s->ev.sp = LP_REG_SP(regs);
-	s->ev.bp = LP_REG_FP(regs);
-	s->ev.snapshot_size = s->ev.sp ? copy_stack(s->data, s->ev.sp) : 0;
-	nu = s->ev.ip ? user_frames(s, s->ev.ip, s->ev.sp, s->ev.bp) : 0;
+	s->ev.ip = ip;
+	s->ev.sp = sp;
+	s->ev.bp = fp;
+	s->ev.snapshot_size = sp ? copy_stack(s->data, sp) : 0;
+	nu = ip ? user_frames(s, ip, sp, fp) : 0;
 	if (nu >= OFFCPU_MAX_STACK) {
 		nu = OFFCPU_MAX_STACK;
 		s->ev.truncated = 1;
@@ -246,7 +282,7 @@ static __always_inline void send(struct slot *s);
 /* Sends a due interval of the current thread with its user stack, taken now. */
 static __always_inline void send_due(struct slot *s, struct pt_regs *regs)
 {
-	s->ev.nuser = take_user_stack(s, regs);
+	s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
 	s->ev.nkernel = 0;
 	send(s);
 	s->due = s->deferred = 0;
@@ -283,12 +319,13 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
 	s->ev.ip = s->ev.sp = s->ev.bp = 0;
-	if ((capture & OFFCPU_USER) && regs && !kernel_now && capture == OFFCPU_USER && LP_IN_SYSCALL(regs)) {
+	if ((capture & OFFCPU_USER) && regs && !kernel_now && capture == OFFCPU_USER && LP_IN_SYSCALL(regs) &&
+	    !LP_SYSCALL_CHANGES_STACK(LP_SYSCALL_NR(regs))) {
 		/* taken if the interval is reported, as the call returns */
 		s->deferred = 1;
 	} else if (capture & OFFCPU_USER) {
 		if (regs && LP_REG_IP(regs)) {
-			nu = take_user_stack(s, regs);
+			nu = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
 		} else {
 			n = bpf_get_stack(ctx, ips_of(s), OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
 			nu = n > 0 ? (__u32)((__u64)n / 8) : 0;
