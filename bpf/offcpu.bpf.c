@@ -319,7 +319,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
 	s->ev.ip = s->ev.sp = s->ev.bp = 0;
-	if ((capture & OFFCPU_USER) && regs && !kernel_now && capture == OFFCPU_USER && LP_IN_SYSCALL(regs) &&
+	if (capture == OFFCPU_USER && regs && !kernel_now && LP_IN_SYSCALL(regs) &&
 	    !LP_SYSCALL_CHANGES_STACK(LP_SYSCALL_NR(regs))) {
 		/* taken if the interval is reported, as the call returns */
 		s->deferred = 1;

@@ -73,6 +73,20 @@ long perf_sysctl(const char *name)
 	return v;
 }
 
+int perf_counts_cycles(void)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+	};
+	int fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 static void add_snapshot(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	if (!o->stack_snapshot || !(o->capture & CAPTURE_USER))

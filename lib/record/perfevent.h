@@ -130,4 +130,7 @@ uint64_t perf_session__lost(const struct perf_session *s, int event);
 /* The kernel's limits, from /proc/sys/kernel (or -1). */
 long perf_sysctl(const char *name);
 
+/* Whether this machine counts cycles in hardware (a PMU): 0, or -errno of opening them (-ENOENT: none). */
+int perf_counts_cycles(void);
+
 #endif

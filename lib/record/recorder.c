@@ -137,21 +137,25 @@ static int spill_chunk(struct recorder *r, struct chunk *c)
 	uint64_t at;
 	int ret;
 
+	bool extends = r->nspilled && r->spilled[r->nspilled - 1].end == c->first;
+
 	if (!r->spill && !(r->spill = spill__new(r->o.spill_dir ? r->o.spill_dir : "/var/tmp")))
 		return -errno;
-	if ((ret = spill__append(r->spill, c->data, c->used, &at)) < 0)
-		return ret;
-	for (size_t i = c->first; i < r->n; i++)
-		r->index[i].h = (const struct perf_event_header *)(uintptr_t)(at + (uint64_t)((const char *)r->index[i].h - c->data));
-	if (r->nspilled && r->spilled[r->nspilled - 1].end == c->first) {
-		r->spilled[r->nspilled - 1].end = r->n;
-	} else {
+	/* room for the range first: an entry must never hold an offset that no range marks */
+	if (!extends) {
 		v = realloc(r->spilled, (r->nspilled + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		r->spilled = v;
-		r->spilled[r->nspilled++] = (struct spilled_range){ c->first, r->n };
 	}
+	if ((ret = spill__append(r->spill, c->data, c->used, &at)) < 0)
+		return ret;
+	for (size_t i = c->first; i < r->n; i++)
+		r->index[i].h = (const struct perf_event_header *)(uintptr_t)(at + (uint64_t)((const char *)r->index[i].h - c->data));
+	if (extends)
+		r->spilled[r->nspilled - 1].end = r->n;
+	else
+		r->spilled[r->nspilled++] = (struct spilled_range){ c->first, r->n };
 	c->used = 0;
 	c->first = r->n;
 	return 0;
@@ -211,7 +215,11 @@ void recorder__release_read(struct recorder *r, size_t from, size_t n)
 	if (!r->spill)
 		return;
 	spill__release(r->spill);
-	/* the spilled records of the next n, mostly near each other in the file: read in at once */
+	/*
+	 * The spilled records of the next n, mostly near each other in the file:
+	 * read in at once. Their sizes are not read (that would fault each page
+	 * in on its own): a record is under 64 KiB.
+	 */
 	for (size_t i = from; i < from + n && i < r->n; i++) {
 		const char *p = (const char *)r->index[i].h;
 
@@ -219,11 +227,11 @@ void recorder__release_read(struct recorder *r, size_t from, size_t n)
 			continue;
 		if (!lo || p < lo)
 			lo = p;
-		if (!hi || p + r->index[i].h->size > hi)
-			hi = p + r->index[i].h->size;
+		if (!hi || p > hi)
+			hi = p;
 	}
 	if (lo && (size_t)(hi - lo) <= PREFETCH_MAX)
-		spill__prefetch(r->spill, lo, hi);
+		spill__prefetch(r->spill, lo, hi + UINT16_MAX);
 }
 
 uint64_t recorder__spilled_bytes(const struct recorder *r)

@@ -120,8 +120,9 @@ bool spill__holds(const struct spill *s, const void *p)
 void spill__prefetch(struct spill *s, const void *from, const void *to)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)from & ~(page - 1);
+	uintptr_t end = s->map ? (uintptr_t)(s->map + s->size) : 0, hi = (uintptr_t)to < end ? (uintptr_t)to : end;
 
 	/* one call maps the pages a page fault each would (Linux 5.14; older ones fault as before) */
-	if (s->map && (const char *)to > (const char *)from)
-		madvise((void *)lo, (uintptr_t)to - lo, MADV_POPULATE_READ);
+	if (s->map && hi > (uintptr_t)from)
+		madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
 }

@@ -30,7 +30,7 @@ void spill__release(struct spill *s);
 /* Whether p points into the mapping. */
 bool spill__holds(const struct spill *s, const void *p);
 
-/* Reads [from, to) of the mapping in at once, ahead of its use (best effort). */
+/* Reads [from, to) of the mapping in at once (to: up to its end), ahead of its use (best effort). */
 void spill__prefetch(struct spill *s, const void *from, const void *to);
 
 #endif

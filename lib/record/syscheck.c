@@ -2,13 +2,11 @@
 
 #include <errno.h>
 #include <linux/capability.h>
-#include <linux/perf_event.h>
 #include <numa.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "offcpu-sampler.h"
@@ -131,21 +129,15 @@ static void tracefs(struct check *c)
 
 static void pmu(struct check *c)
 {
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES,
-		.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
-	};
-	int fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int ret = perf_counts_cycles();
 
 	c->name = "hardware PMU";
-	if (fd >= 0) {
-		close(fd);
+	if (ret == 0)
 		set(c, CHECK_OK, NULL, "cycles can be counted: hardware events work");
-	} else {
+	else
 		set(c, CHECK_WARNING, "a machine (or a VM with PMU passthrough) that has one; software events "
 		    "and tracepoints work without", "none counts cycles here (%s): no hardware events (-e cycles)",
-		    strerror(errno));
-	}
+		    strerror(-ret));
 }
 
 void syscheck__numa(struct check *c, long balancing, int nodes, int spanned)

@@ -12,6 +12,7 @@
 
 #include "carm.h"
 #include "flopevents.h"
+#include "perfevent.h"
 
 #define TOLERANCE 0.01
 #define FP_ITERATIONS (1u << 20)
@@ -112,20 +113,12 @@ static int judge(const char *what, double got, double want, double *ratio, struc
 /* Whether this machine counts cycles in hardware: if not, none of its counters are there. */
 static int have_counters(const char *first, struct lp_error *err)
 {
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
-		.exclude_kernel = 1, .exclude_hv = 1,
-	};
-	int fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int ret = perf_counts_cycles();
 
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	if (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)
+	if (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV)
 		return lp_error__set(err, -ENODEV, "cannot count '%s': even cycles cannot be counted (%s): this machine "
 				     "has no hardware counter for it (virtual machines often have none: perf stat says "
-				     "'not supported')", first, strerror(errno));
+				     "'not supported')", first, strerror(-ret));
 	/* refused for another reason (permissions): the events' own opening says why */
 	return 0;
 }
