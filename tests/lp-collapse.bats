@@ -5,6 +5,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	load test_helper
+	cd "$BATS_TEST_TMPDIR"
 }
 
 # Compares lp-collapse with the corpus' stackcollapse-perf.pl outputs for one option.

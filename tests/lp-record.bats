@@ -369,6 +369,22 @@ record_with_max_stack_4() {
 	[ "$(lp-collapse bf.lp | grep -c ';sort_block ')" -eq 1 ]
 }
 
+@test "samples taken while the kernel loads a program are [execve], not frames made of the old program's registers" {
+	# each exec takes some hundred microseconds: at 10 kHz, 100 of them are sampled inside it
+	run --separate-stderr lp-record -q -F 10000 --offcpu-freq 0 -o ex.lp -- \
+		sh -c 'for i in $(seq 100); do /bin/true; done'
+	assert_success
+	run ! grep -P '^S\t.*\[0x[0-9a-f]+\]' ex.lp
+	grep -qP '^S\t([^\t]*\t){3}true\tcpu\t[0-9]+\t\[execve\]\t-\t' ex.lp
+	# the root, then what the kernel was doing
+	run --separate-stderr lp-record -q -F 10000 --capture both --offcpu-freq 0 -o exk.lp -- \
+		sh -c 'for i in $(seq 100); do /bin/true; done'
+	assert_success
+	run ! grep -P '^S\t.*\[0x[0-9a-f]+\]' exk.lp
+	grep -qP '^S\t([^\t]*\t){3}true\tcpu\t[0-9]+\t\[execve\];[^\t]*;load_elf_binary(;|\t)' exk.lp
+	awk -F'\t' '$1 == "S" && $8 ~ /^\[execve\]/ { if ($9 !~ /^-;/) bad++ } END { exit bad }' exk.lp
+}
+
 @test "a frame-pointer chain that leaves the stack gives no callers, even ones that are code" {
 	[ "$(uname -m)" = x86_64 ] || skip "the decoy workload sets %rbp with x86-64 assembly"
 	run --separate-stderr lp-record -q --offcpu-freq 0 -o decoy.lp -- "$W/bigframe" decoy 0.5

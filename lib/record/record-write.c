@@ -28,7 +28,8 @@
 enum { MAX_UNWIND = 32 };
 /* records written between lettings-go of the spill file's pages: some tens of MB */
 enum { RELEASE_EVERY = 16384 };
-
+/* the root of a sample taken while the kernel loaded a program: no user code runs there */
+#define EXEC_FRAME "[execve]"
 
 static int cmp_index(const void *a, const void *b)
 {
@@ -277,6 +278,75 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	return 0;
 }
 
+/*
+ * The first user frame of sm (where its thread was interrupted or went to
+ * sleep), or 0 when it has none.
+ */
+static uint64_t user_leaf(const struct perf_sample *sm)
+{
+	bool user = false;
+
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		if (sm->ips[i] >= PERF_CONTEXT_MAX)
+			user = sm->ips[i] == PERF_CONTEXT_USER;
+		else if (user)
+			return sm->ips[i];
+	}
+	return 0;
+}
+
+/*
+ * Whether sm, a sample of thread t, was taken inside an execve. From the
+ * exec record (where the new program's events start) to the new program's
+ * first instruction the kernel is still loading it, and the user registers
+ * are the old program's, at addresses the new one does not map: no frame
+ * can be made of them.
+ */
+static bool inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel)
+{
+	uint64_t leaf;
+
+	if (!t->exec_pending || !(leaf = user_leaf(sm)))
+		return false;
+	if (in_kernel && !symbolizer__maps(w->sym, sm->pid, leaf))
+		return true;
+	t->exec_pending = false;
+	return false;
+}
+
+/* The stack of a sample inside an execve: EXEC_FRAME, then the kernel's frames where they were captured. */
+static int exec_chain(struct writer *w, const struct perf_sample *sm)
+{
+	uint64_t first = sm->nr, end = sm->nr;
+	int ret;
+
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		if (sm->ips[i] < PERF_CONTEXT_MAX)
+			continue;
+		if (first < sm->nr) {
+			end = i;
+			break;
+		}
+		if (sm->ips[i] == PERF_CONTEXT_KERNEL)
+			first = i + 1;
+	}
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if ((ret = strbuf__add(&w->stack, EXEC_FRAME, sizeof(EXEC_FRAME) - 1)) < 0 ||
+	    (ret = strbuf__add(&w->locs, "-", 1)) < 0)
+		return ret;
+	for (uint64_t i = end; i-- > first;)
+		if ((ret = symbolizer__frame(w->sym, sm->pid, sm->ips[i], true, i == first, &w->stack, &w->locs)) < 0)
+			return ret;
+	return 0;
+}
+
+/* Whether a sample record was taken while its thread ran in the kernel. */
+static bool taken_in_kernel(const struct perf_event_header *h)
+{
+	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
+
 /* The task-clock time a sample stands for: its counter's advance, or the period. */
 static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 {
@@ -334,11 +404,13 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if (!perf_sample__decode(h, &w->r->layout, false, &sm))
 		return 0;
 	weight = sample_weight(w, &sm);
-	if ((ret = callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm))) < 0)
-		return ret;
-	w->stats->samples++;
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
+	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm));
+	if (ret < 0)
+		return ret;
+	w->stats->samples++;
 	t->sampled_cpu += weight;
 	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
@@ -399,6 +471,7 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 {
 	const struct event_spec *e = &w->r->o.events[k];
 	struct perf_layout layout = w->r->layout;
+	struct thread_stat *t;
 	struct perf_sample sm;
 	int ret;
 
@@ -409,7 +482,11 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 		return 0;
 	if (layout.no_period)
 		sm.period = e->period;
-	if ((ret = callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm))) < 0)
+	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
+		return -ENOMEM;
+	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm));
+	if (ret < 0)
 		return ret;
 	if (k < RECORD_MAX_EVENTS)
 		w->stats->custom_samples[k]++;
@@ -455,12 +532,14 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		n += ev->nuser;
 	}
 	sm.nr = n;
-	if ((ret = callchain(w, &sm, sm.pid, ev->truncated)) < 0)
+	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
+		return -ENOMEM;
+	/* off the CPU, a thread is in the kernel */
+	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated);
+	if (ret < 0)
 		return ret;
 	w->stats->offcpu_samples++;
 	w->stats->offcpu_ns += ev->weight;
-	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
-		return -ENOMEM;
 	t->sampled_offcpu += ev->weight;
 	if ((ret = put_sample(w, ev->start, sm.pid, sm.tid, "offcpu", ev->weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "dur", ev->end - ev->start)) < 0 ||
@@ -640,9 +719,12 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 	if (c.exec && (ret = symbolizer__exec(w->sym, c.pid)) < 0)
 		return ret;
 	if (c.exec) {
-		stack_roots__forget(w->roots, c.pid);
-		if (!account(w, c.pid, c.tid, time))
+		struct thread_stat *t = account(w, c.pid, c.tid, time);
+
+		if (!t)
 			return -ENOMEM;
+		stack_roots__forget(w->roots, c.pid);
+		t->exec_pending = true;
 	}
 	if (path && (ret = check_frame_pointers(w, path)) < 0)
 		return ret;

@@ -871,6 +871,13 @@ bool symbolizer__at_entry(struct symbolizer *s, pid_t pid, uint64_t ra)
 	return e && e->status == -ENOENT && at_entry(s, file, addr);
 }
 
+bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr)
+{
+	struct process *p = process(s, pid, false);
+
+	return p && mapping_at(p, addr);
+}
+
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
 {
 	uint32_t id;

@@ -68,6 +68,9 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
  */
 bool symbolizer__at_entry(struct symbolizer *s, pid_t pid, uint64_t ra);
 
+/* Whether user address addr lies in a mapping of pid (code or not). */
+bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr);
+
 /* elfsym__frame_pointer_share of a file, or -1. */
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path);
 
