@@ -44,7 +44,8 @@ fake_sysfs() {
 		fail "$isa: L1 $l1, L2 $l2, L3 $l3, DRAM $dram B/s"
 	add=$(roof "FP-$isa-dp-add" "$isa") fma=$(roof "FP-$isa-dp-fma" "$isa")
 	if [ -n "$fma" ]; then
-		awk -v a="$add" -v f="$fma" 'BEGIN { r = f / a; exit !(r > 1.6 && r < 2.4) }' || fail "fma $fma, add $add FLOP/s"
+		# two FLOPs an instruction at the rate of one: 2x, give or take a busy host's noise
+		awk -v a="$add" -v f="$fma" 'BEGIN { r = f / a; exit !(r > 1.5 && r < 3) }' || fail "fma $fma, add $add FLOP/s"
 	fi
 	# progress said on stderr, and every R record is one lp-svg reads
 	[[ "$stderr" == *"lp-roofline: $isa L1: cache, "* ]] || fail "$stderr"

@@ -1,7 +1,7 @@
 /*
  * The stacks of a recording's records, rendered in time order, ahead of the
  * writer: what a stack's addresses name follows the records (mappings,
- * execs, forks, each process's root), so one thread renders them all.
+ * execs, forks), so one thread renders them all.
  */
 #include "recorder-int.h"
 
@@ -13,7 +13,6 @@
 #include "offcpu-sampler.h"
 #include "perfevent.h"
 #include "stackmap.h"
-#include "stackroot.h"
 #include "strbuf.h"
 #include "symbolizer.h"
 
@@ -27,7 +26,6 @@ enum { RELEASE_EVERY = 16384 };
 struct stacker {
 	struct recorder *r;
 	struct symbolizer *sym;
-	struct stack_roots *roots;	/* each process's stacks' one root */
 	struct stackmap *programs;	/* executables already checked for frame pointers */
 	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
 	pid_t *execs;		/* threads that exec'd, their new program not yet seen running */
@@ -36,7 +34,8 @@ struct stacker {
 	struct sym_frame *frames;	/* a callchain's, reused from sample to sample */
 	size_t frames_cap;
 	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
-	uint64_t recovered, unwind_stopped, truncated;
+	uint32_t flags;		/* its STACK_* */
+	uint64_t recovered;
 };
 
 /*
@@ -164,13 +163,9 @@ static int callchain(struct stacker *s, const struct perf_sample *sm, pid_t pid,
 	if ((ret = symbolizer__chain(s->sym, pid, frames, n, &s->stack, &s->locs)) < 0)
 		return ret;
 	stopped = ret;
-	if ((ret = stack_roots__complete(s->roots, pid, &s->stack, &s->locs)) < 0)
-		return ret;
-	/* completed: it reaches the process's root after all */
-	if (ret == 1)
-		stopped = 0;
-	s->unwind_stopped += (uint64_t)stopped;
-	s->truncated += cut && !whole_stack && n == whole && !stopped && ret == 0;
+	/* whether it reaches the process's root is for the writer to say: see stack_text */
+	s->flags = STACK_TO_COMPLETE | (stopped ? STACK_STOPPED : 0) |
+		   (cut && !whole_stack && n == whole ? STACK_MAYBE_CUT : 0);
 	return 0;
 }
 
@@ -311,9 +306,8 @@ struct stacker *stacker__new(struct recorder *r)
 		return NULL;
 	s->r = r;
 	s->sym = symbolizer__new(r->o.warn, r->o.ctx);
-	s->roots = stack_roots__new();
 	s->programs = stackmap__new();
-	if (!s->sym || !s->roots || !s->programs || match_fork_stacks(s) < 0) {
+	if (!s->sym || !s->programs || match_fork_stacks(s) < 0) {
 		stacker__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -326,7 +320,6 @@ void stacker__free(struct stacker *s)
 	if (!s)
 		return;
 	symbolizer__free(s->sym);
-	stack_roots__free(s->roots);
 	stackmap__free(s->programs);
 	free(s->fork_stacks);
 	free(s->execs);
@@ -339,8 +332,6 @@ void stacker__free(struct stacker *s)
 void stacker__add_stats(const struct stacker *s, struct record_stats *st)
 {
 	st->recovered += s->recovered;
-	st->unwind_stopped += s->unwind_stopped;
-	st->truncated += s->truncated;
 }
 
 /* Notes that tid exec'd: until its new program is seen running, samples may hold the old one's registers. */
@@ -453,7 +444,6 @@ static int follow_exec(struct stacker *s, size_t i)
 		return 0;
 	if ((ret = symbolizer__exec(s->sym, c.pid)) < 0 || (ret = note_exec(s, c.tid)) < 0)
 		return ret;
-	stack_roots__forget(s->roots, c.pid);
 	path = recorder__exec_path(s->r, i, c.pid);
 	return path ? check_frame_pointers(s, path) : 0;
 }
@@ -470,6 +460,7 @@ static int render(struct stacker *s, size_t i)
 
 	strbuf__reset(&s->stack);
 	strbuf__reset(&s->locs);
+	s->flags = 0;
 	switch (s->r->index[i].type) {
 	case PERF_RECORD_SAMPLE:
 		return sample_stack(s, h);
@@ -485,8 +476,6 @@ static int render(struct stacker *s, size_t i)
 	case PERF_RECORD_EXIT:
 		perf_task__decode(h, &t);
 		forget_exec(s, t.tid);
-		if (t.pid == t.tid)
-			stack_roots__forget(s->roots, t.pid);
 		return 0;
 	default:
 		return 0;
@@ -523,7 +512,7 @@ int stacker__render(struct stacker *s, struct stack_chunk *c)
 		}
 		if ((ret = render(s, i)) < 0)
 			return ret;
-		c->items[k] = (struct stack_text){ c->text.len, (uint32_t)s->stack.len, (uint32_t)s->locs.len };
+		c->items[k] = (struct stack_text){ c->text.len, (uint32_t)s->stack.len, (uint32_t)s->locs.len, s->flags };
 		if ((s->stack.len && (ret = strbuf__add(&c->text, s->stack.s, s->stack.len)) < 0) ||
 		    (s->locs.len && (ret = strbuf__add(&c->text, s->locs.s, s->locs.len)) < 0))
 			return ret;

@@ -5,8 +5,8 @@
 #include "recorder-int.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -16,6 +16,7 @@
 #include "lpstream.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "stackroot.h"
 #include "threadstat.h"
 #include "tpfields.h"
 #include "tracefs.h"
@@ -124,6 +125,8 @@ struct writer {
 	struct lp_writer out;
 	struct record_stats *stats;
 	const struct stack_chunk *chunk;	/* the rendered stacks of the records being written */
+	struct stack_roots *roots;	/* each process's stacks' one root */
+	struct strbuf stack, locs;	/* a stack completed with its root */
 };
 
 /* The task-clock time a sample stands for: its counter's advance, or the period. */
@@ -148,14 +151,39 @@ static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 	return sm->value >= before ? sm->value - before : sm->period;
 }
 
-/* Index entry i's rendered stack and its locations. */
-static void stack_of(const struct writer *w, size_t i, struct lp_span *stack, struct lp_span *locs)
+/*
+ * Index entry i's stack, as rendered, and its locations; an unwound one of
+ * process pid begins with the process's root where it did not reach it.
+ */
+static int stack_of(struct writer *w, size_t i, pid_t pid, struct lp_span *stack, struct lp_span *locs)
 {
 	const struct stack_chunk *c = w->chunk;
 	const struct stack_text *t = &c->items[i - c->first];
+	struct stack_prefix prefix;
+	int ret;
 
 	*stack = (struct lp_span){ c->text.s + t->at, t->stack_len };
 	*locs = (struct lp_span){ c->text.s + t->at + t->stack_len, t->locs_len };
+	if (!(t->flags & STACK_TO_COMPLETE))
+		return 0;
+	if ((ret = stack_roots__prefix(w->roots, pid, *stack, *locs, &prefix)) < 0)
+		return ret;
+	if (ret == 0) {
+		w->stats->unwind_stopped += (t->flags & STACK_STOPPED) != 0;
+		w->stats->truncated += (t->flags & (STACK_MAYBE_CUT | STACK_STOPPED)) == STACK_MAYBE_CUT;
+		return 0;
+	}
+	/* it reaches the process's root after all */
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if ((ret = strbuf__add(&w->stack, prefix.stack.s, prefix.stack.len)) < 0 ||
+	    (ret = strbuf__add(&w->stack, stack->s + prefix.skip_stack, stack->len - prefix.skip_stack)) < 0 ||
+	    (ret = strbuf__add(&w->locs, prefix.locs.s, prefix.locs.len)) < 0 ||
+	    (ret = strbuf__add(&w->locs, locs->s + prefix.skip_locs, locs->len - prefix.skip_locs)) < 0)
+		return ret;
+	*stack = lp_span__of(&w->stack);
+	*locs = lp_span__of(&w->locs);
+	return 0;
 }
 
 /* Index entry i's S record up to its attributes. */
@@ -163,8 +191,10 @@ static int put_sample(struct writer *w, size_t i, uint64_t time, pid_t pid, pid_
 		      uint64_t weight)
 {
 	struct lp_span stack, locs;
+	int ret = stack_of(w, i, pid, &stack, &locs);
 
-	stack_of(w, i, &stack, &locs);
+	if (ret < 0)
+		return ret;
 	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, stack, locs);
 }
 
@@ -453,6 +483,8 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 	set_comm(w->r, c.tid, c.comm);
 	if (c.exec && !account(w, c.pid, c.tid, time))
 		return -ENOMEM;
+	if (c.exec)
+		stack_roots__forget(w->roots, c.pid);
 	if ((ret = lp_writer__proc(&w->out, time, c.pid, c.tid, c.exec ? LP_PROC_EXEC : LP_PROC_COMM, c.comm)) < 0 ||
 	    (path && (ret = lp_writer__exec_path(&w->out, path)) < 0))
 		return ret;
@@ -474,8 +506,8 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 		w->stats->processes++;
 	else
 		w->stats->threads++;
-	stack_of(w, i, &stack, &locs);
-	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
+	if ((ret = stack_of(w, i, t.ppid, &stack, &locs)) < 0 ||
+	    (ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
 	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, stack, locs)) < 0)
 		return ret;
 	return lp_writer__end(&w->out);
@@ -559,6 +591,8 @@ static int write_record(struct writer *w, size_t i)
 		struct thread_stat *ts;
 
 		perf_task__decode(h, &t);
+		if (t.pid == t.tid)
+			stack_roots__forget(w->roots, t.pid);
 		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, comm_of(r, t.tid))) < 0 ||
 		    (t.pid == t.tid && exit_status(w, t.pid, &status) && (ret = put_exit_status(w, status)) < 0) ||
 		    (ret = lp_writer__end(&w->out)) < 0)
@@ -865,7 +899,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		stats->achieved_hz = r->counts.samples / (r->counts.sample_ns / 1e9);
 	p.stacker = stacker__new(r);
 	w.threads = thread_stats__new();
-	if (!p.stacker || !w.threads || collect_ends(&w) < 0 || collect_clocks(&w) < 0 || load_tp_fields(&w) < 0) {
+	w.roots = stack_roots__new();
+	if (!p.stacker || !w.threads || !w.roots || collect_ends(&w) < 0 || collect_clocks(&w) < 0 || load_tp_fields(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -890,6 +925,9 @@ cleanup:
 	pthread_mutex_destroy(&p.lock);
 	pthread_cond_destroy(&p.changed);
 	thread_stats__free(w.threads);
+	stack_roots__free(w.roots);
+	strbuf__release(&w.stack);
+	strbuf__release(&w.locs);
 	htab__release(&w.values);
 	htab__release(&w.ends);
 	htab__release(&w.clocks);

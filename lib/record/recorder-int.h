@@ -96,7 +96,16 @@ const char *recorder__exec_path(const struct recorder *r, size_t from, pid_t pid
 struct stack_text {
 	size_t at;		/* in the chunk's text: the stack, then its locations */
 	uint32_t stack_len, locs_len;	/* 0, 0 for a record without one */
+	uint32_t flags;
 };
+
+/*
+ * A stack's flags: an unwound one the writer completes with its process's
+ * root (stack_roots, in record order); unwinding stopped at stack data; the
+ * kernel cut it at its depth limit, losing callers unless the root was
+ * found after all.
+ */
+enum { STACK_TO_COMPLETE = 1, STACK_STOPPED = 2, STACK_MAYBE_CUT = 4 };
 
 struct stack_chunk {
 	size_t first, n;	/* index entries [first, first + n) */
@@ -116,7 +125,7 @@ struct stacker *stacker__new(struct recorder *r);
 void stacker__free(struct stacker *s);
 /* Renders the stacks of c's records; they must come in index order, chunk after chunk. -errno. */
 int stacker__render(struct stacker *s, struct stack_chunk *c);
-/* Adds the unwinding counts to st. */
+/* Adds the count of callers recovered to st. */
 void stacker__add_stats(const struct stacker *s, struct record_stats *st);
 void stack_chunk__release(struct stack_chunk *c);
 

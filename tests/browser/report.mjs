@@ -52,7 +52,8 @@ await scenario(async () => {
 		on: Math.max(0, ...Array.from(t.querySelectorAll('td.on span')).map((s) => s.offsetWidth)),
 		off: Math.max(0, ...Array.from(t.querySelectorAll('td.off span')).map((s) => s.offsetWidth)) })));
 	const spin = src.find((s) => /^spin/.test(s.fn)), nap = src.find((s) => s.fn === 'nap');
-	check(spin && spin.on > 5 && spin.off === 0, 'spin on the CPU: ' + JSON.stringify(src));
+	// a spinning thread is off the CPU only when a busy host preempts it
+	check(spin && spin.on > 5 && spin.off < spin.on / 2, 'spin on the CPU: ' + JSON.stringify(src));
 	check(nap && nap.off > 20 && nap.on <= 1, 'nap off the CPU: ' + JSON.stringify(src));
 	await page.$eval('table.source', (t) => t.scrollIntoView());
 	await shot(page, 'report-source');
