@@ -6,21 +6,30 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include "fpchain.h"
 #include "hash.h"
 #include "lpstream.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "stackmap.h"
 #include "stackroot.h"
+#include "strbuf.h"
+#include "symbolizer.h"
 #include "threadstat.h"
 #include "tpfields.h"
 #include "tracefs.h"
 
+/* Callers CFI unwinding may add to a chain. */
+enum { MAX_UNWIND = 32 };
+/* records written between lettings-go of the spill file's pages: some tens of MB */
+enum { RELEASE_EVERY = 16384 };
+/* the root of a sample taken while the kernel loaded a program: no user code runs there */
+#define EXEC_FRAME "[execve]"
 
 static int cmp_index(const void *a, const void *b)
 {
@@ -115,6 +124,7 @@ struct proc_end {
 };
 
 struct writer {
+	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
 	struct htab clocks;	/* of struct exit_clock: task-clock totals by the index of the EXIT */
@@ -122,12 +132,220 @@ struct writer {
 	struct tp_fields *tp[RECORD_MAX_EVENTS];	/* a custom tracepoint's field decoder, or NULL */
 	struct thread_stats *threads;	/* of the threads not ended yet, for their T records */
 	struct recorder *r;
-	struct lp_writer out;
-	struct record_stats *stats;
-	const struct stack_chunk *chunk;	/* the rendered stacks of the records being written */
+	struct symbolizer *sym;
 	struct stack_roots *roots;	/* each process's stacks' one root */
-	struct strbuf stack, locs;	/* a stack completed with its root */
+	struct lp_writer out;
+	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
+	struct record_stats *stats;
+	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
+	uint64_t chain[2 * OFFCPU_MAX_STACK + 2];	/* an off-CPU record's, as perf orders one */
+	struct sym_frame *frames;	/* a callchain's, reused from sample to sample */
+	size_t frames_cap;
 };
+
+/*
+ * How many frames of the chain to keep: a frame-pointer loop at its root
+ * (garbage in a register sends the kernel's walk round a few addresses to its
+ * depth limit) is kept for one turn; n when there is none.
+ */
+static size_t without_loop(const struct sym_frame *frames, size_t n)
+{
+	for (size_t period = 1; period <= 4; period++) {
+		size_t same = 0;
+
+		while (same + period < n && !frames[n - 1 - same].kernel &&
+		       frames[n - 1 - same].ip == frames[n - 1 - same - period].ip)
+			same++;
+		/* eight turns of one address, or four of a longer loop */
+		if (same >= (period == 1 ? 7 : 4 * period))
+			return n - same;
+	}
+	return n;
+}
+
+/*
+ * The frames of a sample's callchain, root first, into w->stack and w->locs,
+ * with the caller that frame-pointer walking lost recovered from CFI. cut:
+ * the kernel stopped the chain at its depth limit; it is counted as truncated
+ * only when that lost real callers (not a loop, not stack data).
+ */
+static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
+{
+	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false, fp_tail;
+	size_t n = 0, user = SIZE_MAX;
+	struct sym_frame *frames;
+	int ret, stopped;
+
+	/* room for the chain, every caller unwinding may add and a marker */
+	if (sm->nr + MAX_UNWIND + 1 > w->frames_cap) {
+		size_t cap = sm->nr + MAX_UNWIND + 1;
+		struct sym_frame *v = realloc(w->frames, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->frames = v;
+		w->frames_cap = cap;
+	}
+	frames = w->frames;
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		uint64_t ip = sm->ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			kernel = ip == PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (!kernel && user == SIZE_MAX)
+			user = n;
+		frames[n].ip = ip;
+		frames[n].kernel = kernel;
+		frames[n].precise = first;
+		first = false;
+		n++;
+	}
+	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
+		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND];
+		bool outermost;
+		size_t nknown = 0, k, walked = n - user - 1;
+		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
+
+		if (believed < walked) {
+			n = user + 1 + believed;
+			fp_astray = true;
+		}
+
+		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
+			known[nknown++] = frames[i].ip;
+		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
+				       &outermost, known, nknown);
+		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
+
+		/*
+		 * The unwound callers are right; frame-pointer walking may have lost
+		 * some (functions without a frame pointer) and may have gone astray.
+		 * Past the last unwound caller it finds too, its chain goes on.
+		 */
+		if (outermost) {
+			rest = n;
+		} else {
+			for (size_t j = k; j-- > 0 && rest == user + 1;)
+				for (size_t i = user + 1; i < n; i++)
+					if (frames[i].ip == ras[j]) {
+						rest = i + 1;
+						break;
+					}
+		}
+		/* whether frame pointers take the stack on past what CFI found */
+		fp_tail = n > rest;
+		if (k > 0) {
+			size_t total = user + 1 + k + (n - rest);
+
+			/* counted when the chain changed: callers were missing or wrong */
+			changed = rest != user + 1 + k;
+			for (size_t i = 0; i < k && !changed; i++)
+				changed = frames[user + 1 + i].ip != ras[i];
+			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
+			for (size_t i = 0; i < k; i++)
+				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, false };
+			n = total;
+			w->stats->recovered += changed;
+			/* CFI reached the outermost frame: nothing was cut */
+			whole_stack = outermost;
+		}
+		/* frame pointers may have taken it to the loader's first frame, which CFI cannot say */
+		if (!outermost && !fp_astray && n > user + 1 && symbolizer__at_entry(w->sym, pid, frames[n - 1].ip))
+			outermost = whole_stack = true;
+		/*
+		 * What the walk read off the stack is not kept; where nothing took
+		 * the stack past CFI's last caller, that is not its root either:
+		 * the stack says so.
+		 */
+		if ((fp_astray || !fp_tail) && !outermost)
+			frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
+	}
+	size_t whole = n;
+
+	n = without_loop(frames, n);
+	if ((ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs)) < 0)
+		return ret;
+	stopped = ret;
+	if ((ret = stack_roots__complete(w->roots, pid, &w->stack, &w->locs)) < 0)
+		return ret;
+	/* completed: it reaches the process's root after all */
+	if (ret == 1)
+		stopped = 0;
+	w->stats->unwind_stopped += (uint64_t)stopped;
+	w->stats->truncated += cut && !whole_stack && n == whole && !stopped && ret == 0;
+	return 0;
+}
+
+/*
+ * The first user frame of sm (where its thread was interrupted or went to
+ * sleep), or 0 when it has none.
+ */
+static uint64_t user_leaf(const struct perf_sample *sm)
+{
+	bool user = false;
+
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		if (sm->ips[i] >= PERF_CONTEXT_MAX)
+			user = sm->ips[i] == PERF_CONTEXT_USER;
+		else if (user)
+			return sm->ips[i];
+	}
+	return 0;
+}
+
+/*
+ * Whether sm, a sample of thread t, was taken inside an execve. From the
+ * exec record (where the new program's events start) to the new program's
+ * first instruction the kernel is still loading it, and the user registers
+ * are the old program's, at addresses the new one does not map: no frame
+ * can be made of them.
+ */
+static bool inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel)
+{
+	uint64_t leaf;
+
+	if (!t->exec_pending || !(leaf = user_leaf(sm)))
+		return false;
+	if (in_kernel && !symbolizer__maps(w->sym, sm->pid, leaf))
+		return true;
+	t->exec_pending = false;
+	return false;
+}
+
+/* The stack of a sample inside an execve: EXEC_FRAME, then the kernel's frames where they were captured. */
+static int exec_chain(struct writer *w, const struct perf_sample *sm)
+{
+	uint64_t first = sm->nr, end = sm->nr;
+	int ret;
+
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		if (sm->ips[i] < PERF_CONTEXT_MAX)
+			continue;
+		if (first < sm->nr) {
+			end = i;
+			break;
+		}
+		if (sm->ips[i] == PERF_CONTEXT_KERNEL)
+			first = i + 1;
+	}
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if ((ret = strbuf__add(&w->stack, EXEC_FRAME, sizeof(EXEC_FRAME) - 1)) < 0 ||
+	    (ret = strbuf__add(&w->locs, "-", 1)) < 0)
+		return ret;
+	for (uint64_t i = end; i-- > first;)
+		if ((ret = symbolizer__frame(w->sym, sm->pid, sm->ips[i], true, i == first, &w->stack, &w->locs)) < 0)
+			return ret;
+	return 0;
+}
+
+/* Whether a sample record was taken while its thread ran in the kernel. */
+static bool taken_in_kernel(const struct perf_event_header *h)
+{
+	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
 
 /* The task-clock time a sample stands for: its counter's advance, or the period. */
 static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
@@ -151,51 +369,17 @@ static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 	return sm->value >= before ? sm->value - before : sm->period;
 }
 
-/*
- * Index entry i's stack, as rendered, and its locations; an unwound one of
- * process pid begins with the process's root where it did not reach it.
- */
-static int stack_of(struct writer *w, size_t i, pid_t pid, struct lp_span *stack, struct lp_span *locs)
+/* Whether the kernel stopped sm's chain at its depth limit (it holds a context marker besides the frames). */
+static bool cut_at_max_stack(const struct writer *w, const struct perf_sample *sm)
 {
-	const struct stack_chunk *c = w->chunk;
-	const struct stack_text *t = &c->items[i - c->first];
-	struct stack_prefix prefix;
-	int ret;
-
-	*stack = (struct lp_span){ c->text.s + t->at, t->stack_len };
-	*locs = (struct lp_span){ c->text.s + t->at + t->stack_len, t->locs_len };
-	if (!(t->flags & STACK_TO_COMPLETE))
-		return 0;
-	if ((ret = stack_roots__prefix(w->roots, pid, *stack, *locs, &prefix)) < 0)
-		return ret;
-	if (ret == 0) {
-		w->stats->unwind_stopped += (t->flags & STACK_STOPPED) != 0;
-		w->stats->truncated += (t->flags & (STACK_MAYBE_CUT | STACK_STOPPED)) == STACK_MAYBE_CUT;
-		return 0;
-	}
-	/* it reaches the process's root after all */
-	strbuf__reset(&w->stack);
-	strbuf__reset(&w->locs);
-	if ((ret = strbuf__add(&w->stack, prefix.stack.s, prefix.stack.len)) < 0 ||
-	    (ret = strbuf__add(&w->stack, stack->s + prefix.skip_stack, stack->len - prefix.skip_stack)) < 0 ||
-	    (ret = strbuf__add(&w->locs, prefix.locs.s, prefix.locs.len)) < 0 ||
-	    (ret = strbuf__add(&w->locs, locs->s + prefix.skip_locs, locs->len - prefix.skip_locs)) < 0)
-		return ret;
-	*stack = lp_span__of(&w->stack);
-	*locs = lp_span__of(&w->locs);
-	return 0;
+	return w->r->max_stack > 0 && sm->nr >= (uint64_t)w->r->max_stack + 1;
 }
 
-/* Index entry i's S record up to its attributes. */
-static int put_sample(struct writer *w, size_t i, uint64_t time, pid_t pid, pid_t tid, const char *event,
-		      uint64_t weight)
+/* An S record up to its attributes, with the stack in w->stack and w->locs. */
+static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, const char *event, uint64_t weight)
 {
-	struct lp_span stack, locs;
-	int ret = stack_of(w, i, pid, &stack, &locs);
-
-	if (ret < 0)
-		return ret;
-	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, stack, locs);
+	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, lp_span__of(&w->stack),
+				 lp_span__of(&w->locs));
 }
 
 /* tid's accounts, started at time when first seen; NULL when out of memory. */
@@ -210,9 +394,8 @@ static struct thread_stat *account(struct writer *w, pid_t pid, pid_t tid, uint6
 	return t;
 }
 
-static int write_sample(struct writer *w, size_t i)
+static int write_sample(struct writer *w, const struct perf_event_header *h)
 {
-	const struct perf_event_header *h = w->r->index[i].h;
 	struct thread_stat *t;
 	struct perf_sample sm;
 	uint64_t weight;
@@ -223,9 +406,13 @@ static int write_sample(struct writer *w, size_t i)
 	weight = sample_weight(w, &sm);
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
+	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm));
+	if (ret < 0)
+		return ret;
 	w->stats->samples++;
 	t->sampled_cpu += weight;
-	if ((ret = put_sample(w, i, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
+	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
 		return ret;
 	return lp_writer__end(&w->out);
@@ -280,11 +467,11 @@ static int load_tp_fields(struct writer *w)
 }
 
 /* A sample of a custom event: weighed by its period, in the event's unit. */
-static int write_custom(struct writer *w, size_t i, size_t k)
+static int write_custom(struct writer *w, const struct perf_event_header *h, size_t k)
 {
-	const struct perf_event_header *h = w->r->index[i].h;
 	const struct event_spec *e = &w->r->o.events[k];
 	struct perf_layout layout = w->r->layout;
+	struct thread_stat *t;
 	struct perf_sample sm;
 	int ret;
 
@@ -295,11 +482,15 @@ static int write_custom(struct writer *w, size_t i, size_t k)
 		return 0;
 	if (layout.no_period)
 		sm.period = e->period;
-	if (!account(w, sm.pid, sm.tid, sm.time))
+	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
+	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm));
+	if (ret < 0)
+		return ret;
 	if (k < RECORD_MAX_EVENTS)
 		w->stats->custom_samples[k]++;
-	if ((ret = put_sample(w, i, sm.time, sm.pid, sm.tid, e->key, sm.period)) < 0 ||
+	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, e->key, sm.period)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
 		return ret;
 	/* a record the format does not describe keeps what could be read of it */
@@ -309,21 +500,48 @@ static int write_custom(struct writer *w, size_t i, size_t k)
 	return lp_writer__end(&w->out);
 }
 
-static int write_offcpu(struct writer *w, size_t i)
+static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 {
 	const uint8_t *stack;
 	const uint64_t *ips;
-	const struct offcpu_event *ev = offcpu_record__parts(w->r->index[i].h, &stack, &ips);
+	const struct offcpu_event *ev = offcpu_record__parts(h, &stack, &ips);
+	struct perf_sample sm = {
+		.time = ev->start,
+		.pid = (pid_t)ev->pid,
+		.tid = (pid_t)ev->tid,
+		.ips = w->chain,
+		.has_regs = ev->snapshot_size && ev->ip,
+		.regs = { .ip = ev->ip, .sp = ev->sp, .bp = ev->bp },
+		.stack = stack,
+		.stack_size = ev->snapshot_size,
+	};
 	char state[2] = { ev->state >= 'A' && ev->state <= 'z' ? ev->state : '?', 0 };
 	struct thread_stat *t;
+	size_t n = 0;
 	int ret;
 
-	if (!(t = account(w, (pid_t)ev->pid, (pid_t)ev->tid, ev->start)))
+	/* as perf orders a callchain: kernel frames, then user frames, leaf first */
+	if (ev->nkernel) {
+		w->chain[n++] = PERF_CONTEXT_KERNEL;
+		memcpy(&w->chain[n], ips + ev->nuser, ev->nkernel * 8);
+		n += ev->nkernel;
+	}
+	if (ev->nuser) {
+		w->chain[n++] = PERF_CONTEXT_USER;
+		memcpy(&w->chain[n], ips, ev->nuser * 8);
+		n += ev->nuser;
+	}
+	sm.nr = n;
+	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
 		return -ENOMEM;
+	/* off the CPU, a thread is in the kernel */
+	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated);
+	if (ret < 0)
+		return ret;
 	w->stats->offcpu_samples++;
 	w->stats->offcpu_ns += ev->weight;
 	t->sampled_offcpu += ev->weight;
-	if ((ret = put_sample(w, i, ev->start, (pid_t)ev->pid, (pid_t)ev->tid, "offcpu", ev->weight)) < 0 ||
+	if ((ret = put_sample(w, ev->start, sm.pid, sm.tid, "offcpu", ev->weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "dur", ev->end - ev->start)) < 0 ||
 	    (ret = lp_writer__attr_str(&w->out, "state", state)) < 0)
 		return ret;
@@ -331,7 +549,7 @@ static int write_offcpu(struct writer *w, size_t i)
 }
 
 /* The path of the program pid execs: its first file mapping after the exec. */
-const char *recorder__exec_path(const struct recorder *r, size_t from, pid_t pid)
+static const char *exec_path(struct recorder *r, size_t from, pid_t pid)
 {
 	for (size_t i = from + 1; i < r->n && i < from + 64; i++) {
 		const struct perf_event_header *h = r->index[i].h;
@@ -344,6 +562,23 @@ const char *recorder__exec_path(const struct recorder *r, size_t from, pid_t pid
 			return m.path;
 	}
 	return NULL;
+}
+
+/* Warns, once per program, about one the workload ran that seems built without frame pointers. */
+static int check_frame_pointers(struct writer *w, const char *path)
+{
+	struct stack_entry *seen = stackmap__add(w->programs, path, strlen(path), 0, 1);
+	int share;
+
+	if (!seen)
+		return -ENOMEM;
+	if (seen->count[0] > 1 || (share = symbolizer__frame_pointer_share(w->sym, path)) < 0 || share >= 50)
+		return 0;
+	lp_warn(w->r->o.warn, w->r->o.ctx, NULL, 0,
+		"'%s' seems built without frame pointers (%d%% of its biggest functions set one "
+		"up): callers beyond the stack snapshot may be missing; rebuild it with "
+		"-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer", path, share);
+	return 0;
 }
 
 /* The wait status of pid, from the kernel (the off-CPU program) or from waiting for the command. */
@@ -479,12 +714,20 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 	int ret;
 
 	perf_comm__decode(w->r->index[i].h, &c);
-	path = c.exec ? recorder__exec_path(w->r, i, c.pid) : NULL;
+	path = c.exec ? exec_path(w->r, i, c.pid) : NULL;
 	set_comm(w->r, c.tid, c.comm);
-	if (c.exec && !account(w, c.pid, c.tid, time))
-		return -ENOMEM;
-	if (c.exec)
+	if (c.exec && (ret = symbolizer__exec(w->sym, c.pid)) < 0)
+		return ret;
+	if (c.exec) {
+		struct thread_stat *t = account(w, c.pid, c.tid, time);
+
+		if (!t)
+			return -ENOMEM;
 		stack_roots__forget(w->roots, c.pid);
+		t->exec_pending = true;
+	}
+	if (path && (ret = check_frame_pointers(w, path)) < 0)
+		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, c.pid, c.tid, c.exec ? LP_PROC_EXEC : LP_PROC_COMM, c.comm)) < 0 ||
 	    (path && (ret = lp_writer__exec_path(&w->out, path)) < 0))
 		return ret;
@@ -494,7 +737,8 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 static int write_fork(struct writer *w, size_t i, uint64_t time)
 {
 	struct recorder *r = w->r;
-	struct lp_span stack, locs;
+	const struct perf_event_header *tp = w->fork_stacks[i];
+	struct perf_sample sm;
 	struct perf_task t;
 	int ret;
 
@@ -502,13 +746,19 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 	set_comm(r, t.tid, comm_of(r, t.ptid));
 	if (!account(w, t.pid, t.tid, time))
 		return -ENOMEM;
-	if (t.pid != t.ppid)
+	if (t.pid != t.ppid) {
 		w->stats->processes++;
-	else
+		if ((ret = symbolizer__fork(w->sym, t.ppid, t.pid)) < 0)
+			return ret;
+	} else {
 		w->stats->threads++;
-	if ((ret = stack_of(w, i, t.ppid, &stack, &locs)) < 0 ||
-	    (ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
-	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, stack, locs)) < 0)
+	}
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false)) < 0)
+		return ret;
+	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
+	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)
 		return ret;
 	return lp_writer__end(&w->out);
 }
@@ -561,6 +811,7 @@ static int write_record(struct writer *w, size_t i)
 	struct recorder *r = w->r;
 	const struct perf_event_header *h = r->index[i].h;
 	uint64_t time = r->index[i].time;
+	struct perf_mmap2 m;
 	struct perf_task t;
 	int ret, status;
 
@@ -569,10 +820,13 @@ static int write_record(struct writer *w, size_t i)
 		if (perf_session__is_fork_id(r->session, perf_sample__id(h)))
 			return 0;
 		if ((ret = perf_session__custom_of(r->session, perf_sample__id(h))) >= 0)
-			return write_custom(w, i, (size_t)ret);
-		return write_sample(w, i);
+			return write_custom(w, h, (size_t)ret);
+		return write_sample(w, h);
 	case LP_RECORD_OFFCPU:
-		return write_offcpu(w, i);
+		return write_offcpu(w, h);
+	case PERF_RECORD_MMAP2:
+		perf_mmap2__decode(h, &m);
+		return symbolizer__mmap(w->sym, m.pid, m.start, m.len, m.pgoff, m.path, m.dev, m.ino);
 	case PERF_RECORD_COMM:
 		return write_comm(w, i, time);
 	case PERF_RECORD_FORK:
@@ -646,6 +900,39 @@ static int write_living_threads(struct writer *w)
 	return ret;
 }
 
+/* Matches each FORK record with the tracepoint sample of the same child, taken in the parent. */
+static int match_fork_stacks(struct writer *w)
+{
+	struct recorder *r = w->r;
+
+	w->fork_stacks = calloc(r->n ? r->n : 1, sizeof(*w->fork_stacks));
+	if (!w->fork_stacks)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct perf_event_header *h = r->index[i].h;
+		struct perf_sample sm;
+		int32_t child;
+
+		if (!r->index[i].fork_sample)
+			continue;
+		if (!perf_sample__decode(h, &r->layout, true, &sm) || sm.raw_size < r->fork_child_offset + 4)
+			continue;
+		memcpy(&child, sm.raw + r->fork_child_offset, 4);
+		/* the FORK record is near in time: search around */
+		for (size_t j = i > 256 ? i - 256 : 0; j < r->n && j < i + 256; j++) {
+			struct perf_task t;
+
+			if (r->index[j].type != PERF_RECORD_FORK)
+				continue;
+			perf_task__decode(r->index[j].h, &t);
+			if (t.tid == child) {
+				w->fork_stacks[j] = h;
+				break;
+			}
+		}
+	}
+	return 0;
+}
 
 
 static int write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st)
@@ -765,108 +1052,12 @@ static int write_trailer(struct lp_writer *out, const struct record_stats *st)
 	return ret;
 }
 
-/*
- * The stacks are rendered a chunk of records at a time, ahead of the writer
- * (in a thread of their own when there are several chunks), into a ring of
- * chunks the writer gives back once written.
- */
-struct pipeline {
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	struct stacker *stacker;
-	struct stack_chunk slots[STACK_CHUNKS_IN_FLIGHT];
-	size_t nrecords, nchunks;
-	size_t rendered, written;	/* chunks so far, in order */
-	int failed;		/* the renderer's error */
-	bool abandoned;		/* by the writer, after an error: the renderer stops */
-};
-
-static struct stack_chunk *chunk_slot(struct pipeline *p, size_t c)
-{
-	struct stack_chunk *slot = &p->slots[c % STACK_CHUNKS_IN_FLIGHT];
-
-	slot->first = c * STACKS_PER_CHUNK;
-	slot->n = p->nrecords - slot->first < STACKS_PER_CHUNK ? p->nrecords - slot->first : STACKS_PER_CHUNK;
-	return slot;
-}
-
-static void *render_chunks(void *arg)
-{
-	struct pipeline *p = arg;
-
-	for (size_t c = 0; c < p->nchunks; c++) {
-		bool abandoned;
-		int ret;
-
-		pthread_mutex_lock(&p->lock);
-		while (!p->abandoned && c - p->written >= STACK_CHUNKS_IN_FLIGHT)
-			pthread_cond_wait(&p->changed, &p->lock);
-		abandoned = p->abandoned;
-		pthread_mutex_unlock(&p->lock);
-		if (abandoned)
-			break;
-		ret = stacker__render(p->stacker, chunk_slot(p, c));
-		pthread_mutex_lock(&p->lock);
-		if (ret < 0)
-			p->failed = ret;
-		else
-			p->rendered = c + 1;
-		pthread_cond_broadcast(&p->changed);
-		pthread_mutex_unlock(&p->lock);
-		if (ret < 0)
-			break;
-	}
-	return NULL;
-}
-
-/* Writes every record, chunk by chunk: rendered by the renderer thread, or here when not threaded. */
-static int write_chunks(struct writer *w, struct pipeline *p, bool threaded)
-{
-	int ret = 0;
-
-	for (size_t c = 0; c < p->nchunks && ret == 0; c++) {
-		struct stack_chunk *slot = &p->slots[c % STACK_CHUNKS_IN_FLIGHT];
-
-		if (threaded) {
-			pthread_mutex_lock(&p->lock);
-			while (p->rendered <= c && !p->failed)
-				pthread_cond_wait(&p->changed, &p->lock);
-			ret = p->rendered > c ? 0 : p->failed;
-			pthread_mutex_unlock(&p->lock);
-		} else {
-			ret = stacker__render(p->stacker, chunk_slot(p, c));
-		}
-		w->chunk = slot;
-		for (size_t i = slot->first; ret == 0 && i < slot->first + slot->n; i++) {
-			/* records are in time order, their memory in arrival order per CPU: fetch ahead */
-			if (i + 2 < p->nrecords) {
-				const char *next = (const char *)w->r->index[i + 2].h;
-
-				for (int line = 0; line < 4; line++)
-					__builtin_prefetch(next + line * 64);
-			}
-			ret = write_record(w, i);
-		}
-		if (threaded) {
-			pthread_mutex_lock(&p->lock);
-			p->written = c + 1;
-			p->abandoned = ret < 0;
-			pthread_cond_broadcast(&p->changed);
-			pthread_mutex_unlock(&p->lock);
-		}
-	}
-	return ret;
-}
-
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
 	struct writer w = {
 		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end),
 		.clocks = HTAB_INIT(struct exit_clock),
 	};
-	struct pipeline p = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
-	pthread_t renderer;
-	bool threaded;
 	int ret = 0;
 
 	lp_writer__init(&w.out, out);
@@ -897,42 +1088,48 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		stats->achieved_hz = r->counts.samples / (r->child_cpu_ns / 1e9);
 	else if (r->counts.sample_ns)
 		stats->achieved_hz = r->counts.samples / (r->counts.sample_ns / 1e9);
-	p.stacker = stacker__new(r);
-	w.threads = thread_stats__new();
+	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
+	w.programs = stackmap__new();
 	w.roots = stack_roots__new();
-	if (!p.stacker || !w.threads || !w.roots || collect_ends(&w) < 0 || collect_clocks(&w) < 0 || load_tp_fields(&w) < 0) {
+	w.threads = thread_stats__new();
+	if (!w.sym || !w.programs || !w.roots || !w.threads || match_fork_stacks(&w) < 0 ||
+	    collect_ends(&w) < 0 || collect_clocks(&w) < 0 || load_tp_fields(&w) < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
 	if ((ret = write_header(r, &w.out, stats)) < 0)
 		goto cleanup;
-	p.nchunks = (r->n + STACKS_PER_CHUNK - 1) / STACKS_PER_CHUNK;
-	p.nrecords = r->n;
-	/* the stacks in a thread of their own, when there are enough to share the work */
-	threaded = p.nchunks > 1 && pthread_create(&renderer, NULL, render_chunks, &p) == 0;
-	ret = write_chunks(&w, &p, threaded);
-	if (threaded)
-		pthread_join(renderer, NULL);
-	stacker__add_stats(p.stacker, stats);
+	for (size_t i = 0; i < r->n && ret == 0; i++) {
+		/* what was read of the spill file leaves the resident set now and then */
+		if ((i & (RELEASE_EVERY - 1)) == 0)
+			recorder__release_read(r, i, RELEASE_EVERY);
+		/* records are in time order, their memory in arrival order per CPU: fetch ahead */
+		if (i + 2 < r->n) {
+			const char *next = (const char *)r->index[i + 2].h;
+
+			for (int line = 0; line < 4; line++)
+				__builtin_prefetch(next + line * 64);
+		}
+		ret = write_record(&w, i);
+	}
 	if (ret == 0)
 		ret = write_living_threads(&w);
 	if (ret == 0)
 		ret = write_trailer(&w.out, stats);
 cleanup:
-	stacker__free(p.stacker);
-	for (size_t k = 0; k < STACK_CHUNKS_IN_FLIGHT; k++)
-		stack_chunk__release(&p.slots[k]);
-	pthread_mutex_destroy(&p.lock);
-	pthread_cond_destroy(&p.changed);
-	thread_stats__free(w.threads);
+	symbolizer__free(w.sym);
 	stack_roots__free(w.roots);
-	strbuf__release(&w.stack);
-	strbuf__release(&w.locs);
+	thread_stats__free(w.threads);
+	stackmap__free(w.programs);
+	free(w.fork_stacks);
+	free(w.frames);
 	htab__release(&w.values);
 	htab__release(&w.ends);
 	htab__release(&w.clocks);
 	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
 		tp_fields__free(w.tp[k]);
+	strbuf__release(&w.stack);
+	strbuf__release(&w.locs);
 	lp_writer__release(&w.out);
 	return ret;
 }

@@ -9,7 +9,6 @@
 #include "htab.h"
 #include "perfrecord.h"
 #include "recorder.h"
-#include "strbuf.h"
 
 /* Our own record type among the kept ones: an off-CPU interval from the BPF ring buffer. */
 enum { LP_RECORD_OFFCPU = 0x4c50, LP_RECORD_PROC_END = 0x4c51 };
@@ -84,50 +83,6 @@ void recorder__release_read(struct recorder *r, size_t from, size_t n);
 /* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,
 						const uint64_t **ips);
-
-/* The path of the program pid execs at index entry from: its first file mapping after it. */
-const char *recorder__exec_path(const struct recorder *r, size_t from, pid_t pid);
-
-/*
- * The stacks of the records (record-stacks.c), rendered a chunk of records at
- * a time, in order, by one stacker: in a thread of their own ahead of the
- * writer when there are many.
- */
-struct stack_text {
-	size_t at;		/* in the chunk's text: the stack, then its locations */
-	uint32_t stack_len, locs_len;	/* 0, 0 for a record without one */
-	uint32_t flags;
-};
-
-/*
- * A stack's flags: an unwound one the writer completes with its process's
- * root (stack_roots, in record order); unwinding stopped at stack data; the
- * kernel cut it at its depth limit, losing callers unless the root was
- * found after all.
- */
-enum { STACK_TO_COMPLETE = 1, STACK_STOPPED = 2, STACK_MAYBE_CUT = 4 };
-
-struct stack_chunk {
-	size_t first, n;	/* index entries [first, first + n) */
-	struct strbuf text;
-	struct stack_text *items;	/* by entry, less first */
-	size_t items_cap;
-};
-
-/* Records the renderer may be ahead of the writer by: what it reads of a spill file stays in for the writer. */
-enum { STACKS_PER_CHUNK = 2048, STACK_CHUNKS_IN_FLIGHT = 4,
-       STACKS_IN_FLIGHT = STACKS_PER_CHUNK * STACK_CHUNKS_IN_FLIGHT };
-
-struct stacker;
-
-/* NULL and errno when out of memory. */
-struct stacker *stacker__new(struct recorder *r);
-void stacker__free(struct stacker *s);
-/* Renders the stacks of c's records; they must come in index order, chunk after chunk. -errno. */
-int stacker__render(struct stacker *s, struct stack_chunk *c);
-/* Adds the count of callers recovered to st. */
-void stacker__add_stats(const struct stacker *s, struct record_stats *st);
-void stack_chunk__release(struct stack_chunk *c);
 
 uint64_t monotonic_ns(void);
 /* Notes when recording begins, on both clocks. */

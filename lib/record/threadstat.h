@@ -17,6 +17,7 @@ struct thread_stat {
 	uint64_t clock;		/* its task-clock total, summed over CPUs as it exited */
 	uint64_t sampled_cpu, sampled_offcpu;	/* ns the samples stand for */
 	bool has_start, has_cpu, has_clock;
+	bool exec_pending;	/* exec'd, and the new program not yet seen running */
 };
 
 struct thread_stats;

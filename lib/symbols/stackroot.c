@@ -95,16 +95,30 @@ static struct root *find(struct stack_roots *r, pid_t pid, struct lp_span loc, b
 	return e;
 }
 
-int stack_roots__prefix(struct stack_roots *r, pid_t pid, struct lp_span stack, struct lp_span locs,
-			struct stack_prefix *prefix)
+/* Puts prefix (len bytes) in front of b. */
+static int prepend(struct strbuf *b, const char *prefix, size_t len)
+{
+	int ret = strbuf__add(b, prefix, len);	/* room first */
+
+	if (ret < 0)
+		return ret;
+	memmove(b->s + len, b->s, b->len - len);
+	memcpy(b->s, prefix, len);
+	return 0;
+}
+
+int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack, struct strbuf *locs)
 {
 	struct lp_list_iter names, places;
 	struct lp_span name, loc;
+	const char *stack_start = stack->s, *locs_start = locs->s;
 	struct root *e;
+	int ret;
+
 	bool stopped = false;
 
-	lp_list_iter__init(&names, stack);
-	lp_list_iter__init(&places, locs);
+	lp_list_iter__init(&names, lp_span__of(stack));
+	lp_list_iter__init(&places, lp_span__of(locs));
 	for (size_t depth = 0; depth <= MAX_PREFIX; depth++) {
 		if (!lp_list_iter__next(&names, &name, NULL) || !lp_list_iter__next(&places, &loc, NULL))
 			return 0;
@@ -122,13 +136,16 @@ int stack_roots__prefix(struct stack_roots *r, pid_t pid, struct lp_span stack, 
 			e = find(r, pid, loc, false);
 			if (!e || !e->stack)
 				return 0;
-			/* without "[unwind stopped];" and "-;" */
-			*prefix = (struct stack_prefix){
-				.stack = { e->stack, e->stack_len },
-				.locs = { e->locs, e->locs_len },
-				.skip_stack = (size_t)(name.s - stack.s),
-				.skip_locs = (size_t)(loc.s - locs.s),
-			};
+			if (stopped) {
+				/* drop "[unwind stopped];" and "-;" */
+				memmove(stack->s, name.s, stack->len - (size_t)(name.s - stack->s));
+				stack->len -= (size_t)(name.s - stack->s);
+				memmove(locs->s, loc.s, locs->len - (size_t)(loc.s - locs->s));
+				locs->len -= (size_t)(loc.s - locs->s);
+			}
+			if ((ret = prepend(stack, e->stack, e->stack_len)) < 0 ||
+			    (ret = prepend(locs, e->locs, e->locs_len)) < 0)
+				return ret;
 			return 1;
 		}
 		/* the first time only: an entry's callers do not change */
@@ -137,42 +154,16 @@ int stack_roots__prefix(struct stack_roots *r, pid_t pid, struct lp_span stack, 
 			return -ENOMEM;
 		if (e->stack)
 			continue;
-		e->stack_len = (size_t)(name.s - stack.s);
-		e->locs_len = (size_t)(loc.s - locs.s);
+		e->stack_len = (size_t)(name.s - stack_start);
+		e->locs_len = (size_t)(loc.s - locs_start);
 		e->stack = malloc(e->stack_len + e->locs_len + 2);
 		if (!e->stack)
 			return -ENOMEM;
 		e->locs = e->stack + e->stack_len + 1;
-		memcpy(e->stack, stack.s, e->stack_len);
-		memcpy(e->locs, locs.s, e->locs_len);
+		memcpy(e->stack, stack_start, e->stack_len);
+		memcpy(e->locs, locs_start, e->locs_len);
 	}
 	return 0;
-}
-
-/* Replaces the first skip bytes of b with prefix. */
-static int replace_start(struct strbuf *b, size_t skip, struct lp_span prefix)
-{
-	int ret;
-
-	if (prefix.len > skip && (ret = strbuf__grow(b, prefix.len - skip)) < 0)
-		return ret;
-	memmove(b->s + prefix.len, b->s + skip, b->len - skip);
-	memcpy(b->s, prefix.s, prefix.len);
-	b->len = b->len - skip + prefix.len;
-	return 0;
-}
-
-int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack, struct strbuf *locs)
-{
-	struct stack_prefix p;
-	int ret = stack_roots__prefix(r, pid, lp_span__of(stack), lp_span__of(locs), &p);
-
-	if (ret <= 0)
-		return ret;
-	if ((ret = replace_start(stack, p.skip_stack, p.stack)) < 0 ||
-	    (ret = replace_start(locs, p.skip_locs, p.locs)) < 0)
-		return ret;
-	return 1;
 }
 
 void stack_roots__forget(struct stack_roots *r, pid_t pid)

@@ -13,7 +13,6 @@
 
 #include <sys/types.h>
 
-#include "lpstream.h"
 #include "strbuf.h"
 
 struct stack_roots;
@@ -28,16 +27,6 @@ void stack_roots__free(struct stack_roots *r);
  * stack, 0 when not, -ENOMEM.
  */
 int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack, struct strbuf *locs);
-
-/* What completes a stack: its first skip bytes (a marker the callers replace) give way to the prefix's. */
-struct stack_prefix {
-	struct lp_span stack, locs;	/* each ending in ';'; until pid is forgotten */
-	size_t skip_stack, skip_locs;
-};
-
-/* stack_roots__complete without changing the stack: 1 and *prefix when it would complete it. */
-int stack_roots__prefix(struct stack_roots *r, pid_t pid, struct lp_span stack, struct lp_span locs,
-			struct stack_prefix *prefix);
 
 /* Forgets what was seen of pid: it exec'd or exited, and its pid may come back as another program. */
 void stack_roots__forget(struct stack_roots *r, pid_t pid);

@@ -56,21 +56,6 @@ int main(void)
 	set("start_thread;worker", "libc.so+0x50;app+0x60");
 	ok(stack_roots__complete(r, 7, &stack, &locs) == 0, "so start_thread has no known caller");
 
-	/* what complete does, said without touching the stack: the writer's way */
-	{
-		struct stack_prefix p;
-		struct lp_span names = { "[unwind stopped];__libc_start_main;main", 39 };
-		struct lp_span places = { "-;libc.so+0x8;app+0x20", 22 };
-
-		ok(stack_roots__prefix(r, 7, names, places, &p) == 1, "the prefix of a stack it completes");
-		is_mem(p.stack.s, p.stack.len, "_start;", 7, "names rootward of the entry");
-		is_mem(p.locs.s, p.locs.len, "app+0x5;", 8, "and their places");
-		ok(p.skip_stack == 17 && p.skip_locs == 2, "after leaving out the marker");
-		names = (struct lp_span){ "main;work", 9 };
-		places = (struct lp_span){ "app+0x20;app+0x30", 17 };
-		ok(stack_roots__prefix(r, 7, names, places, &p) == 0, "none for one it leaves alone");
-	}
-
 	stack_roots__forget(r, 7);
 	set("__libc_start_call_main;main;work", "libc.so+0x10;app+0x20;app+0x30");
 	ok(stack_roots__complete(r, 7, &stack, &locs) == 0, "after exec the process's roots are forgotten");
