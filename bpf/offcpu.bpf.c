@@ -41,6 +41,7 @@ const volatile bool trace_all = false;	/* every process but the idle task and th
 const volatile __u32 self_tgid = 0;	/* the recorder, whose own waiting is not the workload's */
 const volatile bool some_cpus = false;	/* intervals begin only on the CPUs of cpu_mask (-C) */
 const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
+const volatile bool rseq_hook = false;	/* rseq_update is attached: it sees threads return to user mode */
 
 __u64 grid_start;	/* set by user space when the workload starts */
 __u64 drops;		/* records the ring buffer had no room for */
@@ -57,7 +58,14 @@ struct slot {
 	__u8 data[OFFCPU_SNAPSHOT + 2 * OFFCPU_MAX_STACK * 8];
 	/* not sent: its user stack is still to be taken (deferred), its interval to be sent when it is (due) */
 	__u8 deferred, due;
+	/* deferred to its return to user mode (rseq_update), not to the end of a call */
+	__u8 at_return;
 };
+
+/* A task's rseq area, where the kernel has one (CONFIG_RSEQ). */
+struct task_struct___lp_rseq {
+	void *rseq;
+} __attribute__((preserve_access_index));
 
 /* Where the frames start: after the snapshot (bounded, for the verifier). */
 static __always_inline __u64 *ips_of(struct slot *s)
@@ -152,6 +160,13 @@ static __always_inline bool on_our_cpu(void)
 	if (!some_cpus)
 		return true;
 	return cpu < OFFCPU_MAX_CPUS && (cpu_mask[(cpu / 64) & (OFFCPU_MAX_CPUS / 64 - 1)] >> (cpu % 64) & 1);
+}
+
+static __always_inline bool has_rseq(struct task_struct *t)
+{
+	struct task_struct___lp_rseq *r = (void *)t;
+
+	return bpf_core_field_exists(r->rseq) && BPF_CORE_READ(r, rseq);
 }
 
 static __always_inline char state_letter(bool preempt, unsigned int state)
@@ -285,8 +300,34 @@ static __always_inline void send_due(struct slot *s, struct pt_regs *regs)
 	s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
 	s->ev.nkernel = 0;
 	send(s);
-	s->due = s->deferred = 0;
+	s->due = s->deferred = s->at_return = 0;
 	s->ev.start = 0;
+}
+
+/*
+ * Sends a due interval whose thread has run user code since it left the CPU
+ * (its return to user mode went unseen): with the one frame its registers
+ * said then, and no callers.
+ */
+static __always_inline void send_callers_unknown(struct slot *s)
+{
+	ips_of(s)[0] = s->ev.ip;
+	s->ev.nuser = s->ev.ip ? 1 : 0;
+	s->ev.nkernel = 0;
+	s->ev.snapshot_size = 0;
+	s->ev.truncated = OFFCPU_CALLERS_UNKNOWN;
+	send(s);
+	s->due = s->deferred = s->at_return = 0;
+	s->ev.start = 0;
+}
+
+/* A due interval, as its thread is seen in the kernel again: the stack is the one it left with, unless it returned to user mode since. */
+static __always_inline void settle_due(struct slot *s, struct pt_regs *regs)
+{
+	if (s->at_return)
+		send_callers_unknown(s);
+	else
+		send_due(s, regs);
 }
 
 /* Fills the slot of prev (current) as it leaves the CPU. */
@@ -297,11 +338,12 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	long n;
 	__u32 nu = 0;
 	__u64 now = bpf_ktime_get_ns();
+	bool in_call;
 
 	/* back in the kernel since its last interval, and leaving again: no user code has run */
 	if (s->due && regs)
-		send_due(s, regs);
-	s->due = s->deferred = 0;
+		settle_due(s, regs);
+	s->due = s->deferred = s->at_return = 0;
 
 	/*
 	 * Its interval is still open: the kernel put it back on a CPU without a
@@ -319,10 +361,19 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
 	s->ev.ip = s->ev.sp = s->ev.bp = 0;
-	if (capture == OFFCPU_USER && regs && !kernel_now && LP_IN_SYSCALL(regs) &&
-	    !LP_SYSCALL_CHANGES_STACK(LP_SYSCALL_NR(regs))) {
+	in_call = capture == OFFCPU_USER && regs && !kernel_now && LP_IN_SYSCALL(regs);
+	if (in_call && !LP_SYSCALL_CHANGES_STACK(LP_SYSCALL_NR(regs))) {
 		/* taken if the interval is reported, as the call returns */
 		s->deferred = 1;
+	} else if (capture == OFFCPU_USER && regs && !kernel_now && !in_call && rseq_hook && has_rseq(prev)) {
+		/*
+		 * Preempted, or back from a call or a fault: its user stack stays
+		 * as it is until it returns to user mode, where the kernel updates
+		 * its rseq area (it left the CPU) and rseq_update takes the stack
+		 * if the interval is reported.
+		 */
+		s->ev.ip = LP_REG_IP(regs);
+		s->deferred = s->at_return = 1;
 	} else if (capture & OFFCPU_USER) {
 		if (regs && LP_REG_IP(regs)) {
 			nu = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
@@ -421,7 +472,7 @@ static __always_inline void report_missed(struct slot *s, struct task_struct *t)
 		if (weigh(s->ev.start, m->end))
 			__sync_fetch_and_add(&drops, 1);
 		s->ev.start = 0;
-		s->deferred = 0;
+		s->deferred = s->at_return = 0;
 		if (bpf_map_delete_elem(&missed_in, &tid) == 0)
 			__sync_fetch_and_add(&nmissed, -1);
 		return;
@@ -619,7 +670,7 @@ int BPF_PROG(exit_btf, struct task_struct *p)
 	/* a due interval whose call never returned */
 	s = bpf_task_storage_get(&task_slots, p, 0, 0);
 	if (s && s->due)
-		send_due(s, (struct pt_regs *)bpf_task_pt_regs(p));
+		settle_due(s, (struct pt_regs *)bpf_task_pt_regs(p));
 	on_exit(p);
 	return 0;
 }
@@ -631,7 +682,23 @@ int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
 	struct slot *s = bpf_task_storage_get(&task_slots, bpf_get_current_task_btf(), 0, 0);
 
 	if (s && s->due)
-		send_due(s, regs);
+		settle_due(s, regs);
+	return 0;
+}
+
+/*
+ * The current thread returns to user mode, having left the CPU since it
+ * last did (the kernel updates its rseq area): no user code has run, the
+ * user stack of its due interval is as it left it.
+ */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(rseq_update_btf, struct task_struct *t)
+{
+	struct task_struct *me = bpf_get_current_task_btf();
+	struct slot *s = bpf_task_storage_get(&task_slots, me, 0, 0);
+
+	if (s && s->due)
+		send_due(s, (struct pt_regs *)bpf_task_pt_regs(me));
 	return 0;
 }
 

@@ -46,7 +46,10 @@ struct offcpu_event {
 	__u32 pid, tid;
 	__u16 nuser, nkernel, snapshot_size;
 	char state;		/* at switch-out, as ps shows it: S, D, R (preempted)... */
-	__u8 truncated;		/* a stack filled OFFCPU_MAX_STACK */
+	__u8 truncated;		/* a stack filled OFFCPU_MAX_STACK, or OFFCPU_CALLERS_UNKNOWN */
 };
+
+/* truncated of an interval whose user stack could not be read: ip is its only frame */
+#define OFFCPU_CALLERS_UNKNOWN 2
 
 #endif

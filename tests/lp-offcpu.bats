@@ -191,6 +191,19 @@ lost_allowance() {
 	[ -s waiting ]
 }
 
+@test "threads handing one CPU to each other: each preempted one's stack is whole, with rseq or without" {
+	# each write wakes the other thread, which takes the CPU as the call returns: state=R
+	for tunables in "" glibc.pthread.rseq=0; do
+		GLIBC_TUNABLES=$tunables lp-offcpu -q -F -1 -o pp.lp -- taskset -c 0 "$W/blocking" pingpong 2000
+		awk -F'\t' '$1 == "S" && ($5 == "blocking" || $5 == "server") && $11 == "state=R"' pp.lp > preempted
+		[ "$(wc -l < preempted)" -gt 100 ] || fail "rseq '$tunables': $(wc -l < preempted) preempted intervals"
+		# callers read as the thread returned to user mode (rseq) or as it left (without)
+		run ! grep -vP '\t(_start;__libc_start_main;__libc_start_call_main;main;ask|clone3;start_thread;server;serve);write\t' preempted
+		# every switch of the two threads reported: two a round trip
+		[ "$(awk -F'\t' '$1 == "S" && ($5 == "blocking" || $5 == "server")' pp.lp | wc -l)" -ge 3990 ]
+	done
+}
+
 @test "--capture both adds kernel frames, taken when the thread comes back" {
 	lp-offcpu -q --capture both -o b.lp -- "$W/blocking" 2> /dev/null
 	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*do_read;read;[^\t]*(entry_SYSCALL_64|do_syscall_64)[^\t]*;[^\t]*\t[^\t]*\[kernel.kallsyms\]\+0x' b.lp

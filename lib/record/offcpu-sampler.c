@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "offcpu.skel.h"
@@ -58,6 +59,21 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Whether the kernel has tracepoint name, to attach a tp_btf program to (its BTF says). */
+static bool has_tracepoint(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char type[128];
+	bool found;
+
+	if (!btf)
+		return false;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	found = btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) >= 0;
+	btf__free(btf);
+	return found;
+}
+
 /* Opens, configures, loads and attaches one variant; 0 or -errno with err saying what failed. */
 static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, struct lp_error *err)
 {
@@ -82,13 +98,16 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, str
 		skel->rodata->some_cpus = true;
 		memcpy((void *)skel->rodata->cpu_mask, o->cpu_mask, sizeof(skel->rodata->cpu_mask));
 	}
+	/* where threads return to user mode after leaving the CPU (kernels with rseq, before 6.19's rework) */
+	skel->rodata->rseq_hook = !raw_tp && skel->rodata->capture == OFFCPU_USER && has_tracepoint("rseq_update");
 	bpf_object__for_each_program(p, skel->obj) {
 		const char *kind = raw_tp ? "raw_tp/" : "tp_btf/";
 
 		const char *section = bpf_program__section_name(p);
 
-		/* sys_exit takes the user stacks the switch left for later: only where that is done */
-		if (strcmp(section, "tp_btf/sys_exit") == 0 && skel->rodata->capture != OFFCPU_USER) {
+		/* sys_exit and rseq_update take the user stacks the switch left for later: only where that is done */
+		if ((strcmp(section, "tp_btf/sys_exit") == 0 && skel->rodata->capture != OFFCPU_USER) ||
+		    (strcmp(section, "tp_btf/rseq_update") == 0 && !skel->rodata->rseq_hook)) {
 			bpf_program__set_autoload(p, false);
 			continue;
 		}

@@ -138,7 +138,7 @@ struct writer {
 	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
 	struct record_stats *stats;
 	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
-	uint64_t chain[2 * OFFCPU_MAX_STACK + 2];	/* an off-CPU record's, as perf orders one */
+	uint64_t chain[2 * OFFCPU_MAX_STACK + 3];	/* an off-CPU record's, as perf orders one */
 	struct sym_frame *frames;	/* a callchain's, reused from sample to sample */
 	size_t frames_cap;
 };
@@ -530,12 +530,15 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		w->chain[n++] = PERF_CONTEXT_USER;
 		memcpy(&w->chain[n], ips, ev->nuser * 8);
 		n += ev->nuser;
+		/* its callers were not read: the stack says so */
+		if (ev->truncated == OFFCPU_CALLERS_UNKNOWN)
+			w->chain[n++] = SYM_STOPPED_IP;
 	}
 	sm.nr = n;
 	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
 		return -ENOMEM;
 	/* off the CPU, a thread is in the kernel */
-	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated);
+	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated == 1);
 	if (ret < 0)
 		return ret;
 	w->stats->offcpu_samples++;

@@ -12,6 +12,10 @@
  *
  * "blocking contend" instead runs one more spinning thread than there are
  * CPUs for 300 ms, so threads wait to run (preempted, state R).
+ *
+ * "blocking pingpong N" passes a byte N times between two threads over pipes
+ * (serve, thread "server", and ask, main thread): pinned to one CPU, each
+ * write wakes the other thread, which takes the CPU as the call returns.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -163,6 +167,43 @@ static int contend(void)
 	return 0;
 }
 
+__attribute__((noinline)) static void serve(long n)
+{
+	char c;
+
+	for (long i = 0; i < n; i++)
+		if (read(fds[0], &c, 1) != 1 || write(held[1], &c, 1) != 1)
+			exit(1);
+}
+
+static void *server(void *arg)
+{
+	prctl(PR_SET_NAME, "server");
+	serve(*(long *)arg);
+	return NULL;
+}
+
+__attribute__((noinline)) static void ask(long n)
+{
+	char c = 'x';
+
+	for (long i = 0; i < n; i++)
+		if (write(fds[1], &c, 1) != 1 || read(held[0], &c, 1) != 1)
+			exit(1);
+}
+
+static int pingpong(long n)
+{
+	pthread_t t;
+
+	if (pipe(fds) || pipe(held))
+		return 1;
+	pthread_create(&t, NULL, server, &n);
+	ask(n);
+	pthread_join(t, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t r, l, w;
@@ -170,6 +211,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "contend") == 0)
 		return contend();
+	if (argc > 2 && strcmp(argv[1], "pingpong") == 0)
+		return pingpong(atol(argv[2]));
 	if (pipe(fds) || pipe(held))
 		return 1;
 	pthread_create(&r, NULL, reader, NULL);
