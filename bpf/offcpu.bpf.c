@@ -289,6 +289,9 @@ static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp,
 		nu = OFFCPU_MAX_STACK;
 		s->ev.truncated = 1;
 	}
+	/* its memory could not be read (an exiting thread's, gone): the one frame has callers, unknown */
+	if (nu == 1 && !s->ev.snapshot_size)
+		s->ev.truncated = OFFCPU_CALLERS_UNKNOWN;
 	return nu;
 }
 
@@ -321,7 +324,11 @@ static __always_inline void send_callers_unknown(struct slot *s)
 	s->ev.start = 0;
 }
 
-/* A due interval, as its thread is seen in the kernel again: the stack is the one it left with, unless it returned to user mode since. */
+/*
+ * A due interval, as its thread makes a system call: the stack is the one
+ * it left with, unless it was to be taken on the way back to user mode
+ * (rseq_update), which then went unseen.
+ */
 static __always_inline void settle_due(struct slot *s, struct pt_regs *regs)
 {
 	if (s->at_return)
@@ -340,9 +347,13 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	__u64 now = bpf_ktime_get_ns();
 	bool in_call;
 
-	/* back in the kernel since its last interval, and leaving again: no user code has run */
+	/*
+	 * Back on the CPU since its last interval and leaving again before it
+	 * made a call or went back to user mode (rseq_update would have taken
+	 * the stack): no user code has run.
+	 */
 	if (s->due && regs)
-		settle_due(s, regs);
+		send_due(s, regs);
 	s->due = s->deferred = s->at_return = 0;
 
 	/*
@@ -670,7 +681,7 @@ int BPF_PROG(exit_btf, struct task_struct *p)
 	/* a due interval whose call never returned */
 	s = bpf_task_storage_get(&task_slots, p, 0, 0);
 	if (s && s->due)
-		settle_due(s, (struct pt_regs *)bpf_task_pt_regs(p));
+		send_due(s, (struct pt_regs *)bpf_task_pt_regs(p));
 	on_exit(p);
 	return 0;
 }

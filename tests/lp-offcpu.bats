@@ -195,10 +195,12 @@ lost_allowance() {
 	# each write wakes the other thread, which takes the CPU as the call returns: state=R
 	for tunables in "" glibc.pthread.rseq=0; do
 		GLIBC_TUNABLES=$tunables lp-offcpu -q -F -1 -o pp.lp -- taskset -c 0 "$W/blocking" pingpong 2000
-		awk -F'\t' '$1 == "S" && ($5 == "blocking" || $5 == "server") && $11 == "state=R"' pp.lp > preempted
-		[ "$(wc -l < preempted)" -gt 100 ] || fail "rseq '$tunables': $(wc -l < preempted) preempted intervals"
+		awk -F'\t' '$1 == "S" && ($5 == "blocking" || $5 == "server") && $11 == "state=R" && $8 ~ /(^|;)write$/' \
+			pp.lp > preempted
+		[ "$(wc -l < preempted)" -gt 100 ] || fail "rseq '$tunables': $(wc -l < preempted) preempted writes"
 		# callers read as the thread returned to user mode (rseq) or as it left (without)
-		run ! grep -vP '\t(_start;__libc_start_main;__libc_start_call_main;main;ask|clone3;start_thread;server;serve);write\t' preempted
+		run grep -vP '\t(_start;__libc_start_main;__libc_start_call_main;main;ask|clone3;start_thread;server;serve);write\t' preempted
+		[ "$status" -eq 1 ] || fail "rseq '$tunables', writes without their callers: $output"
 		# every switch of the two threads reported: two a round trip
 		[ "$(awk -F'\t' '$1 == "S" && ($5 == "blocking" || $5 == "server")' pp.lp | wc -l)" -ge 3990 ]
 	done
