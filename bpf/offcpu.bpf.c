@@ -297,10 +297,19 @@ static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp,
 
 static __always_inline void send(struct slot *s);
 
-/* Sends a due interval of the current thread with its user stack, taken now. */
+/*
+ * Sends a due interval of the current thread with its user stack, taken now:
+ * from where regs say, or, deferred to its return to user mode, from the
+ * registers it left with. A signal delivered on the way back moves the
+ * registers to its handler and puts its frame below the stack, which it
+ * leaves as it was; so does an rseq abort.
+ */
 static __always_inline void send_due(struct slot *s, struct pt_regs *regs)
 {
-	s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
+	if (s->at_return)
+		s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp);
+	else
+		s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
 	s->ev.nkernel = 0;
 	send(s);
 	s->due = s->deferred = s->at_return = 0;
@@ -384,6 +393,8 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 		 * if the interval is reported.
 		 */
 		s->ev.ip = LP_REG_IP(regs);
+		s->ev.sp = LP_REG_SP(regs);
+		s->ev.bp = LP_REG_FP(regs);
 		s->deferred = s->at_return = 1;
 	} else if (capture & OFFCPU_USER) {
 		if (regs && LP_REG_IP(regs)) {
