@@ -508,6 +508,8 @@ Try 'lp-record --help' for more information."
 	done
 	# the main thread too: it mostly waits
 	grep -qP '^T\t\d+\t(\d+)\t\1\tsplit\tstart=\d+\tend=\d+\tcpu=\d+\tsampled-cpu=' t.lp || fail "$opt: $(grep '^T' t.lp)"
+	# one summary a thread, though its last switch away and its end may come after its EXIT record
+	awk -F'\t' '$1 == "T" && seen[$4]++ { exit 1 }' t.lp || fail "$opt: $(grep '^T' t.lp)"
 	run ! grep -q '^#lp.warning' t.lp
 	done
 }

@@ -127,6 +127,9 @@ struct writer {
 	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
+	struct htab thread_ends;	/* of struct thread_end: each thread's exact on-CPU time at its end */
+	struct htab exits;	/* of struct thread_exit: threads whose EXIT record (and summary) was written */
+	struct thread_stat gone;	/* the accounts of an exited thread's late records, kept nowhere */
 	struct htab clocks;	/* of struct exit_clock: task-clock totals by the index of the EXIT */
 	uint64_t clocks_read;	/* the sum of them all */
 	struct tp_fields *tp[RECORD_MAX_EVENTS];	/* a custom tracepoint's field decoder, or NULL */
@@ -382,12 +385,48 @@ static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, con
 				 lp_span__of(&w->locs));
 }
 
-/* tid's accounts, started at time when first seen; NULL when out of memory. */
+/* A thread whose EXIT record was written, until its number comes back in a FORK. */
+struct thread_exit {
+	struct htab_entry head;
+	pid_t tid;
+	bool exited;
+};
+
+static struct thread_exit *thread_exit_of(struct writer *w, pid_t tid, bool add)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	struct thread_exit *e;
+
+	if (add && htab__reserve(&w->exits) < 0)
+		return NULL;
+	if (!add && !w->exits.n)
+		return NULL;
+	for (size_t j = h; (e = htab__at(&w->exits, j))->head.used; j++)
+		if (e->head.hash == h && e->tid == tid)
+			return e;
+	if (!add)
+		return NULL;
+	htab__insert(&w->exits, e, h);
+	e->tid = tid;
+	return e;
+}
+
+/*
+ * tid's accounts, started at time when first seen; NULL when out of memory.
+ * A thread that exited has its summary written: what comes after (its last
+ * switch away, as it dies) is counted nowhere, not as a thread of its own.
+ */
 static struct thread_stat *account(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
 {
 	struct thread_stat *t = thread_stats__get(w->threads, pid, tid);
+	const struct thread_exit *e;
 
 	if (t && !t->has_start) {
+		if ((e = thread_exit_of(w, tid, false)) && e->exited) {
+			thread_stats__remove(w->threads, tid);
+			memset(&w->gone, 0, sizeof(w->gone));
+			return &w->gone;
+		}
 		t->start = time;
 		t->has_start = true;
 	}
@@ -668,7 +707,39 @@ static bool exit_clock(const struct writer *w, size_t exit, uint64_t *total)
 	return false;
 }
 
-/* Collects the processes' ends the off-CPU program reported. */
+/*
+ * A thread's end as the off-CPU program saw it (the last, if its number came
+ * back): its exact on-CPU time, for the summary its EXIT record writes, which
+ * may come just before it in time.
+ */
+struct thread_end {
+	struct htab_entry head;
+	pid_t tid;
+	size_t at;		/* its index entry */
+	uint64_t cpu;
+	bool taken;		/* by the EXIT record's summary */
+};
+
+static struct thread_end *thread_end_of(struct writer *w, pid_t tid, bool add)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	struct thread_end *e;
+
+	if (add && htab__reserve(&w->thread_ends) < 0)
+		return NULL;
+	if (!add && !w->thread_ends.n)
+		return NULL;
+	for (size_t j = h; (e = htab__at(&w->thread_ends, j))->head.used; j++)
+		if (e->head.hash == h && e->tid == tid)
+			return e;
+	if (!add)
+		return NULL;
+	htab__insert(&w->thread_ends, e, h);
+	e->tid = tid;
+	return e;
+}
+
+/* Collects the processes' and threads' ends the off-CPU program reported. */
 static int collect_ends(struct writer *w)
 {
 	for (size_t i = 0; i < w->r->n; i++) {
@@ -689,8 +760,26 @@ static int collect_ends(struct writer *w)
 			htab__insert(&w->ends, e, hash);
 		e->pid = (pid_t)ev->pid;
 		e->status = (int)ev->weight;
+
+		struct thread_end *t = thread_end_of(w, (pid_t)ev->tid, true);
+
+		if (!t)
+			return -ENOMEM;
+		*t = (struct thread_end){ t->head, (pid_t)ev->tid, i, ev->end, false };
 	}
 	return 0;
+}
+
+/* The exact on-CPU time of the thread whose EXIT is index entry exit, from its end near it. */
+static bool exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cpu)
+{
+	struct thread_end *e = thread_end_of(w, tid, false);
+
+	if (!e || e->taken || (e->at > exit ? e->at - exit : exit - e->at) >= EXIT_READ_WINDOW)
+		return false;
+	e->taken = true;
+	*cpu = e->cpu;
+	return true;
 }
 
 /* A process's exit record says how it ended: status=N, or signal=SIGNAME when a signal killed it. */
@@ -741,12 +830,15 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 {
 	struct recorder *r = w->r;
 	const struct perf_event_header *tp = w->fork_stacks[i];
+	struct thread_exit *e;
 	struct perf_sample sm;
 	struct perf_task t;
 	int ret;
 
 	perf_task__decode(r->index[i].h, &t);
 	set_comm(r, t.tid, comm_of(r, t.ptid));
+	if ((e = thread_exit_of(w, t.tid, false)))
+		e->exited = false;
 	if (!account(w, t.pid, t.tid, time))
 		return -ENOMEM;
 	if (t.pid != t.ppid) {
@@ -836,15 +928,20 @@ static int write_record(struct writer *w, size_t i)
 		return write_fork(w, i, time);
 	case LP_RECORD_PROC_END: {
 		const struct offcpu_event *ev = (const struct offcpu_event *)(h + 1);
-		struct thread_stat *ts = account(w, (pid_t)ev->pid, (pid_t)ev->tid, time);
+		const struct thread_end *e = thread_end_of(w, (pid_t)ev->tid, false);
+		struct thread_stat *ts;
 
-		if (!ts)
+		/* its summary was written with it already, at its EXIT just before */
+		if (e && e->taken && e->at == i)
+			return 0;
+		if (!(ts = account(w, (pid_t)ev->pid, (pid_t)ev->tid, time)))
 			return -ENOMEM;
 		ts->cpu = ev->end;
 		ts->has_cpu = true;
 		return 0;
 	}
 	case PERF_RECORD_EXIT: {
+		struct thread_exit *e;
 		struct thread_stat *ts;
 
 		perf_task__decode(h, &t);
@@ -854,13 +951,19 @@ static int write_record(struct writer *w, size_t i)
 		    (t.pid == t.tid && exit_status(w, t.pid, &status) && (ret = put_exit_status(w, status)) < 0) ||
 		    (ret = lp_writer__end(&w->out)) < 0)
 			return ret;
-		/* then its summary, with the task-clock totals its exit gave */
+		/* then its summary, with the task-clock totals its exit gave and the exact time its end did */
 		if ((ts = thread_stats__find(w->threads, t.tid)) && exit_clock(w, i, &ts->clock))
 			ts->has_clock = true;
+		if (ts && exact_at_exit(w, t.tid, i, &ts->cpu))
+			ts->has_cpu = true;
 		if (ts) {
 			ret = write_thread(w, ts, time, true);
 			thread_stats__remove(w->threads, t.tid);
 		}
+		if (ret == 0 && !(e = thread_exit_of(w, t.tid, true)))
+			return -ENOMEM;
+		if (ret == 0)
+			e->exited = true;
 		return ret;
 	}
 	case PERF_RECORD_THROTTLE:
@@ -1059,6 +1162,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
 	struct writer w = {
 		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end),
+		.thread_ends = HTAB_INIT(struct thread_end), .exits = HTAB_INIT(struct thread_exit),
 		.clocks = HTAB_INIT(struct exit_clock),
 	};
 	int ret = 0;
@@ -1128,6 +1232,8 @@ cleanup:
 	free(w.frames);
 	htab__release(&w.values);
 	htab__release(&w.ends);
+	htab__release(&w.thread_ends);
+	htab__release(&w.exits);
 	htab__release(&w.clocks);
 	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
 		tp_fields__free(w.tp[k]);
