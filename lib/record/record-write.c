@@ -127,8 +127,7 @@ struct writer {
 	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
 	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
-	struct htab thread_ends;	/* of struct thread_end: each thread's exact on-CPU time at its end */
-	struct htab exits;	/* of struct thread_exit: threads whose EXIT record (and summary) was written */
+	struct htab thread_ends;	/* of struct thread_end, by thread */
 	struct thread_stat gone;	/* the accounts of an exited thread's late records, kept nowhere */
 	struct htab clocks;	/* of struct exit_clock: task-clock totals by the index of the EXIT */
 	uint64_t clocks_read;	/* the sum of them all */
@@ -385,29 +384,37 @@ static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, con
 				 lp_span__of(&w->locs));
 }
 
-/* A thread whose EXIT record was written, until its number comes back in a FORK. */
-struct thread_exit {
+/*
+ * A thread's end: as the off-CPU program saw it (the last, if its number
+ * came back), with its exact on-CPU time for the summary its EXIT record
+ * writes, which may come just before it in time; and whether that EXIT
+ * record was written (until the number comes back in a FORK).
+ */
+struct thread_end {
 	struct htab_entry head;
 	pid_t tid;
+	size_t at;		/* the off-CPU program's end: its index entry */
+	uint64_t cpu;
+	bool has_end, taken;	/* taken by the EXIT record's summary */
 	bool exited;
 };
 
-static struct thread_exit *thread_exit_of(struct writer *w, pid_t tid, bool add)
+static struct thread_end *thread_end_of(struct writer *w, pid_t tid, bool add)
 {
 	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
-	struct thread_exit *e;
+	struct thread_end *e;
 
-	if (add && htab__reserve(&w->exits) < 0)
+	if (add && htab__reserve(&w->thread_ends) < 0)
 		return NULL;
-	if (!add && !w->exits.n)
+	if (!add && !w->thread_ends.n)
 		return NULL;
-	for (size_t j = h; (e = htab__at(&w->exits, j))->head.used; j++)
+	for (size_t j = h; (e = htab__at(&w->thread_ends, j))->head.used; j++)
 		if (e->head.hash == h && e->tid == tid)
 			return e;
 	if (!add)
 		return NULL;
-	htab__insert(&w->exits, e, h);
-	e->tid = tid;
+	htab__insert(&w->thread_ends, e, h);
+	*e = (struct thread_end){ .head = e->head, .tid = tid };
 	return e;
 }
 
@@ -419,10 +426,10 @@ static struct thread_exit *thread_exit_of(struct writer *w, pid_t tid, bool add)
 static struct thread_stat *account(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
 {
 	struct thread_stat *t = thread_stats__get(w->threads, pid, tid);
-	const struct thread_exit *e;
+	const struct thread_end *e;
 
 	if (t && !t->has_start) {
-		if ((e = thread_exit_of(w, tid, false)) && e->exited) {
+		if ((e = thread_end_of(w, tid, false)) && e->exited) {
 			thread_stats__remove(w->threads, tid);
 			memset(&w->gone, 0, sizeof(w->gone));
 			return &w->gone;
@@ -707,38 +714,6 @@ static bool exit_clock(const struct writer *w, size_t exit, uint64_t *total)
 	return false;
 }
 
-/*
- * A thread's end as the off-CPU program saw it (the last, if its number came
- * back): its exact on-CPU time, for the summary its EXIT record writes, which
- * may come just before it in time.
- */
-struct thread_end {
-	struct htab_entry head;
-	pid_t tid;
-	size_t at;		/* its index entry */
-	uint64_t cpu;
-	bool taken;		/* by the EXIT record's summary */
-};
-
-static struct thread_end *thread_end_of(struct writer *w, pid_t tid, bool add)
-{
-	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
-	struct thread_end *e;
-
-	if (add && htab__reserve(&w->thread_ends) < 0)
-		return NULL;
-	if (!add && !w->thread_ends.n)
-		return NULL;
-	for (size_t j = h; (e = htab__at(&w->thread_ends, j))->head.used; j++)
-		if (e->head.hash == h && e->tid == tid)
-			return e;
-	if (!add)
-		return NULL;
-	htab__insert(&w->thread_ends, e, h);
-	e->tid = tid;
-	return e;
-}
-
 /* Collects the processes' and threads' ends the off-CPU program reported. */
 static int collect_ends(struct writer *w)
 {
@@ -765,7 +740,9 @@ static int collect_ends(struct writer *w)
 
 		if (!t)
 			return -ENOMEM;
-		*t = (struct thread_end){ t->head, (pid_t)ev->tid, i, ev->end, false };
+		t->at = i;
+		t->cpu = ev->end;
+		t->has_end = true;
 	}
 	return 0;
 }
@@ -775,7 +752,7 @@ static bool exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cp
 {
 	struct thread_end *e = thread_end_of(w, tid, false);
 
-	if (!e || e->taken || (e->at > exit ? e->at - exit : exit - e->at) >= EXIT_READ_WINDOW)
+	if (!e || !e->has_end || e->taken || (e->at > exit ? e->at - exit : exit - e->at) >= EXIT_READ_WINDOW)
 		return false;
 	e->taken = true;
 	*cpu = e->cpu;
@@ -830,14 +807,14 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 {
 	struct recorder *r = w->r;
 	const struct perf_event_header *tp = w->fork_stacks[i];
-	struct thread_exit *e;
+	struct thread_end *e;
 	struct perf_sample sm;
 	struct perf_task t;
 	int ret;
 
 	perf_task__decode(r->index[i].h, &t);
 	set_comm(r, t.tid, comm_of(r, t.ptid));
-	if ((e = thread_exit_of(w, t.tid, false)))
+	if ((e = thread_end_of(w, t.tid, false)))
 		e->exited = false;
 	if (!account(w, t.pid, t.tid, time))
 		return -ENOMEM;
@@ -941,7 +918,7 @@ static int write_record(struct writer *w, size_t i)
 		return 0;
 	}
 	case PERF_RECORD_EXIT: {
-		struct thread_exit *e;
+		struct thread_end *e;
 		struct thread_stat *ts;
 
 		perf_task__decode(h, &t);
@@ -960,7 +937,7 @@ static int write_record(struct writer *w, size_t i)
 			ret = write_thread(w, ts, time, true);
 			thread_stats__remove(w->threads, t.tid);
 		}
-		if (ret == 0 && !(e = thread_exit_of(w, t.tid, true)))
+		if (ret == 0 && !(e = thread_end_of(w, t.tid, true)))
 			return -ENOMEM;
 		if (ret == 0)
 			e->exited = true;
@@ -1162,7 +1139,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
 	struct writer w = {
 		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end),
-		.thread_ends = HTAB_INIT(struct thread_end), .exits = HTAB_INIT(struct thread_exit),
+		.thread_ends = HTAB_INIT(struct thread_end),
 		.clocks = HTAB_INIT(struct exit_clock),
 	};
 	int ret = 0;
@@ -1233,7 +1210,6 @@ cleanup:
 	htab__release(&w.values);
 	htab__release(&w.ends);
 	htab__release(&w.thread_ends);
-	htab__release(&w.exits);
 	htab__release(&w.clocks);
 	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
 		tp_fields__free(w.tp[k]);
