@@ -14,10 +14,12 @@
  * more on some virtual machines), and most intervals are never reported:
  * where a thread sleeps inside a system call (tp_btf, user stacks only),
  * its user stack is taken only once its interval is to be reported, as the
- * call returns (sys_exit), or as it leaves the CPU again first. No user code
- * has run by then, so the stack is as it was when the thread left; calls
- * that change it (execve, vfork, whose child runs on the caller's stack,
- * rt_sigreturn) are not waited for.
+ * call returns (sys_exit), or as it leaves the CPU again first; one that
+ * leaves outside a call (preempted, or as a call returns) has it taken as it
+ * returns to user mode (rseq_update), where it has an rseq area. No user
+ * code has run by then, so the stack is as it was when the thread left;
+ * calls that change it (execve, vfork, whose child runs on the caller's
+ * stack, rt_sigreturn) are not waited for.
  *
  * Two attachments: tp_btf, with the slot in task storage; raw_tp where
  * tp_btf is missing, with slots in a hash by thread id and the kernel stack
@@ -297,6 +299,15 @@ static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp,
 
 static __always_inline void send(struct slot *s);
 
+/* Sends a due interval, its user stack in place, and empties the slot. */
+static __always_inline void send_taken(struct slot *s)
+{
+	s->ev.nkernel = 0;
+	send(s);
+	s->due = s->deferred = s->at_return = 0;
+	s->ev.start = 0;
+}
+
 /*
  * Sends a due interval of the current thread with its user stack, taken now:
  * from where regs say, or, deferred to its return to user mode, from the
@@ -310,10 +321,7 @@ static __always_inline void send_due(struct slot *s, struct pt_regs *regs)
 		s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp);
 	else
 		s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
-	s->ev.nkernel = 0;
-	send(s);
-	s->due = s->deferred = s->at_return = 0;
-	s->ev.start = 0;
+	send_taken(s);
 }
 
 /*
@@ -325,12 +333,9 @@ static __always_inline void send_callers_unknown(struct slot *s)
 {
 	ips_of(s)[0] = s->ev.ip;
 	s->ev.nuser = s->ev.ip ? 1 : 0;
-	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
 	s->ev.truncated = OFFCPU_CALLERS_UNKNOWN;
-	send(s);
-	s->due = s->deferred = s->at_return = 0;
-	s->ev.start = 0;
+	send_taken(s);
 }
 
 /*
@@ -354,7 +359,8 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	long n;
 	__u32 nu = 0;
 	__u64 now = bpf_ktime_get_ns();
-	bool in_call;
+	/* user stacks alone, on tp_btf: they can wait to be taken */
+	bool may_wait = capture == OFFCPU_USER && regs && !kernel_now, in_call;
 
 	/*
 	 * Back on the CPU since its last interval and leaving again before it
@@ -381,11 +387,11 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
 	s->ev.ip = s->ev.sp = s->ev.bp = 0;
-	in_call = capture == OFFCPU_USER && regs && !kernel_now && LP_IN_SYSCALL(regs);
+	in_call = may_wait && LP_IN_SYSCALL(regs);
 	if (in_call && !LP_SYSCALL_CHANGES_STACK(LP_SYSCALL_NR(regs))) {
 		/* taken if the interval is reported, as the call returns */
 		s->deferred = 1;
-	} else if (capture == OFFCPU_USER && regs && !kernel_now && !in_call && rseq_hook && has_rseq(prev)) {
+	} else if (may_wait && !in_call && rseq_hook && has_rseq(prev)) {
 		/*
 		 * Preempted, or back from a call or a fault: its user stack stays
 		 * as it is until it returns to user mode, where the kernel updates
