@@ -6,6 +6,7 @@
 # number of samples. Needs root (or perf_event_paranoid <= 1) and perf.
 #
 #   bench/record.sh
+#   SECTIONS="slowdown symbolise events" RUNS=5 bench/record.sh   (which parts)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${LP_BUILD:-$top/build}/bin
@@ -27,8 +28,11 @@ best() {
 	done
 	echo "$b"
 }
+sections=" ${SECTIONS:-slowdown stack-size symbolise events} "
+want() { [[ $sections == *" $1 "* ]]; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
 
+if want slowdown; then
 echo "== workload slowdown (bench/workload.c n$iters, 2 threads, best of $runs)"
 plain=$(best "$work/workload" "n$iters" 2)
 echo "plain: ${plain}s"
@@ -39,6 +43,10 @@ for hz in 99 999 4999; do
 done
 echo "lp-record on /bin/true: $(best "$bin/lp-record" -q -o "$work/true.lp" /bin/true)s (on and off the CPU), perf record: $(best perf record -q -o "$work/true.data" /bin/true)s"
 
+fi
+
+if want stack-size; then
+plain=${plain:-$(best "$work/workload" "n$iters" 2)}
 echo "== --stack-size: the user stack copied with each sample (-F 999, best of $runs)"
 for size in 2048 16384; do
 	t_lp=$(best "$bin/lp-record" -q --offcpu-freq 0 -F 999 --stack-size "$size" -o "$work/ss.lp" \
@@ -47,6 +55,9 @@ for size in 2048 16384; do
 	echo "$size bytes: lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x, stream $(stat -c %s "$work/ss.lp") bytes), perf record --call-graph dwarf,$size ${t_perf}s ($(ratio "$t_perf" "$plain")x, perf.data $(stat -c %s "$work/ss.data") bytes)"
 done
 
+fi
+
+if want symbolise; then
 # Two shapes of stack: bench/workload.c LEVELS 10 (about 23 frames, the
 # shape of issue #16's figures) and 25 (about 54 frames).
 for levels in ${LEVELS:-10 25}; do
@@ -81,29 +92,43 @@ for levels in ${LEVELS:-10 25}; do
 	fi
 done
 
-echo "== custom events: every write(2) and page fault (tests/workloads/writes.c, best of $runs)"
+fi
+
+want events || exit 0
+echo "== custom events: every write(2) and page fault (tests/workloads/writes.c, $runs runs of each, alternated)"
 echo "(the workload times its own write loop and page touching: what recording adds to it, apart from either tool's start and end)"
 gcc -O2 -g -fno-omit-frame-pointer -o "$work/writes" "$top/tests/workloads/writes.c"
-# Best of $runs of the workload's own figure KEY (emit_s, touch_s) under a command.
-inner() {
-	local key=$1 b= t
+# The workload's own figure KEY (emit_s, touch_s) under a command.
+figure() {
+	local key=$1
 	shift
-	for _ in $(seq "$runs"); do
-		"$@" > /dev/null 2> "$work/err"
-		t=$(grep -o "$key [0-9.]*" "$work/err" | cut -d' ' -f2)
-		if [ -z "$b" ] || awk "BEGIN { exit !($t < $b) }"; then b=$t; fi
-	done
-	echo "$b"
+	"$@" > /dev/null 2> "$work/err"
+	grep -o "$key [0-9.]*" "$work/err" | cut -d' ' -f2
 }
+# Best and median of a column of figures, and the median of paired ratios
+# (this host's noise moves runs minutes apart more than it moves a pair).
+best_of() { sort -g | head -1; }
+median_of() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 for case in "syscalls:sys_enter_write 1000000 10 emit_s" "page-faults 10 200000 touch_s"; do
 	set -- $case
 	ev=$1 n=$2 pages=$3 key=$4
-	plain=$(inner "$key" "$work/writes" "$n" "$pages")
-	t_perf=$(inner "$key" perf record -q -g -m 1024 -e "$ev" -c 1 -o "$work/ev.data" "$work/writes" "$n" "$pages")
-	t_perf_user=$(inner "$key" perf record -q -g --user-callchains -m 1024 -e "$ev" -c 1 -o "$work/ev.data" \
-		"$work/writes" "$n" "$pages")
-	t_lp=$(inner "$key" "$bin/lp-record" -q --offcpu-freq 0 -F 99 -m 1024 -e "$ev" -o "$work/ev.lp" "$work/writes" "$n" "$pages")
-	echo "-e $ev, period 1 ($n writes, $pages pages), the workload's $key: plain ${plain}s;" \
+	: > "$work/pairs"
+	# plain, perf, perf --user-callchains and lp-record alternated, run by run
+	for _ in $(seq "$runs"); do
+		echo "$(figure "$key" "$work/writes" "$n" "$pages")" \
+			"$(figure "$key" perf record -q -g -m 1024 -e "$ev" -c 1 -o "$work/ev.data" "$work/writes" "$n" "$pages")" \
+			"$(figure "$key" perf record -q -g --user-callchains -m 1024 -e "$ev" -c 1 -o "$work/ev.data" \
+				"$work/writes" "$n" "$pages")" \
+			"$(figure "$key" "$bin/lp-record" -q --offcpu-freq 0 -F 99 -m 1024 -e "$ev" -o "$work/ev.lp" \
+				"$work/writes" "$n" "$pages")" >> "$work/pairs"
+	done
+	plain=$(cut -d' ' -f1 "$work/pairs" | best_of)
+	t_perf=$(cut -d' ' -f2 "$work/pairs" | best_of)
+	t_perf_user=$(cut -d' ' -f3 "$work/pairs" | best_of)
+	t_lp=$(cut -d' ' -f4 "$work/pairs" | best_of)
+	paired=$(awk '{ printf "%.4f\n", $4 / $2 }' "$work/pairs" | median_of)
+	echo "-e $ev, period 1 ($n writes, $pages pages), the workload's $key, best of $runs: plain ${plain}s;" \
 		"perf record -g -c 1 ${t_perf}s ($(ratio "$t_perf" "$plain")x), with --user-callchains ${t_perf_user}s" \
-		"($(ratio "$t_perf_user" "$plain")x); lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x: $(ratio "$t_lp" "$t_perf")x perf's)"
+		"($(ratio "$t_perf_user" "$plain")x); lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x: $(ratio "$t_lp" "$t_perf")x perf's;" \
+		"median of the $runs paired ratios $(printf '%.3f' "$paired")x)"
 done
