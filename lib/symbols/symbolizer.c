@@ -467,10 +467,16 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 			return emit(sym, loc, stack, locs);
 		}
 	}
+	/*
+	 * Code in anonymous memory without a symbol is one frame, [anon], as
+	 * FlameGraph draws it ([perf-PID.map]): named by address, a JIT's
+	 * thousands of code addresses would split every tower through it.
+	 */
+	if (in_anonymous)
+		return emit("[anon]", "-", stack, locs);
 	snprintf(name, sizeof(name), "[0x%" PRIx64 "]", ip);
 	ret = emit(name, "-", stack, locs);
-	/* anonymous executable memory is code (JIT) even without a map of its symbols */
-	return ret < 0 ? ret : !in_anonymous;
+	return ret < 0 ? ret : 1;
 }
 
 static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
