@@ -402,6 +402,19 @@ record_with_max_stack_4() {
 		END { if (n < 50 || m < 0.95 * n) { print m " of " n " samples reach main"; exit 1 } }' whole.lp
 }
 
+@test "a frame-pointer walk that ends in a function without a frame says the callers are unknown" {
+	[ "$(uname -m)" = x86_64 ] || skip "the walkend workload sets %rbp with x86-64 assembly"
+	# walk_end keeps no frame pointer and holds 0 in %rbp (gcc's cc1 stacks under
+	# synth_mult ended so); framed_spin's frame is bigger than the snapshot
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o end.lp -- "$W/bigframe" walkend 0.5
+	assert_success
+	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 == "[unwind stopped];walk_end;framed_spin") m++ }
+		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' end.lp
+	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" walkend 0.5 > /dev/null
+	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 ~ /^_start;.*;main;walk_end;framed_spin$/) m++ }
+		END { if (n < 50 || m < 0.95 * n) { print m " of " n " samples reach _start"; exit 1 } }' whole.lp
+}
+
 @test "one root per program: node's JIT stacks, which frame pointers take only to libc's entry, start at _start" {
 	command -v node > /dev/null || skip "node is not installed"
 	run --separate-stderr lp-record -q --offcpu-freq 0 -o node.lp -- node -e \

@@ -174,6 +174,7 @@ static size_t without_loop(const struct sym_frame *frames, size_t n)
 static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
 {
 	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false, fp_tail;
+	bool outermost = false, unknown_root = false;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
 	int ret, stopped;
@@ -206,7 +207,6 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
 		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND];
-		bool outermost;
 		size_t nknown = 0, k, walked = n - user - 1;
 		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
 
@@ -253,20 +253,34 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 			/* CFI reached the outermost frame: nothing was cut */
 			whole_stack = outermost;
 		}
-		/* frame pointers may have taken it to the loader's first frame, which CFI cannot say */
-		if (!outermost && !fp_astray && n > user + 1 && symbolizer__at_entry(w->sym, pid, frames[n - 1].ip))
-			outermost = whole_stack = true;
 		/*
 		 * What the walk read off the stack is not kept; where nothing took
 		 * the stack past CFI's last caller, that is not its root either:
 		 * the stack says so.
 		 */
-		if ((fp_astray || !fp_tail) && !outermost)
-			frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
+		unknown_root = fp_astray || !fp_tail;
 	}
 	size_t whole = n;
 
 	n = without_loop(frames, n);
+	bool looped = n < whole;
+
+	if (user != SIZE_MAX && !outermost && !fp_astray && n > user + 1) {
+		switch (symbolizer__root(w->sym, pid, frames[n - 1].ip)) {
+		case SYM_ROOT_ENTRY:
+			/* frame pointers took it to the loader's first frame, which CFI cannot say */
+			outermost = whole_stack = true;
+			break;
+		case SYM_ROOT_FRAMELESS:
+			/* the walk ended in a function without a frame (gcc's cc1: all of it) */
+			unknown_root = true;
+			break;
+		case SYM_ROOT_UNKNOWN:
+			break;
+		}
+	}
+	if (unknown_root && !outermost)
+		frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
 	if ((ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs)) < 0)
 		return ret;
 	stopped = ret;
@@ -276,7 +290,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	if (ret == 1)
 		stopped = 0;
 	w->stats->unwind_stopped += (uint64_t)stopped;
-	w->stats->truncated += cut && !whole_stack && n == whole && !stopped && ret == 0;
+	w->stats->truncated += cut && !whole_stack && !looped && !stopped && ret == 0;
 	return 0;
 }
 

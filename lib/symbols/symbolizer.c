@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "arch.h"
 #include "cfi.h"
 #include "demangle.h"
 #include "elfsym.h"
@@ -867,14 +868,21 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 	return n;
 }
 
-bool symbolizer__at_entry(struct symbolizer *s, pid_t pid, uint64_t ra)
+enum sym_root symbolizer__root(struct symbolizer *s, pid_t pid, uint64_t ra)
 {
 	uint64_t addr;
 	uint32_t file;
 	struct cfi *c = cfi_at(s, pid, ra - 1, &addr, &file);
 	const struct cached_rule *e = c ? rule_at(s, c, file, addr) : NULL;
 
-	return e && e->status == -ENOENT && at_entry(s, file, addr);
+	if (!e)
+		return SYM_ROOT_UNKNOWN;
+	if (e->status == -ENOENT && at_entry(s, file, addr))
+		return SYM_ROOT_ENTRY;
+	/* its frame is found from %rsp: %rbp was never this function's frame pointer */
+	if (e->status == 0 && e->rule.simple && e->rule.cfa_reg == LP_DWARF_SP && !e->rule.outermost)
+		return SYM_ROOT_FRAMELESS;
+	return SYM_ROOT_UNKNOWN;
 }
 
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr)

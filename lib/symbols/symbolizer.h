@@ -61,12 +61,22 @@ struct sym_frame {
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
 		      struct strbuf *stack, struct strbuf *locs);
 
-/*
- * Whether return address ra of pid is in the stub at its file's entry point
- * (the dynamic loader's _start has no CFI): the first frame of the process,
- * so a stack that reaches it is whole.
- */
-bool symbolizer__at_entry(struct symbolizer *s, pid_t pid, uint64_t ra);
+/* What the last frame of a frame-pointer walk, return address ra of pid, says of the stack. */
+enum sym_root {
+	SYM_ROOT_UNKNOWN,
+	/*
+	 * In the stub at its file's entry point (the dynamic loader's _start
+	 * has no CFI): the first frame of the process, so the stack is whole.
+	 */
+	SYM_ROOT_ENTRY,
+	/*
+	 * In a function whose CFI keeps no frame pointer there: the walk read
+	 * its return address from the frame of the function it called, and what
+	 * %rbp held in it leads nowhere. Its callers are unknown, not absent.
+	 */
+	SYM_ROOT_FRAMELESS,
+};
+enum sym_root symbolizer__root(struct symbolizer *s, pid_t pid, uint64_t ra);
 
 /* Whether user address addr lies in a mapping of pid (code or not). */
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr);

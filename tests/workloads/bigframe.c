@@ -9,6 +9,11 @@
  *                              frame record {0, &decoy + 1} outside the
  *                              stack: frame-pointer walking finds a caller
  *                              "decoy" that is code, and no caller at all
+ *   bigframe walkend [SECONDS] a function with a frame pointer and a frame as
+ *                              big, called from one without a frame that
+ *                              holds 0 in %rbp (as gcc's cc1: %rbp is any
+ *                              register there): the kernel's frame-pointer
+ *                              walk ends at the caller, which is not a root
  *   bigframe nap [N]           N naps of 10 ms (20) in a function with 1.2 KB
  *                              of locals: off-CPU stacks need that much of a
  *                              snapshot to reach main
@@ -91,6 +96,31 @@ __attribute__((noinline)) static unsigned astray(double seconds)
 #endif
 
 #if defined(__x86_64__)
+/* Keeps a frame pointer, in a program built without them. */
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static unsigned framed_spin(unsigned seed)
+{
+	volatile unsigned counts[3072];
+
+	for (size_t i = 0; i < 3072; i++)
+		counts[i] = seed + i;
+	for (unsigned long n = 0; n < 2000000; n++)
+		counts[n % 3072] += (unsigned)n;
+	return counts[seed % 3072];
+}
+
+__attribute__((noinline)) static unsigned walk_end(double seconds)
+{
+	double start = now();
+	unsigned x = 1;
+
+	while (now() - start < seconds) {
+		/* %rbp as code without frame pointers uses it: not a frame record */
+		__asm__ volatile("xor %%ebp, %%ebp" : : : "rbp");
+		x += framed_spin(x);
+	}
+	return x;
+}
+
 static const void *no_record[2];
 #endif
 
@@ -121,6 +151,15 @@ int main(int argc, char **argv)
 			x += doze(x);
 		printf("%u\n", x);
 		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "walkend") == 0) {
+#if defined(__x86_64__)
+		printf("%u\n", walk_end(argc > 2 ? atof(argv[2]) : 1));
+		return 0;
+#else
+		fputs("bigframe: walkend is for x86-64\n", stderr);
+		return 2;
+#endif
 	}
 	if (argc > 1 && strcmp(argv[1], "decoy") == 0) {
 #if defined(__x86_64__)
