@@ -54,7 +54,8 @@ await scenario(async () => {
 	const spin = src.find((s) => /^spin/.test(s.fn)), nap = src.find((s) => s.fn === 'nap');
 	// a spinning thread is off the CPU only when a busy host preempts it
 	check(spin && spin.on > 5 && spin.off < spin.on / 2, 'spin on the CPU: ' + JSON.stringify(src));
-	check(nap && nap.off > 20 && nap.on <= 1, 'nap off the CPU: ' + JSON.stringify(src));
+	// waking from its sleeps takes it on the CPU for a moment: more of them on a busy host
+	check(nap && nap.off > 20 && nap.on < nap.off / 5, 'nap off the CPU: ' + JSON.stringify(src));
 	await page.$eval('table.source', (t) => t.scrollIntoView());
 	await shot(page, 'report-source');
 	check(errors.length === 0, 'no errors: ' + errors);
