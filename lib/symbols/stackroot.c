@@ -95,15 +95,16 @@ static struct root *find(struct stack_roots *r, pid_t pid, struct lp_span loc, b
 	return e;
 }
 
-/* Puts prefix (len bytes) in front of b. */
-static int prepend(struct strbuf *b, const char *prefix, size_t len)
+/* Puts prefix (len bytes) in place of the first cut bytes of b, moving the rest once. */
+static int replace_head(struct strbuf *b, size_t cut, const char *prefix, size_t len)
 {
-	int ret = strbuf__add(b, prefix, len);	/* room first */
+	int ret;
 
-	if (ret < 0)
+	if (len > cut && b->cap - b->len <= len - cut && (ret = strbuf__grow(b, len - cut)) < 0)
 		return ret;
-	memmove(b->s + len, b->s, b->len - len);
+	memmove(b->s + len, b->s + cut, b->len - cut);
 	memcpy(b->s, prefix, len);
+	b->len += len - cut;
 	return 0;
 }
 
@@ -136,15 +137,9 @@ int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack
 			e = find(r, pid, loc, false);
 			if (!e || !e->stack)
 				return 0;
-			if (stopped) {
-				/* drop "[unwind stopped];" and "-;" */
-				memmove(stack->s, name.s, stack->len - (size_t)(name.s - stack->s));
-				stack->len -= (size_t)(name.s - stack->s);
-				memmove(locs->s, loc.s, locs->len - (size_t)(loc.s - locs->s));
-				locs->len -= (size_t)(loc.s - locs->s);
-			}
-			if ((ret = prepend(stack, e->stack, e->stack_len)) < 0 ||
-			    (ret = prepend(locs, e->locs, e->locs_len)) < 0)
+			/* in place of "[unwind stopped];" and "-;" when stopped */
+			if ((ret = replace_head(stack, (size_t)(name.s - stack->s), e->stack, e->stack_len)) < 0 ||
+			    (ret = replace_head(locs, (size_t)(loc.s - locs->s), e->locs, e->locs_len)) < 0)
 				return ret;
 			return 1;
 		}

@@ -81,8 +81,26 @@ struct cached_rule {
 	struct cfi_rule rule;
 };
 
+/*
+ * An address of a process as unwinding sees it: its CFI, file address and
+ * compiled rule, found once (the mapping, file and rule lookups cost more
+ * than the step).
+ */
+struct code_place {
+	struct htab_entry head;
+	uint64_t ip;
+	pid_t pid;
+	uint32_t generation;
+	struct cfi *cfi;	/* NULL: no CFI there */
+	uint32_t file;
+	uint64_t addr;
+	int status;		/* of cfi__rule, or -ENOMEM */
+	struct cfi_rule rule;
+};
+
 struct symbolizer {
 	struct htab rules;
+	struct htab places;
 	struct htab frames;
 	struct strbuf cache_text;
 	struct htab chains;
@@ -111,6 +129,7 @@ struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx)
 		return NULL;
 	}
 	s->rules = HTAB_INIT(struct cached_rule);
+	s->places = HTAB_INIT(struct code_place);
 	s->frames = HTAB_INIT(struct cached_frame);
 	s->chains = HTAB_INIT(struct cached_chain);
 	s->warn = warn;
@@ -141,6 +160,7 @@ void symbolizer__free(struct symbolizer *s)
 	strbuf__release(&s->chain_text);
 	htab__release(&s->chains);
 	htab__release(&s->rules);
+	htab__release(&s->places);
 	free(s);
 }
 
@@ -782,30 +802,48 @@ static const struct cached_rule *rule_at(struct symbolizer *s, struct cfi *c, ui
 	return e;
 }
 
-/* One unwinding step at addr of file. */
-static int step(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t addr, const struct user_regs *r,
-		const uint8_t *stack, size_t size, uint64_t base, struct user_regs *caller)
+/* Where ip of pid is, for unwinding; NULL when out of memory. */
+static const struct code_place *place_at(struct symbolizer *s, pid_t pid, uint64_t ip)
 {
-	const struct cached_rule *e = rule_at(s, c, file, addr);
+	uint32_t generation = generation_of(s, pid);
+	uint64_t h = frame_hash(ip, pid, generation, 0);
+	const struct cached_rule *rule;
+	struct code_place *e;
 
-	if (!e)
-		return cfi__step(c, addr, r, stack, size, base, caller);
-	if (e->status < 0)
-		return e->status;
-	if (e->rule.simple)
-		return cfi_rule__step(&e->rule, r, stack, size, base, caller);
-	return cfi__step(c, addr, r, stack, size, base, caller);
+	if (htab__reserve(&s->places) < 0)
+		return NULL;
+	for (size_t i = h; (e = htab__at(&s->places, i))->head.used; i++)
+		if (e->head.hash == h && e->ip == ip && e->pid == pid && e->generation == generation)
+			return e;
+	*e = (struct code_place){ .ip = ip, .pid = pid, .generation = generation, .status = -ENOENT };
+	e->cfi = cfi_at(s, pid, ip, &e->addr, &e->file);
+	if (e->cfi) {
+		rule = rule_at(s, e->cfi, e->file, e->addr);
+		e->status = rule ? rule->status : -ENOMEM;
+		if (rule)
+			e->rule = rule->rule;
+	}
+	htab__insert(&s->places, e, h);
+	return e;
+}
+
+/* One unwinding step at a place with CFI. */
+static int step(const struct code_place *p, const struct user_regs *r, const uint8_t *stack, size_t size,
+		uint64_t base, struct user_regs *caller)
+{
+	if (p->status < 0)
+		return p->status;
+	if (p->rule.simple)
+		return cfi_rule__step(&p->rule, r, stack, size, base, caller);
+	return cfi__step(p->cfi, p->addr, r, stack, size, base, caller);
 }
 
 /* Whether CFI covers ip of pid (a return address: the call before it). */
 static bool cfi_covers(struct symbolizer *s, pid_t pid, uint64_t ip)
 {
-	uint64_t addr;
-	uint32_t file;
-	struct cfi *c = cfi_at(s, pid, ip - 1, &addr, &file);
-	const struct cached_rule *e = c ? rule_at(s, c, file, addr) : NULL;
+	const struct code_place *p = place_at(s, pid, ip - 1);
 
-	return e && e->status != -ENOENT;
+	return p && p->cfi && p->status != -ENOENT;
 }
 
 /*
@@ -838,16 +876,14 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 
 	*outermost = false;
 	while (n < max) {
-		uint64_t addr;
-		uint32_t file;
 		/* return addresses point after the call: look up the call itself */
-		struct cfi *c = cfi_at(s, pid, n == 0 ? r.ip : r.ip - 1, &addr, &file);
+		const struct code_place *p = place_at(s, pid, n == 0 ? r.ip : r.ip - 1);
+		bool covered = p && p->cfi;
+		int ret = covered ? step(p, &r, stack, size, regs->sp, &caller) : -ENOENT;
 
-		int ret = c ? step(s, c, file, addr, &r, stack, size, regs->sp, &caller) : -ENOENT;
-
-		if (ret == -ENOENT && c && n == 0)
+		if (ret == -ENOENT && covered && n == 0)
 			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
-		if (ret == -ENOENT && c && n > 0 && at_entry(s, file, addr))
+		if (ret == -ENOENT && covered && n > 0 && at_entry(s, p->file, p->addr))
 			ret = -ENODATA;
 		if (ret == -ENODATA)
 			*outermost = true;
@@ -870,17 +906,14 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 
 enum sym_root symbolizer__root(struct symbolizer *s, pid_t pid, uint64_t ra)
 {
-	uint64_t addr;
-	uint32_t file;
-	struct cfi *c = cfi_at(s, pid, ra - 1, &addr, &file);
-	const struct cached_rule *e = c ? rule_at(s, c, file, addr) : NULL;
+	const struct code_place *p = place_at(s, pid, ra - 1);
 
-	if (!e)
+	if (!p || !p->cfi)
 		return SYM_ROOT_UNKNOWN;
-	if (e->status == -ENOENT && at_entry(s, file, addr))
+	if (p->status == -ENOENT && at_entry(s, p->file, p->addr))
 		return SYM_ROOT_ENTRY;
 	/* its frame is found from %rsp: %rbp was never this function's frame pointer */
-	if (e->status == 0 && e->rule.simple && e->rule.cfa_reg == LP_DWARF_SP && !e->rule.outermost)
+	if (p->status == 0 && p->rule.simple && p->rule.cfa_reg == LP_DWARF_SP && !p->rule.outermost)
 		return SYM_ROOT_FRAMELESS;
 	return SYM_ROOT_UNKNOWN;
 }
