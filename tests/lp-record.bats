@@ -402,6 +402,20 @@ record_with_max_stack_4() {
 		END { if (n < 50 || m < 0.95 * n) { print m " of " n " samples reach main"; exit 1 } }' whole.lp
 }
 
+@test "a frame-pointer walk from a caller that used %rbp as any register gives no callers, even ones that are code" {
+	[ "$(uname -m)" = x86_64 ] || skip "the scratch workload sets %rbp with x86-64 assembly"
+	# scratch_frame: no frame pointer, a frame bigger than the snapshot holding {0, &decoy + 1}
+	# where %rbp points; the previous build gave decoy;scratch_frame;spin_leaf
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o scratch.lp -- "$W/bigframe" scratch 0.5
+	assert_success
+	run ! grep -q 'decoy' scratch.lp
+	awk -F'\t' '$1 == "S" && $8 ~ /;spin_leaf[^;]*$/ { n++; if ($8 ~ /^\[unwind stopped\];scratch_frame;spin_leaf/) m++ }
+		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' scratch.lp
+	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" scratch 0.5 > /dev/null
+	awk -F'\t' '$1 == "S" && $8 ~ /;spin_leaf[^;]*$/ { n++; if ($8 ~ /^_start;.*;main;scratch_frame;spin_leaf/) m++ }
+		END { if (n < 50 || m < 0.95 * n) { print m " of " n " samples reach _start"; exit 1 } }' whole.lp
+}
+
 @test "a frame-pointer walk that ends in a function without a frame says the callers are unknown" {
 	[ "$(uname -m)" = x86_64 ] || skip "the walkend workload sets %rbp with x86-64 assembly"
 	# walk_end keeps no frame pointer and holds 0 in %rbp (gcc's cc1 stacks under

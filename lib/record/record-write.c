@@ -235,6 +235,14 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 						rest = i + 1;
 						break;
 					}
+			/*
+			 * The walk never met CFI's callers: it goes on from where
+			 * they end only if %rbp there can be a frame record, not
+			 * where that function used it as any register.
+			 */
+			if (k > 0 && rest == user + 1 &&
+			    symbolizer__frame_kind(w->sym, pid, ras[k - 1]) == SYM_FRAME_SCRATCH)
+				rest = n;
 		}
 		/* whether frame pointers take the stack on past what CFI found */
 		fp_tail = n > rest;
@@ -266,16 +274,18 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	bool looped = n < whole;
 
 	if (user != SIZE_MAX && !outermost && !fp_astray && n > user + 1) {
-		switch (symbolizer__root(w->sym, pid, frames[n - 1].ip)) {
-		case SYM_ROOT_ENTRY:
+		switch (symbolizer__frame_kind(w->sym, pid, frames[n - 1].ip)) {
+		case SYM_FRAME_ENTRY:
 			/* frame pointers took it to the loader's first frame, which CFI cannot say */
 			outermost = whole_stack = true;
 			break;
-		case SYM_ROOT_FRAMELESS:
+		case SYM_FRAME_NONE:
+		case SYM_FRAME_SCRATCH:
 			/* the walk ended in a function without a frame (gcc's cc1: all of it) */
 			unknown_root = true;
 			break;
-		case SYM_ROOT_UNKNOWN:
+		case SYM_FRAME_POINTER:
+		case SYM_FRAME_UNKNOWN:
 			break;
 		}
 	}

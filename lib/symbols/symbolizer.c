@@ -904,18 +904,19 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 	return n;
 }
 
-enum sym_root symbolizer__root(struct symbolizer *s, pid_t pid, uint64_t ra)
+enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ra)
 {
 	const struct code_place *p = place_at(s, pid, ra - 1);
 
 	if (!p || !p->cfi)
-		return SYM_ROOT_UNKNOWN;
+		return SYM_FRAME_UNKNOWN;
 	if (p->status == -ENOENT && at_entry(s, p->file, p->addr))
-		return SYM_ROOT_ENTRY;
-	/* its frame is found from %rsp: %rbp was never this function's frame pointer */
-	if (p->status == 0 && p->rule.simple && p->rule.cfa_reg == LP_DWARF_SP && !p->rule.outermost)
-		return SYM_ROOT_FRAMELESS;
-	return SYM_ROOT_UNKNOWN;
+		return SYM_FRAME_ENTRY;
+	if (p->status != 0 || !p->rule.simple || p->rule.outermost)
+		return SYM_FRAME_UNKNOWN;
+	if (p->rule.cfa_reg != LP_DWARF_SP)
+		return SYM_FRAME_POINTER;
+	return p->rule.bp_saved ? SYM_FRAME_SCRATCH : SYM_FRAME_NONE;
 }
 
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr)

@@ -61,22 +61,29 @@ struct sym_frame {
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
 		      struct strbuf *stack, struct strbuf *locs);
 
-/* What the last frame of a frame-pointer walk, return address ra of pid, says of the stack. */
-enum sym_root {
-	SYM_ROOT_UNKNOWN,
+/* What the function that return address ra of pid returns into does with %rbp there, by its CFI. */
+enum sym_frame_kind {
+	SYM_FRAME_UNKNOWN,	/* no CFI, or rules too complex to say */
 	/*
 	 * In the stub at its file's entry point (the dynamic loader's _start
 	 * has no CFI): the first frame of the process, so the stack is whole.
 	 */
-	SYM_ROOT_ENTRY,
+	SYM_FRAME_ENTRY,
+	SYM_FRAME_POINTER,	/* its frame is found from %rbp: a frame record */
 	/*
-	 * In a function whose CFI keeps no frame pointer there: the walk read
-	 * its return address from the frame of the function it called, and what
-	 * %rbp held in it leads nowhere. Its callers are unknown, not absent.
+	 * Its frame is found from %rsp and %rbp is left alone: %rbp is still
+	 * some caller's frame pointer, if any. A frame-pointer walk that ends
+	 * here lost this function's callers: they are unknown, not absent.
 	 */
-	SYM_ROOT_FRAMELESS,
+	SYM_FRAME_NONE,
+	/*
+	 * Its frame is found from %rsp and it saved %rbp to use it as any
+	 * register (gcc's cc1, Debian's make): what %rbp held as it called is
+	 * no frame record, and a walk from there reads stack data.
+	 */
+	SYM_FRAME_SCRATCH,
 };
-enum sym_root symbolizer__root(struct symbolizer *s, pid_t pid, uint64_t ra);
+enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ra);
 
 /* Whether user address addr lies in a mapping of pid (code or not). */
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr);

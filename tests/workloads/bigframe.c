@@ -14,6 +14,12 @@
  *                              holds 0 in %rbp (as gcc's cc1: %rbp is any
  *                              register there): the kernel's frame-pointer
  *                              walk ends at the caller, which is not a root
+ *   bigframe scratch [SECONDS] a small spinning function called from one
+ *                              without a frame pointer whose frame is as big
+ *                              and holds a made-up frame record {0, &decoy + 1}
+ *                              that %rbp, its scratch register, points at:
+ *                              CFI stops at the caller, and the kernel's
+ *                              walk finds "decoy" where the stack was data
  *   bigframe nap [N]           N naps of 10 ms (20) in a function with 1.2 KB
  *                              of locals: off-CPU stacks need that much of a
  *                              snapshot to reach main
@@ -121,6 +127,29 @@ __attribute__((noinline)) static unsigned walk_end(double seconds)
 	return x;
 }
 
+__attribute__((noinline)) static unsigned spin_leaf(unsigned long n)
+{
+	while (n--)
+		__asm__ volatile("");
+	return (unsigned)n;
+}
+
+__attribute__((noinline)) static unsigned scratch_frame(double seconds)
+{
+	const void *volatile big[1536];	/* 12 KB: its top is past the snapshot */
+	double start = now();
+	unsigned x = 1;
+
+	for (size_t i = 0; i < 1536; i++)
+		big[i] = NULL;
+	big[1535] = (const char *)decoy + 1;
+	while (now() - start < seconds) {
+		__asm__ volatile("mov %0, %%rbp" : : "r"(&big[1534]) : "rbp");
+		x += spin_leaf(20000000);
+	}
+	return x + (big[7] != NULL);
+}
+
 static const void *no_record[2];
 #endif
 
@@ -151,6 +180,15 @@ int main(int argc, char **argv)
 			x += doze(x);
 		printf("%u\n", x);
 		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "scratch") == 0) {
+#if defined(__x86_64__)
+		printf("%u\n", scratch_frame(argc > 2 ? atof(argv[2]) : 1));
+		return 0;
+#else
+		fputs("bigframe: scratch is for x86-64\n", stderr);
+		return 2;
+#endif
 	}
 	if (argc > 1 && strcmp(argv[1], "walkend") == 0) {
 #if defined(__x86_64__)
