@@ -81,16 +81,8 @@ struct cached_rule {
 	struct cfi_rule rule;
 };
 
-/*
- * An address of a process as unwinding sees it: its CFI, file address and
- * compiled rule, found once (the mapping, file and rule lookups cost more
- * than the step).
- */
+/* An address of a process as unwinding sees it: its CFI, file address and compiled rule. */
 struct code_place {
-	struct htab_entry head;
-	uint64_t ip;
-	pid_t pid;
-	uint32_t generation;
 	struct cfi *cfi;	/* NULL: no CFI there */
 	uint32_t file;
 	uint64_t addr;
@@ -100,7 +92,6 @@ struct code_place {
 
 struct symbolizer {
 	struct htab rules;
-	struct htab places;
 	struct htab frames;
 	struct strbuf cache_text;
 	struct htab chains;
@@ -129,7 +120,6 @@ struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx)
 		return NULL;
 	}
 	s->rules = HTAB_INIT(struct cached_rule);
-	s->places = HTAB_INIT(struct code_place);
 	s->frames = HTAB_INIT(struct cached_frame);
 	s->chains = HTAB_INIT(struct cached_chain);
 	s->warn = warn;
@@ -160,7 +150,6 @@ void symbolizer__free(struct symbolizer *s)
 	strbuf__release(&s->chain_text);
 	htab__release(&s->chains);
 	htab__release(&s->rules);
-	htab__release(&s->places);
 	free(s);
 }
 
@@ -802,29 +791,23 @@ static const struct cached_rule *rule_at(struct symbolizer *s, struct cfi *c, ui
 	return e;
 }
 
-/* Where ip of pid is, for unwinding; NULL when out of memory. */
-static const struct code_place *place_at(struct symbolizer *s, pid_t pid, uint64_t ip)
+/*
+ * Where ip of pid is, for unwinding. Not cached by address: the rule is
+ * (per file), and a table per process address grew with every short-lived
+ * process of a build and made the write phase slower, not faster.
+ */
+static void place_at(struct symbolizer *s, pid_t pid, uint64_t ip, struct code_place *p)
 {
-	uint32_t generation = generation_of(s, pid);
-	uint64_t h = frame_hash(ip, pid, generation, 0);
 	const struct cached_rule *rule;
-	struct code_place *e;
 
-	if (htab__reserve(&s->places) < 0)
-		return NULL;
-	for (size_t i = h; (e = htab__at(&s->places, i))->head.used; i++)
-		if (e->head.hash == h && e->ip == ip && e->pid == pid && e->generation == generation)
-			return e;
-	*e = (struct code_place){ .ip = ip, .pid = pid, .generation = generation, .status = -ENOENT };
-	e->cfi = cfi_at(s, pid, ip, &e->addr, &e->file);
-	if (e->cfi) {
-		rule = rule_at(s, e->cfi, e->file, e->addr);
-		e->status = rule ? rule->status : -ENOMEM;
+	*p = (struct code_place){ .status = -ENOENT };
+	p->cfi = cfi_at(s, pid, ip, &p->addr, &p->file);
+	if (p->cfi) {
+		rule = rule_at(s, p->cfi, p->file, p->addr);
+		p->status = rule ? rule->status : -ENOMEM;
 		if (rule)
-			e->rule = rule->rule;
+			p->rule = rule->rule;
 	}
-	htab__insert(&s->places, e, h);
-	return e;
 }
 
 /* One unwinding step at a place with CFI. */
@@ -841,9 +824,10 @@ static int step(const struct code_place *p, const struct user_regs *r, const uin
 /* Whether CFI covers ip of pid (a return address: the call before it). */
 static bool cfi_covers(struct symbolizer *s, pid_t pid, uint64_t ip)
 {
-	const struct code_place *p = place_at(s, pid, ip - 1);
+	struct code_place p;
 
-	return p && p->cfi && p->status != -ENOENT;
+	place_at(s, pid, ip - 1, &p);
+	return p.cfi && p.status != -ENOENT;
 }
 
 /*
@@ -877,13 +861,14 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 	*outermost = false;
 	while (n < max) {
 		/* return addresses point after the call: look up the call itself */
-		const struct code_place *p = place_at(s, pid, n == 0 ? r.ip : r.ip - 1);
-		bool covered = p && p->cfi;
-		int ret = covered ? step(p, &r, stack, size, regs->sp, &caller) : -ENOENT;
+		struct code_place p;
 
-		if (ret == -ENOENT && covered && n == 0)
+		place_at(s, pid, n == 0 ? r.ip : r.ip - 1, &p);
+		int ret = p.cfi ? step(&p, &r, stack, size, regs->sp, &caller) : -ENOENT;
+
+		if (ret == -ENOENT && p.cfi && n == 0)
 			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
-		if (ret == -ENOENT && covered && n > 0 && at_entry(s, p->file, p->addr))
+		if (ret == -ENOENT && p.cfi && n > 0 && at_entry(s, p.file, p.addr))
 			ret = -ENODATA;
 		if (ret == -ENODATA)
 			*outermost = true;
@@ -906,17 +891,18 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 
 enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ra)
 {
-	const struct code_place *p = place_at(s, pid, ra - 1);
+	struct code_place p;
 
-	if (!p || !p->cfi)
+	place_at(s, pid, ra - 1, &p);
+	if (!p.cfi)
 		return SYM_FRAME_UNKNOWN;
-	if (p->status == -ENOENT && at_entry(s, p->file, p->addr))
+	if (p.status == -ENOENT && at_entry(s, p.file, p.addr))
 		return SYM_FRAME_ENTRY;
-	if (p->status != 0 || !p->rule.simple || p->rule.outermost)
+	if (p.status != 0 || !p.rule.simple || p.rule.outermost)
 		return SYM_FRAME_UNKNOWN;
-	if (p->rule.cfa_reg != LP_DWARF_SP)
+	if (p.rule.cfa_reg != LP_DWARF_SP)
 		return SYM_FRAME_POINTER;
-	return p->rule.bp_saved ? SYM_FRAME_SCRATCH : SYM_FRAME_NONE;
+	return p.rule.bp_saved ? SYM_FRAME_SCRATCH : SYM_FRAME_NONE;
 }
 
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr)
