@@ -171,6 +171,12 @@ __attribute__((noinline)) static unsigned doze(unsigned seed)
 	return scratch[seed % 300];
 }
 
+/* The modes that set %rbp with x86-64 assembly, and what each runs for SECONDS. */
+static const char *const x86_modes[] = { "decoy", "walkend", "scratch" };
+#if defined(__x86_64__)
+static unsigned (*const x86_runs[])(double) = { astray, walk_end, scratch_frame };
+#endif
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "nap") == 0) {
@@ -181,30 +187,14 @@ int main(int argc, char **argv)
 		printf("%u\n", x);
 		return 0;
 	}
-	if (argc > 1 && strcmp(argv[1], "scratch") == 0) {
+	for (size_t i = 0; argc > 1 && i < sizeof(x86_modes) / sizeof(x86_modes[0]); i++) {
+		if (strcmp(argv[1], x86_modes[i]) != 0)
+			continue;
 #if defined(__x86_64__)
-		printf("%u\n", scratch_frame(argc > 2 ? atof(argv[2]) : 1));
+		printf("%u\n", x86_runs[i](argc > 2 ? atof(argv[2]) : 1));
 		return 0;
 #else
-		fputs("bigframe: scratch is for x86-64\n", stderr);
-		return 2;
-#endif
-	}
-	if (argc > 1 && strcmp(argv[1], "walkend") == 0) {
-#if defined(__x86_64__)
-		printf("%u\n", walk_end(argc > 2 ? atof(argv[2]) : 1));
-		return 0;
-#else
-		fputs("bigframe: walkend is for x86-64\n", stderr);
-		return 2;
-#endif
-	}
-	if (argc > 1 && strcmp(argv[1], "decoy") == 0) {
-#if defined(__x86_64__)
-		printf("%u\n", astray(argc > 2 ? atof(argv[2]) : 1));
-		return 0;
-#else
-		fputs("bigframe: decoy is for x86-64\n", stderr);
+		fprintf(stderr, "bigframe: %s is for x86-64\n", argv[1]);
 		return 2;
 #endif
 	}
