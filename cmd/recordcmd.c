@@ -604,9 +604,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "raise it with sysctl kernel.perf_event_max_stack=N",
 		      (unsigned long long)st.truncated, perf_sysctl("perf_event_max_stack"));
 	if (st.unwind_stopped)
-		error("warning: %llu stacks start with " SYM_UNWIND_STOPPED ": unwinding reached an address that "
-		      "is not code (frames bigger than the stack snapshot, or code with neither frame pointers "
-		      "nor CFI); the callers of their first frame are unknown",
+		error("warning: %llu stacks start with " SYM_UNWIND_STOPPED ": unwinding could not go on "
+		      "(frames bigger than the stack snapshot, or code with neither frame pointers nor CFI "
+		      "where they were needed); the callers of their first frame are unknown",
 		      (unsigned long long)st.unwind_stopped);
 	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq)
 		error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "

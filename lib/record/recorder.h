@@ -43,7 +43,7 @@ struct record_stats {
 	uint64_t samples, lost, throttled;
 	uint64_t recovered;	/* callers recovered from CFI */
 	uint64_t truncated;	/* stacks cut at kernel.perf_event_max_stack that lost real callers */
-	uint64_t unwind_stopped;	/* stacks whose unwinding reached an address that is not code */
+	uint64_t unwind_stopped;	/* stacks whose unwinding could not go on: their callers are unknown */
 	double achieved_hz;	/* samples per second of sampled CPU time */
 	uint64_t processes, threads;
 	uint64_t task_records_lost;	/* spawns, execs, exits, mappings the kernel had no room for */

@@ -44,8 +44,9 @@ struct sym_frame {
 };
 
 /*
- * The root frame of a stack whose unwinding reached an address that is not
- * code, or a frame-pointer chain that left the stack. A user frame at
+ * The root frame of a stack whose unwinding could not go on: it reached an
+ * address that is not code, a frame-pointer chain left the stack, or one
+ * ended where CFI says no frame pointer is kept. A user frame at
  * SYM_STOPPED_IP asks symbolizer__chain for it.
  */
 #define SYM_UNWIND_STOPPED "[unwind stopped]"
