@@ -33,14 +33,15 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 		fail "heavy $heavy%, light $light%"
 }
 
-@test "the same top lines as perf report --sort srcline, shares within 3 points" {
+@test "the same top lines as perf report --sort srcline, shares within 5 points" {
 	command -v perf > /dev/null || skip "no perf"
-	recording -F 999 --offcpu-freq 0 -o l.lp -- "$W/lines" 1
-	perf record -q -F 999 -o perf.data -- "$W/lines" 1 2> /dev/null || skip "perf record cannot run here"
+	# two runs of ~2000 samples: the shares' difference has a spread of ~1.4 points alone
+	recording -F 999 --offcpu-freq 0 -o l.lp -- "$W/lines" 2
+	perf record -q -F 999 -o perf.data -- "$W/lines" 2 2> /dev/null || skip "perf record cannot run here"
 	perf report -i perf.data --sort srcline --stdio 2> /dev/null | awk '$1 ~ /%$/ { print $2, $1 }' | head -2 > perf.top
 	lp-lines l.lp | head -2 | awk -F'\t' '{ n = split($1, p, "/"); print p[n], $4 }' > lp.top
 	[ "$(cut -d' ' -f1 perf.top)" = "$(cut -d' ' -f1 lp.top)" ] || fail "perf: $(cat perf.top) lp: $(cat lp.top)"
-	paste -d' ' perf.top lp.top | awk '{ d = $2 - $4; if (d < 0) d = -d; if (d > 3) { print; bad = 1 } } END { exit bad }' ||
+	paste -d' ' perf.top lp.top | awk '{ d = $2 - $4; if (d < 0) d = -d; if (d > 5) { print; bad = 1 } } END { exit bad }' ||
 		fail "shares differ: $(paste -d' ' perf.top lp.top)"
 }
 
