@@ -86,7 +86,7 @@ struct code_place {
 	struct cfi *cfi;	/* NULL: no CFI there */
 	uint32_t file;
 	uint64_t addr;
-	int status;		/* of cfi__rule, or -ENOMEM */
+	int status;		/* of cfi__rule */
 	struct cfi_rule rule;
 };
 
@@ -804,7 +804,8 @@ static void place_at(struct symbolizer *s, pid_t pid, uint64_t ip, struct code_p
 	p->cfi = cfi_at(s, pid, ip, &p->addr, &p->file);
 	if (p->cfi) {
 		rule = rule_at(s, p->cfi, p->file, p->addr);
-		p->status = rule ? rule->status : -ENOMEM;
+		/* without room to keep the rule, it is evaluated afresh (status 0, not simple) */
+		p->status = rule ? rule->status : 0;
 		if (rule)
 			p->rule = rule->rule;
 	}
