@@ -960,12 +960,13 @@ static int write_record(struct writer *w, size_t i)
 		if (ts) {
 			ret = write_thread(w, ts, time, true);
 			thread_stats__remove(w->threads, t.tid);
+			if (ret < 0)
+				return ret;
 		}
-		if (ret == 0 && !(e = thread_end_of(w, t.tid, true)))
+		if (!(e = thread_end_of(w, t.tid, true)))
 			return -ENOMEM;
-		if (ret == 0)
-			e->exited = true;
-		return ret;
+		e->exited = true;
+		return 0;
 	}
 	case PERF_RECORD_THROTTLE:
 		w->stats->throttled++;
