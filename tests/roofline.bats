@@ -39,9 +39,17 @@ fake_sysfs() {
 	[ "${lines[0]}" = "#lp-stream 1" ]
 	isa=$(widest)
 	[ -n "$isa" ] || fail "no roofs: $output"
-	l1=$(roof L1 "$isa") l2=$(roof L2 "$isa") l3=$(roof L3 "$isa") dram=$(roof DRAM "$isa")
-	awk -v a="$l1" -v b="$l2" -v c="$l3" -v d="$dram" 'BEGIN { exit !(a > b && b > c && c > d && d > 0) }' ||
-		fail "$isa: L1 $l1, L2 $l2, L3 $l3, DRAM $dram B/s"
+	# this VM's L3 and DRAM are close (~40 against ~25 GB/s) and share the host: a busy
+	# neighbour can bring one run's L3 down to DRAM's, so the order must hold in one of three
+	seen=
+	for attempt in 1 2 3; do
+		l1=$(roof L1 "$isa") l2=$(roof L2 "$isa") l3=$(roof L3 "$isa") dram=$(roof DRAM "$isa")
+		seen+="$isa: L1 $l1, L2 $l2, L3 $l3, DRAM $dram B/s; "
+		awk -v a="$l1" -v b="$l2" -v c="$l3" -v d="$dram" 'BEGIN { exit !(a > b && b > c && c > d && d > 0) }' &&
+			break
+		[ "$attempt" -lt 3 ] || fail "$seen"
+		lp-roofline roofs -q --isa "$isa" -r 21 > roofs.lp
+	done
 	add=$(roof "FP-$isa-dp-add" "$isa") fma=$(roof "FP-$isa-dp-fma" "$isa")
 	if [ -n "$fma" ]; then
 		# two FLOPs an instruction at the rate of one: 2x, give or take a busy host's noise
