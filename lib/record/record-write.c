@@ -28,6 +28,9 @@
 enum { MAX_UNWIND = 32 };
 /* records written between lettings-go of the spill file's pages: some tens of MB */
 enum { RELEASE_EVERY = 16384 };
+
+/* how many records ahead the next one to write is fetched (its header twice as far) */
+enum { PREFETCH_AHEAD = 3 };
 /* the root of a sample taken while the kernel loaded a program: no user code runs there */
 #define EXEC_FRAME "[execve]"
 
@@ -174,10 +177,10 @@ static size_t without_loop(const struct sym_frame *frames, size_t n)
 static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
 {
 	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false, fp_tail;
-	bool outermost = false, unknown_root = false;
+	bool outermost = false, unknown_root = false, stopped, completed;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
-	int ret, stopped;
+	int ret;
 
 	/* room for the chain, every caller unwinding may add and a marker */
 	if (sm->nr + MAX_UNWIND + 1 > w->frames_cap) {
@@ -241,7 +244,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 			 * where that function used it as any register.
 			 */
 			if (k > 0 && rest == user + 1 &&
-			    symbolizer__frame_kind(w->sym, pid, ras[k - 1]) == SYM_FRAME_SCRATCH)
+			    symbolizer__frame_kind(w->sym, pid, ras[k - 1], false) == SYM_FRAME_SCRATCH)
 				rest = n;
 		}
 		/* whether frame pointers take the stack on past what CFI found */
@@ -274,7 +277,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	bool looped = n < whole;
 
 	if (user != SIZE_MAX && !outermost && !fp_astray && n > user + 1) {
-		switch (symbolizer__frame_kind(w->sym, pid, frames[n - 1].ip)) {
+		switch (symbolizer__frame_kind(w->sym, pid, frames[n - 1].ip, false)) {
 		case SYM_FRAME_ENTRY:
 			/* frame pointers took it to the loader's first frame, which CFI cannot say */
 			outermost = whole_stack = true;
@@ -291,16 +294,13 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (unknown_root && !outermost)
 		frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
-	if ((ret = symbolizer__chain(w->sym, pid, frames, n, &w->stack, &w->locs)) < 0)
-		return ret;
-	stopped = ret;
-	if ((ret = stack_roots__complete(w->roots, pid, &w->stack, &w->locs)) < 0)
+	if ((ret = symbolizer__chain(w->sym, pid, frames, n, w->roots, &w->stack, &w->locs)) < 0)
 		return ret;
 	/* completed: it reaches the process's root after all */
-	if (ret == 1)
-		stopped = 0;
-	w->stats->unwind_stopped += (uint64_t)stopped;
-	w->stats->truncated += cut && !whole_stack && !looped && !stopped && ret == 0;
+	completed = ret & SYM_CHAIN_COMPLETED;
+	stopped = (ret & SYM_CHAIN_STOPPED) && !completed;
+	w->stats->unwind_stopped += stopped;
+	w->stats->truncated += cut && !whole_stack && !looped && !stopped && !completed;
 	return 0;
 }
 
@@ -1170,6 +1170,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	int ret = 0;
 
 	lp_writer__init(&w.out, out);
+	lp_writer__batch(&w.out);
 	memset(stats, 0, sizeof(*stats));
 	stats->offcpu_drops = r->offcpu_drops;
 	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
@@ -1212,12 +1213,19 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		/* what was read of the spill file leaves the resident set now and then */
 		if ((i & (RELEASE_EVERY - 1)) == 0)
 			recorder__release_read(r, i, RELEASE_EVERY);
-		/* records are in time order, their memory in arrival order per CPU: fetch ahead */
-		if (i + 2 < r->n) {
-			const char *next = (const char *)r->index[i + 2].h;
+		/*
+		 * Records are in time order, their memory in arrival order per
+		 * CPU: fetch a whole one ahead (a sample with its stack is a few
+		 * KB, read from start to end: callchain, registers, stack).
+		 */
+		if (i + 2 * PREFETCH_AHEAD < r->n)
+			__builtin_prefetch(r->index[i + 2 * PREFETCH_AHEAD].h);
+		if (i + PREFETCH_AHEAD < r->n) {
+			const struct perf_event_header *next = r->index[i + PREFETCH_AHEAD].h;
 
-			for (int line = 0; line < 4; line++)
-				__builtin_prefetch(next + line * 64);
+			/* its header came with the first fetch */
+			for (size_t off = 64; off < next->size; off += 64)
+				__builtin_prefetch((const char *)next + off);
 		}
 		ret = write_record(&w, i);
 	}
@@ -1225,6 +1233,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		ret = write_living_threads(&w);
 	if (ret == 0)
 		ret = write_trailer(&w.out, stats);
+	if (ret == 0)
+		ret = lp_writer__flush(&w.out);
 cleanup:
 	symbolizer__free(w.sym);
 	stack_roots__free(w.roots);

@@ -10,8 +10,27 @@
 
 void lp_writer__init(struct lp_writer *w, FILE *out)
 {
-	w->out = out;
-	w->line = (struct strbuf)STRBUF_INIT;
+	*w = (struct lp_writer){ .out = out, .line = STRBUF_INIT };
+}
+
+void lp_writer__batch(struct lp_writer *w)
+{
+	w->batched = true;
+}
+
+int lp_writer__flush(struct lp_writer *w)
+{
+	size_t n = w->kept;
+
+	w->kept = 0;
+	strbuf__reset(&w->line);
+	return fwrite_unlocked(w->line.s, 1, n, w->out) == n ? 0 : -EIO;
+}
+
+/* A new record starts after the ones kept. */
+static void begin(struct lp_writer *w)
+{
+	w->line.len = w->kept;
 }
 
 void lp_writer__release(struct lp_writer *w)
@@ -65,14 +84,17 @@ int lp_writer__end(struct lp_writer *w)
 
 	if (ret < 0)
 		return ret;
-	ret = fwrite_unlocked(w->line.s, 1, w->line.len, w->out) == w->line.len ? 0 : -EIO;
-	strbuf__reset(&w->line);
-	return ret;
+	w->kept = w->line.len;
+	return w->batched && w->kept < LP_WRITER_BATCH ? 0 : lp_writer__flush(w);
 }
 
 int lp_writer__raw(struct lp_writer *w, const char *line, size_t len)
 {
-	strbuf__reset(&w->line);
+	int ret;
+
+	begin(w);
+	if (w->kept && (ret = lp_writer__flush(w)) < 0)
+		return ret;
 	if (fwrite_unlocked(line, 1, len, w->out) != len || putc_unlocked('\n', w->out) == EOF)
 		return -EIO;
 	return 0;
@@ -82,7 +104,7 @@ int lp_writer__version(struct lp_writer *w)
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, LP_STREAM_MAGIC " ", sizeof(LP_STREAM_MAGIC))) < 0 ||
 	    (ret = add_u64(w, LP_STREAM_VERSION, 0)) < 0)
 		return ret;
@@ -93,7 +115,7 @@ int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *val
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, "#lp.", 4)) < 0 || (ret = add(w, key, strlen(key))) < 0)
 		return ret;
 	for (size_t i = 0; i < n; i++)
@@ -117,7 +139,7 @@ int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t t
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, "S\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
 	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, 0)) < 0 ||
 	    (ret = add_field(w, comm)) < 0 || (ret = add_field(w, event)) < 0 ||
@@ -134,7 +156,7 @@ int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid
 
 	if (!name)
 		return -EINVAL;
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, "P\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
 	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, '\t')) < 0 ||
 	    (ret = add(w, name, strlen(name))) < 0)
@@ -146,7 +168,7 @@ int lp_writer__thread(struct lp_writer *w, uint64_t time, int64_t pid, int64_t t
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, "T\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
 	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, 0)) < 0)
 		return ret;
@@ -195,7 +217,7 @@ int lp_writer__copy_sample(struct lp_writer *w, const struct lp_sample *s)
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, "S\t", 2)) < 0 || (ret = add_u64(w, s->time, '\t')) < 0 ||
 	    (ret = add_i64(w, s->pid, '\t')) < 0 || (ret = add_i64(w, s->tid, '\t')) < 0 ||
 	    (ret = add_span(w, s->comm)) < 0 || (ret = strbuf__addc(&w->line, '\t')) < 0 ||
@@ -213,7 +235,7 @@ int lp_writer__replace_stack(struct lp_writer *w, const struct lp_fields *f, siz
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	for (size_t i = 0; i < f->n; i++) {
 		struct lp_span s = i == at ? stack : i == at + 1 ? locs : f->v[i];
 
@@ -227,7 +249,7 @@ int lp_writer__roof(struct lp_writer *w, const char *name, enum lp_roof_kind kin
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, "R", 1)) < 0 || (ret = add_field(w, name)) < 0)
 		return ret;
 	return strbuf__addf(&w->line, "\t%s\t%.0f\t%s", kind == LP_ROOF_MEMORY ? "memory" : "compute", value,
@@ -238,7 +260,7 @@ int lp_writer__point(struct lp_writer *w, struct lp_span name, uint64_t flops, u
 {
 	int ret;
 
-	strbuf__reset(&w->line);
+	begin(w);
 	if ((ret = add(w, "Q\t", 2)) < 0 || (ret = add_span(w, name)) < 0)
 		return ret;
 	return strbuf__addf(&w->line, "\t%" PRIu64 "\t%" PRIu64 "\t%.9f", flops, bytes, seconds);

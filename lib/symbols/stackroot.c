@@ -16,7 +16,7 @@ static const char *const entries[] = {
 };
 
 /* How far rootward of an entry the process's stacks go: _start, clone3 and the like */
-enum { MAX_PREFIX = 3 };
+enum { MAX_PREFIX = STACK_ROOTS_ITEMS - 1 };
 
 struct root {
 	struct htab_entry head;
@@ -122,7 +122,7 @@ int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack
 	lp_list_iter__init(&places, lp_span__of(locs));
 	for (size_t depth = 0; depth <= MAX_PREFIX; depth++) {
 		if (!lp_list_iter__next(&names, &name, NULL) || !lp_list_iter__next(&places, &loc, NULL))
-			return 0;
+			return STACK_ROOTS_KEPT;
 		/* unknown callers of an entry whose callers are known: the marker gives way to them */
 		if (depth == 0 && lp_span__eq(name, SYM_UNWIND_STOPPED, sizeof(SYM_UNWIND_STOPPED) - 1)) {
 			stopped = true;
@@ -130,18 +130,18 @@ int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack
 		}
 		if (!is_entry(name)) {
 			if (stopped)
-				return 0;
+				return STACK_ROOTS_KEPT;
 			continue;
 		}
 		if (depth == 0 || stopped) {
 			e = find(r, pid, loc, false);
 			if (!e || !e->stack)
-				return 0;
+				return STACK_ROOTS_NOT_YET;
 			/* in place of "[unwind stopped];" and "-;" when stopped */
 			if ((ret = replace_head(stack, (size_t)(name.s - stack->s), e->stack, e->stack_len)) < 0 ||
 			    (ret = replace_head(locs, (size_t)(loc.s - locs->s), e->locs, e->locs_len)) < 0)
 				return ret;
-			return 1;
+			return STACK_ROOTS_COMPLETED;
 		}
 		/* the first time only: an entry's callers do not change */
 		e = find(r, pid, loc, true);
@@ -158,7 +158,7 @@ int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack
 		memcpy(e->stack, stack_start, e->stack_len);
 		memcpy(e->locs, locs_start, e->locs_len);
 	}
-	return 0;
+	return STACK_ROOTS_KEPT;
 }
 
 void stack_roots__forget(struct stack_roots *r, pid_t pid)

@@ -20,11 +20,22 @@ struct stack_roots;
 struct stack_roots *stack_roots__new(void);
 void stack_roots__free(struct stack_roots *r);
 
+/* What stack_roots__complete did */
+enum stack_roots_result {
+	STACK_ROOTS_KEPT,	/* left the stack as it is, and would every time */
+	STACK_ROOTS_COMPLETED,	/* put the callers of its first entry in front */
+	/* left it, as it starts at an entry whose callers are not known yet */
+	STACK_ROOTS_NOT_YET,
+};
+
+/* stack_roots__complete reads no more than a stack's first STACK_ROOTS_ITEMS items (root first) */
+enum { STACK_ROOTS_ITEMS = 4 };
+
 /*
  * Given a user stack of pid (STACK and LOCS lists of an S record, root
  * first): learns its frames rootward of an entry, or, when it starts at an
- * entry whose callers were seen, puts them in front. 1 when it completed the
- * stack, 0 when not, -ENOMEM.
+ * entry whose callers were seen, puts them in front. A stack_roots_result,
+ * or -ENOMEM.
  */
 int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack, struct strbuf *locs);
 

@@ -17,6 +17,7 @@
 #include "kallsyms.h"
 #include "lpstream.h"
 #include "stackmap.h"
+#include "stackroot.h"
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -56,15 +57,20 @@ struct cached_frame {
 /*
  * A rendered chain of callers (a sample's frames but its leaf): samples
  * repeat their callers far more often than their leaves, and the chain is
- * then copied whole instead of looked up a frame at a time.
+ * then copied whole instead of looked up a frame at a time. A chain is
+ * known by two independent 64-bit hashes of its frames (head.hash and
+ * check), not by its frames: comparing those read a few hundred bytes of
+ * cold memory a sample (a tenth of lp-record's write phase), while two
+ * chains that agree in 128 bits of hash are as unlikely as a git object ID
+ * clash.
  */
 struct cached_chain {
 	struct htab_entry head;
+	uint64_t check;
 	pid_t pid;
 	uint32_t generation;
-	uint32_t n;		/* frames in the key */
-	int stopped;		/* the chain restarted at the unwinding marker */
-	size_t key_off;		/* in chain_keys: n (ip, flags) pairs */
+	uint32_t n;		/* frames in the chain */
+	int flags;		/* SYM_CHAIN_*: how the callers came out */
 	size_t text_off;	/* in chain_text: the stack then the locations */
 	uint32_t stack_len, locs_len;
 };
@@ -95,7 +101,7 @@ struct symbolizer {
 	struct htab frames;
 	struct strbuf cache_text;
 	struct htab chains;
-	struct strbuf chain_keys, chain_text;
+	struct strbuf chain_text;
 	struct process *procs;
 	size_t nprocs, procs_cap, last_proc;
 	struct file *files;
@@ -146,7 +152,6 @@ void symbolizer__free(struct symbolizer *s)
 	symtab__free(s->kernel);
 	strbuf__release(&s->cache_text);
 	htab__release(&s->frames);
-	strbuf__release(&s->chain_keys);
 	strbuf__release(&s->chain_text);
 	htab__release(&s->chains);
 	htab__release(&s->rules);
@@ -578,9 +583,12 @@ int symbolizer__frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
 	return ret < 0 ? ret : 0;
 }
 
-/* Adds frame f to the chain in stack and locs, or restarts it at the marker (*stopped = 1). */
+/*
+ * Adds frame f to the chain in stack and locs, or restarts it at the marker
+ * (*stopped = 1); *items counts the chain's items.
+ */
 static int chain_step(struct symbolizer *s, pid_t pid, uint32_t generation, const struct sym_frame *f,
-		      struct strbuf *stack, struct strbuf *locs, int *stopped)
+		      struct strbuf *stack, struct strbuf *locs, int *stopped, size_t *items)
 {
 	bool stop = !f->kernel && f->ip == SYM_STOPPED_IP;
 	int ret;
@@ -604,7 +612,9 @@ static int chain_step(struct symbolizer *s, pid_t pid, uint32_t generation, cons
 		    (ret = lp_list__append(locs, "-", 1)) < 0)
 			return ret;
 		*stopped = 1;
+		*items = 0;
 	}
+	++*items;
 	return 0;
 }
 
@@ -613,57 +623,46 @@ static uint64_t frame_word(const struct sym_frame *f)
 	return (uint64_t)f->kernel | (uint64_t)f->precise << 1;
 }
 
-static uint64_t chain_hash(pid_t pid, uint32_t generation, const struct sym_frame *frames, size_t n)
+/* Two independent hashes of a chain: different mixing, seeds and multipliers. */
+static uint64_t chain_hash(pid_t pid, uint32_t generation, const struct sym_frame *frames, size_t n,
+			   uint64_t *check)
 {
 	uint64_t h = hash_mix(((uint64_t)(uint32_t)pid << 32 | generation) ^ n);
+	uint64_t c = hash_mix(h ^ 0x9e3779b97f4a7c15ULL);
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		h = hash_word(h, frames[i].ip ^ frame_word(&frames[i]) << 62);
+		c = hash_mum(c ^ frames[i].ip, 0xa0761d6478bd642fULL + 2 * frame_word(&frames[i]));
+	}
+	*check = hash_mix(c ^ n);
 	return hash_mix(h);
 }
 
-static bool same_chain(const struct symbolizer *s, const struct cached_chain *e, pid_t pid,
-		       uint32_t generation, const struct sym_frame *frames, size_t n)
+static bool same_chain(const struct cached_chain *e, pid_t pid, uint32_t generation, size_t n, uint64_t check)
 {
-	const uint64_t *key = (const uint64_t *)(s->chain_keys.s + e->key_off);
-
-	if (e->pid != pid || e->generation != generation || e->n != n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (key[2 * i] != frames[i].ip || key[2 * i + 1] != frame_word(&frames[i]))
-			return false;
-	return true;
+	return e->check == check && e->pid == pid && e->generation == generation && e->n == n;
 }
 
 /* Keeps the rendered callers frames[0..n) for the next sample with the same ones. */
-static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t h, pid_t pid,
-			  uint32_t generation, const struct sym_frame *frames, size_t n,
-			  const struct strbuf *stack, const struct strbuf *locs, int stopped)
+static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t h, uint64_t check, pid_t pid,
+			  uint32_t generation, size_t n, const struct strbuf *stack, const struct strbuf *locs,
+			  int flags)
 {
+	size_t text_off = s->chain_text.len;
 	int ret;
 
-	size_t key_off = s->chain_keys.len, text_off = s->chain_text.len;
-
-	if (s->chains.n >= CHAIN_CACHE_ENTRIES ||
-	    key_off + text_off + n * 16 + stack->len + locs->len > CHAIN_CACHE_BYTES)
+	if (s->chains.n >= CHAIN_CACHE_ENTRIES || text_off + stack->len + locs->len > CHAIN_CACHE_BYTES)
 		return 0;
-	/* keys are pairs of words only, so each starts aligned for reading as words */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t pair[2] = { frames[i].ip, frame_word(&frames[i]) };
-
-		if ((ret = strbuf__add(&s->chain_keys, (const char *)pair, sizeof(pair))) < 0)
-			return ret;
-	}
 	if ((ret = strbuf__add(&s->chain_text, stack->s ? stack->s : "", stack->len)) < 0 ||
 	    (ret = strbuf__add(&s->chain_text, locs->s ? locs->s : "", locs->len)) < 0)
 		return ret;
 	/* in the table only once whole */
 	htab__insert(&s->chains, e, h);
+	e->check = check;
 	e->pid = pid;
 	e->generation = generation;
 	e->n = (uint32_t)n;
-	e->stopped = stopped;
-	e->key_off = key_off;
+	e->flags = flags;
 	e->text_off = text_off;
 	e->stack_len = (uint32_t)stack->len;
 	e->locs_len = (uint32_t)locs->len;
@@ -671,29 +670,31 @@ static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t
 }
 
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
-		      struct strbuf *stack, struct strbuf *locs)
+		      struct stack_roots *roots, struct strbuf *stack, struct strbuf *locs)
 {
 	uint32_t generation = generation_of(s, pid);
 	const struct sym_frame *callers = frames + 1;
 	struct cached_chain *e = NULL;
-	size_t ncallers = n > 0 ? n - 1 : 0;
-	int ret, stopped = 0;
-	uint64_t h = 0;
+	size_t ncallers = n > 0 ? n - 1 : 0, items = 0;
+	int ret, stopped = 0, flags = 0;
+	bool completed = !roots;
+	uint64_t h = 0, check = 0;
 
 	strbuf__reset(stack);
 	strbuf__reset(locs);
 	if (ncallers > 0) {
 		if ((ret = htab__reserve(&s->chains)) < 0)
 			return ret;
-		h = chain_hash(pid, generation, callers, ncallers);
+		h = chain_hash(pid, generation, callers, ncallers, &check);
 		for (size_t i = h; (e = htab__at(&s->chains, i))->head.used; i++) {
-			if (e->head.hash == h && same_chain(s, e, pid, generation, callers, ncallers)) {
+			if (e->head.hash == h && same_chain(e, pid, generation, ncallers, check)) {
 				const char *text = s->chain_text.s + e->text_off;
 
 				if ((ret = strbuf__add(stack, text, e->stack_len)) < 0 ||
 				    (ret = strbuf__add(locs, text + e->stack_len, e->locs_len)) < 0)
 					return ret;
-				stopped = e->stopped;
+				flags = e->flags;
+				completed = true;
 				ncallers = 0;
 				break;
 			}
@@ -701,15 +702,43 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 	}
 	/* the callers rootward first, when not cached */
 	if (ncallers > 0) {
+		bool keep = true;
+
 		for (size_t i = ncallers; i-- > 0;)
-			if ((ret = chain_step(s, pid, generation, &callers[i], stack, locs, &stopped)) < 0)
+			if ((ret = chain_step(s, pid, generation, &callers[i], stack, locs, &stopped, &items)) < 0)
 				return ret;
-		if ((ret = remember_chain(s, e, h, pid, generation, callers, ncallers, stack, locs, stopped)) < 0)
+		flags = stopped ? SYM_CHAIN_STOPPED : 0;
+		/*
+		 * Completion reads the first items only: where the callers have as
+		 * many, it is the stack's, and the callers are kept completed. Not
+		 * while their root may yet be learned.
+		 */
+		if (roots && items >= STACK_ROOTS_ITEMS) {
+			if ((ret = stack_roots__complete(roots, pid, stack, locs)) < 0)
+				return ret;
+			flags |= ret == STACK_ROOTS_COMPLETED ? SYM_CHAIN_COMPLETED : 0;
+			keep = ret != STACK_ROOTS_NOT_YET;
+			completed = true;
+		}
+		if (keep && completed &&
+		    (ret = remember_chain(s, e, h, check, pid, generation, ncallers, stack, locs, flags)) < 0)
 			return ret;
 	}
-	if (n > 0 && (ret = chain_step(s, pid, generation, &frames[0], stack, locs, &stopped)) < 0)
-		return ret;
-	return stopped;
+	if (n > 0) {
+		int leaf_stopped = 0;
+
+		if ((ret = chain_step(s, pid, generation, &frames[0], stack, locs, &leaf_stopped, &items)) < 0)
+			return ret;
+		/* a leaf that is no code (not one sampled) leaves the marker alone */
+		if (leaf_stopped)
+			flags = SYM_CHAIN_STOPPED;
+	}
+	if (!completed) {
+		if ((ret = stack_roots__complete(roots, pid, stack, locs)) < 0)
+			return ret;
+		flags |= ret == STACK_ROOTS_COMPLETED ? SYM_CHAIN_COMPLETED : 0;
+	}
+	return flags;
 }
 
 static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
@@ -890,11 +919,11 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 	return n;
 }
 
-enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ra)
+enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ip, bool sampled)
 {
 	struct code_place p;
 
-	place_at(s, pid, ra - 1, &p);
+	place_at(s, pid, sampled ? ip : ip - 1, &p);
 	if (!p.cfi)
 		return SYM_FRAME_UNKNOWN;
 	if (p.status == -ENOENT && at_entry(s, p.file, p.addr))

@@ -52,17 +52,31 @@ struct sym_frame {
 #define SYM_UNWIND_STOPPED "[unwind stopped]"
 #define SYM_STOPPED_IP 0
 
+/* What symbolizer__chain says of the stack it wrote */
+enum {
+	SYM_CHAIN_STOPPED = 1,		/* it starts at SYM_UNWIND_STOPPED */
+	SYM_CHAIN_COMPLETED = 2,	/* roots put its first entry's callers in front */
+};
+
+struct stack_roots;
+
 /*
  * Writes a whole callchain, frames[n - 1] (the root) first and frames[0] (the
  * leaf) last, as symbolizer__frame would frame by frame, except that a
  * return address (a frame not precise) in no executable mapping of pid ends
  * the stack there: it and its callers become one SYM_UNWIND_STOPPED frame.
- * 1 when that happened, 0 when not, or -errno.
+ * Then, with roots (the same for every call, or always NULL), completes it
+ * as stack_roots__complete does: chains of callers are kept as completed.
+ * SYM_CHAIN_* flags, or -errno.
  */
 int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
-		      struct strbuf *stack, struct strbuf *locs);
+		      struct stack_roots *roots, struct strbuf *stack, struct strbuf *locs);
 
-/* What the function that return address ra of pid returns into does with %rbp there, by its CFI. */
+/*
+ * What the function at ip of pid does with %rbp there, by its CFI: ip a
+ * return address (the call before it is looked at), or with sampled the
+ * instruction a sample interrupted.
+ */
 enum sym_frame_kind {
 	SYM_FRAME_UNKNOWN,	/* no CFI, or rules too complex to say */
 	/*
@@ -84,7 +98,7 @@ enum sym_frame_kind {
 	 */
 	SYM_FRAME_SCRATCH,
 };
-enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ra);
+enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ip, bool sampled);
 
 /* Whether user address addr lies in a mapping of pid (code or not). */
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr);

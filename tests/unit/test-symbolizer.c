@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "stackroot.h"
 #include "symbolizer.h"
 #include "tap.h"
 
@@ -19,6 +20,21 @@ int __attribute__((noinline)) marker_function(int x)
 {
 	return x * 7 + 1;
 }
+
+/* Functions named as a thread's entry (musl's) and its callers, for chains completed by roots */
+static volatile int sink;
+#define FUNCTION(name)                                                     \
+	void __attribute__((noinline)) name(void);                         \
+	void __attribute__((noinline)) name(void)                          \
+	{                                                                  \
+		sink = sink * 3 + 1;                                       \
+		sink = sink * 5 + 2;                                       \
+	}
+FUNCTION(outer_root)
+FUNCTION(libc_start_main_stage2)
+FUNCTION(caller_one)
+FUNCTION(caller_two)
+FUNCTION(caller_three)
 
 static void ignore(void *ctx, const struct lp_error *msg)
 {
@@ -33,7 +49,7 @@ static void fresh_chain(pid_t pid, const char *path, uint64_t start, uint64_t en
 	struct symbolizer *s = symbolizer__new(ignore, NULL);
 
 	symbolizer__mmap(s, pid, start, end - start, off, path, dev, ino);
-	*ret = symbolizer__chain(s, pid, frames, n, stack, locs);
+	*ret = symbolizer__chain(s, pid, frames, n, NULL, stack, locs);
 	symbolizer__free(s);
 }
 
@@ -121,7 +137,7 @@ int main(void)
 
 				strbuf__reset(&stack);
 				strbuf__reset(&locs);
-				got_ret = symbolizer__chain(s, pids[round], chains[c], 3, &stack, &locs);
+				got_ret = symbolizer__chain(s, pids[round], chains[c], 3, NULL, &stack, &locs);
 				fresh_chain(pids[round], paths[round], start, end, off, round == 1 ? 0 : dev,
 					    round == 1 ? 0 : ino, chains[c], 3, &want, &want_locs, &want_ret);
 				if (got_ret != want_ret || stack.len != want.len || locs.len != want_locs.len ||
@@ -135,12 +151,48 @@ int main(void)
 		ok(good, "chains whose callers were seen before come out as if they were not");
 		strbuf__reset(&stack);
 		strbuf__reset(&locs);
-		symbolizer__chain(s, 100, chains[2], 3, &stack, &locs);
+		symbolizer__chain(s, 100, chains[2], 3, NULL, &stack, &locs);
 		ok(stack.len > 3 && memcmp(stack.s, SYM_UNWIND_STOPPED, strlen(SYM_UNWIND_STOPPED)) == 0 &&
 		   stack.s[stack.len - 15 - 1] == ';' && memcmp(stack.s + stack.len - 15, "marker_function", 15) == 0,
 		   "a caller outside every mapping restarts the stack at the marker, leaf last");
 		strbuf__release(&want);
 		strbuf__release(&want_locs);
+	}
+
+	/*
+	 * With roots: a chain that starts at an entry whose callers are not
+	 * known yet is not kept as it came out, and is completed once they are.
+	 */
+	{
+		struct stack_roots *roots = stack_roots__new();
+		uint64_t stage2 = (uint64_t)(uintptr_t)&libc_start_main_stage2 + 8;
+		const struct sym_frame from_entry[] = {
+			{ ip, false, true }, { (uint64_t)(uintptr_t)&caller_one + 8, false, false },
+			{ (uint64_t)(uintptr_t)&caller_two + 8, false, false },
+			{ (uint64_t)(uintptr_t)&caller_three + 8, false, false }, { stage2, false, false },
+		};
+		const struct sym_frame whole[] = {
+			{ ip, false, true }, { (uint64_t)(uintptr_t)&caller_one + 8, false, false },
+			{ (uint64_t)(uintptr_t)&caller_two + 8, false, false }, { stage2, false, false },
+			{ (uint64_t)(uintptr_t)&outer_root + 8, false, false },
+		};
+		const char not_yet[] = "libc_start_main_stage2;caller_three;caller_two;caller_one;marker_function";
+		const char done[] = "outer_root;libc_start_main_stage2;caller_three;caller_two;caller_one;marker_function";
+		int flags[4];
+
+		for (int round = 0; round < 2; round++) {
+			flags[round] = symbolizer__chain(s, 100, from_entry, 5, roots, &stack, &locs);
+			is_mem(stack.s, stack.len, not_yet, strlen(not_yet), "an entry's unknown callers are left out");
+		}
+		ok(flags[0] == 0 && flags[1] == 0, "and the stack is not said to be completed");
+		symbolizer__chain(s, 100, whole, 5, roots, &stack, &locs);
+		for (int round = 2; round < 4; round++) {
+			flags[round] = symbolizer__chain(s, 100, from_entry, 5, roots, &stack, &locs);
+			is_mem(stack.s, stack.len, done, strlen(done), "once a whole stack showed them, they are put in front");
+		}
+		ok(flags[2] == SYM_CHAIN_COMPLETED && flags[3] == SYM_CHAIN_COMPLETED,
+		   "and it is said to be completed, from the cache too");
+		stack_roots__free(roots);
 	}
 
 	strbuf__release(&stack);
