@@ -231,6 +231,14 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 		 */
 		if (outermost) {
 			rest = n;
+		} else if (k == 0 && n > rest &&
+			   symbolizer__frame_kind(w->sym, pid, frames[user].ip, true) == SYM_FRAME_SCRATCH) {
+			/*
+			 * CFI could not take the sampled function's own frame (bigger
+			 * than the snapshot), and the walk starts from a %rbp that
+			 * function uses as any register: none of it is believed.
+			 */
+			n = rest;
 		} else {
 			for (size_t j = k; j-- > 0 && rest == user + 1;)
 				for (size_t i = user + 1; i < n; i++)

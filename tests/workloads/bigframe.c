@@ -19,7 +19,9 @@
  *                              and holds a made-up frame record {0, &decoy + 1}
  *                              that %rbp, its scratch register, points at:
  *                              CFI stops at the caller, and the kernel's
- *                              walk finds "decoy" where the stack was data
+ *                              walk finds "decoy" where the stack was data;
+ *                              that caller spins as long itself (CFI cannot
+ *                              take even its own frame)
  *   bigframe nap [N]           N naps of 10 ms (20) in a function with 1.2 KB
  *                              of locals: off-CPU stacks need that much of a
  *                              snapshot to reach main
@@ -144,8 +146,12 @@ __attribute__((noinline)) static unsigned scratch_frame(double seconds)
 		big[i] = NULL;
 	big[1535] = (const char *)decoy + 1;
 	while (now() - start < seconds) {
+		unsigned long n = 20000000;
+
 		__asm__ volatile("mov %0, %%rbp" : : "r"(&big[1534]) : "rbp");
 		x += spin_leaf(20000000);
+		/* %rbp at the made-up record while this function is the one sampled */
+		__asm__ volatile("mov %1, %%rbp\n1:\tdec %0\n\tjnz 1b" : "+r"(n) : "r"(&big[1534]) : "rbp", "cc");
 	}
 	return x + (big[7] != NULL);
 }
