@@ -37,6 +37,8 @@ void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), nore
 uint64_t size_arg(const char *opt, const char *arg, bool allow_zero);
 
 /* Flushes and closes stdout; 0, or prints why not and returns -1. */
+/* Lets a pipe at fd hold more, where it is one. */
+void widen_pipe(int fd);
 int close_stdout(void);
 
 #endif

@@ -541,6 +541,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		/* the stream owns stdout: the command's output must not mix into it */
 		o.workload_stdout = STDERR_FILENO;
 	}
+	if (out == stdout)
+		widen_pipe(STDOUT_FILENO);
 	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
 	/* the stream's first line now: an output that cannot be written is found before the command runs */
 	if (write_version(out) < 0) {
