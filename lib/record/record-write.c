@@ -209,7 +209,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 		n++;
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
-		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND];
+		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras;
 		size_t nknown = 0, k, walked = n - user - 1;
 		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
 
@@ -221,7 +221,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
 			known[nknown++] = frames[i].ip;
 		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
-				       &outermost, known, nknown);
+				       &exact_ras, &outermost, known, nknown);
 		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
 		/*
@@ -252,7 +252,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 			 * where that function used it as any register.
 			 */
 			if (k > 0 && rest == user + 1 &&
-			    symbolizer__frame_kind(w->sym, pid, ras[k - 1], false) == SYM_FRAME_SCRATCH)
+			    symbolizer__frame_kind(w->sym, pid, ras[k - 1], exact_ras >> (k - 1) & 1) == SYM_FRAME_SCRATCH)
 				rest = n;
 		}
 		/* whether frame pointers take the stack on past what CFI found */
@@ -266,7 +266,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 				changed = frames[user + 1 + i].ip != ras[i];
 			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
 			for (size_t i = 0; i < k; i++)
-				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, false };
+				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, exact_ras >> i & 1 };
 			n = total;
 			w->stats->recovered += changed;
 			/* CFI reached the outermost frame: nothing was cut */
@@ -285,7 +285,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	bool looped = n < whole;
 
 	if (user != SIZE_MAX && !outermost && !fp_astray && n > user + 1) {
-		switch (symbolizer__frame_kind(w->sym, pid, frames[n - 1].ip, false)) {
+		switch (symbolizer__frame_kind(w->sym, pid, frames[n - 1].ip, frames[n - 1].precise)) {
 		case SYM_FRAME_ENTRY:
 			/* frame pointers took it to the loader's first frame, which CFI cannot say */
 			outermost = whole_stack = true;

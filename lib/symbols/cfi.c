@@ -86,9 +86,28 @@ static int reg(const struct user_regs *r, unsigned n, uint64_t *v)
 	return 0;
 }
 
-/* Evaluates the small expressions CFI uses; *is_value when the result is a value, not an address. */
-static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, const struct user_regs *r, uint64_t *out,
-		int *is_value)
+/* The stack snapshot: bytes from base. */
+struct snapshot {
+	const uint8_t *bytes;
+	size_t size;
+	uint64_t base;
+};
+
+static int load(const struct snapshot *st, uint64_t at, uint64_t *v)
+{
+	if (at < st->base || at - st->base + 8 > st->size)
+		return -ERANGE;
+	memcpy(v, st->bytes + (at - st->base), 8);
+	return 0;
+}
+
+/*
+ * Evaluates the small expressions CFI uses; *is_value when the result is a
+ * value, not an address. DW_OP_deref reads the snapshot: a signal frame's
+ * CFA is the interrupted stack pointer, saved in the signal context.
+ */
+static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, const struct user_regs *r,
+		const struct snapshot *snap, uint64_t *out, int *is_value)
 {
 	uint64_t st[8];
 	size_t sp = 0;
@@ -124,24 +143,30 @@ static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, const struct user_r
 			sp--;
 		} else if (a == DW_OP_stack_value) {
 			*is_value = 1;
+		} else if (a == DW_OP_deref && sp >= 1) {
+			int ret = load(snap, st[sp - 1], &st[sp - 1]);
+
+			if (ret < 0)
+				return ret;
 		} else {
 			return -ENOTSUP;
 		}
 	}
-	if (sp != 1)
+	/* the top of the stack: libdw puts the CFA under a register's expression, as DWARF says */
+	if (sp < 1)
 		return -ENOTSUP;
-	*out = st[0];
+	*out = st[sp - 1];
 	return 0;
 }
 
 /* The value of register regno in the caller: 0, or -errno. */
 static int caller_register(Dwarf_Frame *frame, int regno, uint64_t cfa, const struct user_regs *regs,
-			  const uint8_t *stack, size_t size, uint64_t base, uint64_t same, uint64_t *out)
+			  const struct snapshot *snap, uint64_t same, uint64_t *out)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
 	uint64_t where;
-	int is_value;
+	int is_value, ret;
 
 	if (dwarf_frame_register(frame, regno, mem, &ops, &nops) != 0)
 		return -ENOTSUP;
@@ -152,21 +177,19 @@ static int caller_register(Dwarf_Frame *frame, int regno, uint64_t cfa, const st
 		}
 		return -ENODATA;	/* undefined: the outermost frame */
 	}
-	if (eval(ops, nops, cfa, regs, &where, &is_value) < 0)
-		return -ENOTSUP;
+	if ((ret = eval(ops, nops, cfa, regs, snap, &where, &is_value)) < 0)
+		return ret == -ERANGE ? ret : -ENOTSUP;
 	if (is_value) {
 		*out = where;
 		return 0;
 	}
-	if (where < base || where - base + 8 > size)
-		return -ERANGE;
-	memcpy(out, stack + (where - base), 8);
-	return 0;
+	return load(snap, where, out);
 }
 
 int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint8_t *stack,
 	      size_t size, uint64_t stack_base, struct user_regs *caller)
 {
+	const struct snapshot snap = { stack, size, stack_base };
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops;
 	size_t nops;
@@ -175,13 +198,15 @@ int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const ui
 
 	if (dwarf_cfi_addrframe(c->cfi, pc, &frame) != 0)
 		return -ENOENT;
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0 ||
-	    eval(ops, nops, 0, regs, &cfa, &is_value) < 0)
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0)
 		goto cleanup;
-	ret = caller_register(frame, DWARF_RA, cfa, regs, stack, size, stack_base, 0, &caller->ip);
+	if ((ret = eval(ops, nops, 0, regs, &snap, &cfa, &is_value)) < 0) {
+		ret = ret == -ERANGE ? ret : -ENOTSUP;
+		goto cleanup;
+	}
+	ret = caller_register(frame, DWARF_RA, cfa, regs, &snap, 0, &caller->ip);
 	if (ret == 0)
-		ret = caller_register(frame, DWARF_RBP, cfa, regs, stack, size, stack_base, regs->bp,
-				      &caller->bp);
+		ret = caller_register(frame, DWARF_RBP, cfa, regs, &snap, regs->bp, &caller->bp);
 	caller->sp = cfa;
 cleanup:
 	free(frame);
@@ -217,6 +242,11 @@ int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
 	memset(rule, 0, sizeof(*rule));
 	if (dwarf_cfi_addrframe(c->cfi, pc, &frame) != 0)
 		return -ENOENT;
+	/* augmentation 'S': the caller was interrupted at its ip, not called from before it */
+	bool signal = false;
+
+	if (dwarf_frame_info(frame, NULL, NULL, &signal) >= 0)
+		rule->signal = signal;
 	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1)
 		goto cleanup;
 	if (ops[0].atom == DW_OP_breg0 + DWARF_RSP || ops[0].atom == DW_OP_breg0 + DWARF_RBP) {

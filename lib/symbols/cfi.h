@@ -36,13 +36,14 @@ int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const ui
 /*
  * The common shapes of a frame's rules, compiled once per address: CFA =
  * register + offset, the return address saved at CFA + offset, rbp the same
- * or saved at CFA + offset.
+ * or saved at CFA + offset. signal is set for every rule, simple or not.
  */
 struct cfi_rule {
 	uint8_t simple;		/* 0: evaluate with cfi__step */
 	uint8_t cfa_reg;	/* 6 rbp, 7 rsp */
 	uint8_t bp_saved;	/* else the same value */
 	uint8_t outermost;	/* the return address is undefined */
+	uint8_t signal;		/* a signal frame: the caller's ip is where it was interrupted */
 	int32_t cfa_off, ra_off, bp_off;
 };
 

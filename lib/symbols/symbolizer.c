@@ -882,18 +882,20 @@ static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_reg
 }
 
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
-			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, bool *outermost,
-			  const uint64_t *known, size_t nknown)
+			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
+			  bool *outermost, const uint64_t *known, size_t nknown)
 {
 	struct user_regs r = *regs, caller;
+	bool exact = true;	/* r.ip is where its function was interrupted, not a return address */
 	size_t n = 0;
 
 	*outermost = false;
+	*exact_ras = 0;
 	while (n < max) {
 		/* return addresses point after the call: look up the call itself */
 		struct code_place p;
 
-		place_at(s, pid, n == 0 ? r.ip : r.ip - 1, &p);
+		place_at(s, pid, exact ? r.ip : r.ip - 1, &p);
 		int ret = p.cfi ? step(&p, &r, stack, size, regs->sp, &caller) : -ENOENT;
 
 		if (ret == -ENOENT && p.cfi && n == 0)
@@ -904,6 +906,13 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 			*outermost = true;
 		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
 			break;
+		/*
+		 * Through a signal frame: the trampoline the handler returned to
+		 * (its CFI starts a byte early, its symbol does not) and the
+		 * interrupted instruction are both named by their own address.
+		 */
+		if (p.rule.signal && n < 64)
+			*exact_ras |= (n > 0 ? 3ull << (n - 1) : 1);
 		ras[n++] = caller.ip;
 		/*
 		 * Two callers in a row where that chain has them: it is right from
@@ -915,6 +924,8 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 			if (known[i] == caller.ip && known[i - 1] == ras[n - 2])
 				return n;
 		r = caller;
+		/* past a signal frame (libc's __restore_rt), the interrupted code */
+		exact = p.rule.signal;
 	}
 	return n;
 }
