@@ -75,6 +75,12 @@ struct cached_chain {
 	uint32_t stack_len, locs_len;
 };
 
+/*
+ * A cached chain starting at an entry whose callers were not known: it is
+ * completed again each time (stack_roots__complete), until they are.
+ */
+enum { CHAIN_PENDING = 1 << 8 };
+
 /* Bounds of the chain cache: past them chains are rendered a frame at a time. */
 enum { CHAIN_CACHE_BYTES = 64 << 20, CHAIN_CACHE_ENTRIES = 1 << 20 };
 
@@ -693,8 +699,8 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 				if ((ret = strbuf__add(stack, text, e->stack_len)) < 0 ||
 				    (ret = strbuf__add(locs, text + e->stack_len, e->locs_len)) < 0)
 					return ret;
-				flags = e->flags;
-				completed = true;
+				flags = e->flags & ~CHAIN_PENDING;
+				completed = !roots || !(e->flags & CHAIN_PENDING);
 				ncallers = 0;
 				break;
 			}
@@ -702,26 +708,24 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 	}
 	/* the callers rootward first, when not cached */
 	if (ncallers > 0) {
-		bool keep = true;
-
 		for (size_t i = ncallers; i-- > 0;)
 			if ((ret = chain_step(s, pid, generation, &callers[i], stack, locs, &stopped, &items)) < 0)
 				return ret;
 		flags = stopped ? SYM_CHAIN_STOPPED : 0;
 		/*
 		 * Completion reads the first items only: where the callers have as
-		 * many, it is the stack's, and the callers are kept completed. Not
-		 * while their root may yet be learned.
+		 * many, it is the stack's, and the callers are kept completed;
+		 * while their root may yet be learned, kept as they are.
 		 */
 		if (roots && items >= STACK_ROOTS_ITEMS) {
 			if ((ret = stack_roots__complete(roots, pid, stack, locs)) < 0)
 				return ret;
 			flags |= ret == STACK_ROOTS_COMPLETED ? SYM_CHAIN_COMPLETED : 0;
-			keep = ret != STACK_ROOTS_NOT_YET;
-			completed = true;
+			completed = ret != STACK_ROOTS_NOT_YET;
 		}
-		if (keep && completed &&
-		    (ret = remember_chain(s, e, h, check, pid, generation, ncallers, stack, locs, flags)) < 0)
+		if ((completed || items >= STACK_ROOTS_ITEMS) &&
+		    (ret = remember_chain(s, e, h, check, pid, generation, ncallers, stack, locs,
+					  flags | (completed ? 0 : CHAIN_PENDING))) < 0)
 			return ret;
 	}
 	if (n > 0) {
