@@ -310,6 +310,18 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The frame of code in a file but in none of its symbols: [DSO], or the kernel's [vdso] as it is. */
+static void dso_frame(char *name, size_t size, const char *path)
+{
+	const char *base = basename_of(path);
+	size_t len = strlen(base);
+
+	if (len > 1 && base[0] == '[' && base[len - 1] == ']')
+		snprintf(name, size, "%.52s", base);
+	else
+		snprintf(name, size, "[%.50s]", base);
+}
+
 /* Adds name (demangled if mangled) and loc to the lists. */
 static int emit(const char *name, const char *loc, struct strbuf *stack, struct strbuf *locs)
 {
@@ -447,7 +459,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 
 		e = file_symbols(f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
-			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
+			dso_frame(name, sizeof(name), f->path);
 			snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, ip - m->start + m->pgoff);
 			return emit(name, loc, stack, locs);
 		}
@@ -456,7 +468,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 		if (sym)
 			python_hint(s, sym);
 		if (!sym) {
-			snprintf(name, sizeof(name), "[%.50s]", basename_of(f->path));
+			dso_frame(name, sizeof(name), f->path);
 			sym = name;
 		}
 		return emit(sym, loc, stack, locs);

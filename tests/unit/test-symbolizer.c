@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -111,6 +112,23 @@ int main(void)
 	strbuf__reset(&locs);
 	symbolizer__frame(s, 300, ip, false, true, &stack, &locs);
 	is_mem(stack.s, stack.len, "[other]", 7, "an unknown inode and a missing file: [DSO]");
+
+	/* code of the vdso in none of its symbols (its ELF header): [vdso], not [[vdso]] */
+	{
+		uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+		uint64_t vstart, vend, voff, vdev, vino;
+		char vpath[4096];
+
+		if (vdso && own_mapping(vdso + 1, &vstart, &vend, &voff, &vdev, &vino, vpath, sizeof(vpath)) == 0) {
+			symbolizer__mmap(s, 500, vstart, vend - vstart, voff, vpath, 0, 0);
+			strbuf__reset(&stack);
+			strbuf__reset(&locs);
+			symbolizer__frame(s, 500, vdso + 1, false, true, &stack, &locs);
+			is_mem(stack.s, stack.len, "[vdso]", 6, "code of the vdso outside its symbols: [vdso]");
+		} else {
+			ok(1, "# SKIP no vdso mapped here");
+		}
+	}
 
 	/*
 	 * Chains: callers repeat under other leaves, in other processes, and
