@@ -36,9 +36,10 @@ void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), nore
 /* A size option's bytes: "4096", "16K", "8M", "1G"; a usage error otherwise (0 too, unless allowed). */
 uint64_t size_arg(const char *opt, const char *arg, bool allow_zero);
 
-/* Flushes and closes stdout; 0, or prints why not and returns -1. */
 /* Lets a pipe at fd hold more, where it is one. */
 void widen_pipe(int fd);
+
+/* Flushes and closes stdout; 0, or prints why not and returns -1. */
 int close_stdout(void);
 
 #endif
