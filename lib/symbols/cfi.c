@@ -285,22 +285,17 @@ cleanup:
 int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, const uint8_t *stack,
 		   size_t size, uint64_t stack_base, struct user_regs *caller)
 {
+	const struct snapshot snap = { stack, size, stack_base };
 	uint64_t cfa = (rule->cfa_reg == DWARF_RSP ? regs->sp : regs->bp) + (uint64_t)(int64_t)rule->cfa_off;
-	uint64_t at;
+	int ret;
 
 	if (rule->outermost)
 		return -ENODATA;
-	at = cfa + (uint64_t)(int64_t)rule->ra_off;
-	if (at < stack_base || at - stack_base + 8 > size)
-		return -ERANGE;
-	memcpy(&caller->ip, stack + (at - stack_base), 8);
+	if ((ret = load(&snap, cfa + (uint64_t)(int64_t)rule->ra_off, &caller->ip)) < 0)
+		return ret;
 	caller->bp = regs->bp;
-	if (rule->bp_saved) {
-		at = cfa + (uint64_t)(int64_t)rule->bp_off;
-		if (at < stack_base || at - stack_base + 8 > size)
-			return -ERANGE;
-		memcpy(&caller->bp, stack + (at - stack_base), 8);
-	}
+	if (rule->bp_saved && (ret = load(&snap, cfa + (uint64_t)(int64_t)rule->bp_off, &caller->bp)) < 0)
+		return ret;
 	caller->sp = cfa;
 	return 0;
 }
