@@ -463,6 +463,16 @@ record_with_max_stack_4() {
 		END { if (n < 50 || m < 0.95 * n) { print m " of " n " stacks start at _start"; exit 1 } }' node.lp
 }
 
+@test "one root per thread even when its stacks show it only late: clone3;start_thread from the first sample" {
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o late.lp -- "$W/lateroot" 0.5
+	assert_success
+	# the thread's first 0.5 s: frames pointers reach start_thread only; its last 0.05 s: CFI reaches clone3
+	awk -F'\t' '$1 == "S" && $3 != $4 { n++; if ($8 ~ /^clone3;start_thread;worker;(deep|shallow)_work(;|$)/) m++
+			else if (bad++ < 3) print "not from clone3: " substr($8, 1, 200)
+			if ($8 ~ /;deep_work(;|$)/) deep++ }
+		END { if (deep < 100 || m < n) { print m " of " n " stacks of the thread (" deep " deep) start at clone3"; exit 1 } }' late.lp
+}
+
 @test "--stack-size: a bigger snapshot reaches main past frames bigger than the default one" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success

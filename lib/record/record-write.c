@@ -126,6 +126,19 @@ struct proc_end {
 	int status;
 };
 
+/* Room for a callchain's frames. */
+struct frame_buf {
+	struct sym_frame *v;
+	size_t cap;
+};
+
+/* Where look_ahead stopped in a process's records: it goes on from there. */
+struct looked_ahead {
+	struct htab_entry head;
+	pid_t pid;
+	size_t until;
+};
+
 struct writer {
 	struct stackmap *programs;	/* executables already checked for frame pointers */
 	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
@@ -144,8 +157,11 @@ struct writer {
 	struct record_stats *stats;
 	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
 	uint64_t chain[2 * OFFCPU_MAX_STACK + 3];	/* an off-CPU record's, as perf orders one */
-	struct sym_frame *frames;	/* a callchain's, reused from sample to sample */
-	size_t frames_cap;
+	struct frame_buf frames;	/* a callchain's, reused from sample to sample */
+	struct frame_buf ahead;		/* the same for look_ahead's samples */
+	struct strbuf ahead_stack, ahead_locs;
+	struct htab looked;	/* of struct looked_ahead: how far look_ahead went, by process */
+	size_t at;		/* the index entry being written */
 };
 
 /*
@@ -169,30 +185,54 @@ static size_t without_loop(const struct sym_frame *frames, size_t n)
 }
 
 /*
- * The frames of a sample's callchain, root first, into w->stack and w->locs,
- * with the caller that frame-pointer walking lost recovered from CFI. cut:
- * the kernel stopped the chain at its depth limit; it is counted as truncated
- * only when that lost real callers (not a loop, not stack data).
+ * The first user frame of sm (where its thread was interrupted or went to
+ * sleep), or 0 when it has none.
  */
-static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
+static uint64_t user_leaf(const struct perf_sample *sm)
 {
-	bool kernel = false, first = true, changed = false, whole_stack = false, fp_astray = false, fp_tail;
-	bool outermost = false, unknown_root = false, stopped, completed;
+	bool user = false;
+
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		if (sm->ips[i] >= PERF_CONTEXT_MAX)
+			user = sm->ips[i] == PERF_CONTEXT_USER;
+		else if (user)
+			return sm->ips[i];
+	}
+	return 0;
+}
+
+/* A callchain as unwinding and the junction checks left it. */
+struct unwound {
+	size_t n;		/* frames, leaf first */
+	bool changed;		/* CFI found callers frame pointers lost, or other ones */
+	bool whole_stack;	/* it reaches the process's first frame */
+	bool looped;		/* a frame-pointer loop was cut from its root */
+};
+
+/*
+ * The frames of a sample's callchain into buf, leaf first, with the callers
+ * that frame-pointer walking lost recovered from CFI, and SYM_STOPPED_IP as
+ * the root where what is rootward is unknown.
+ */
+static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pid, struct frame_buf *buf,
+			struct unwound *u)
+{
+	bool kernel = false, first = true, fp_astray = false, fp_tail, outermost = false, unknown_root = false;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
-	int ret;
 
+	*u = (struct unwound){ 0 };
 	/* room for the chain, every caller unwinding may add and a marker */
-	if (sm->nr + MAX_UNWIND + 1 > w->frames_cap) {
+	if (sm->nr + MAX_UNWIND + 1 > buf->cap) {
 		size_t cap = sm->nr + MAX_UNWIND + 1;
-		struct sym_frame *v = realloc(w->frames, cap * sizeof(*v));
+		struct sym_frame *v = realloc(buf->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		w->frames = v;
-		w->frames_cap = cap;
+		buf->v = v;
+		buf->cap = cap;
 	}
-	frames = w->frames;
+	frames = buf->v;
 	for (uint64_t i = 0; i < sm->nr; i++) {
 		uint64_t ip = sm->ips[i];
 
@@ -210,6 +250,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
 		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras;
+		bool changed;
 		size_t nknown = 0, k, walked = n - user - 1;
 		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
 
@@ -268,9 +309,9 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 			for (size_t i = 0; i < k; i++)
 				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, exact_ras >> i & 1 };
 			n = total;
-			w->stats->recovered += changed;
+			u->changed = changed;
 			/* CFI reached the outermost frame: nothing was cut */
-			whole_stack = outermost;
+			u->whole_stack = outermost;
 		}
 		/*
 		 * What the walk read off the stack is not kept; where nothing took
@@ -282,13 +323,13 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	size_t whole = n;
 
 	n = without_loop(frames, n);
-	bool looped = n < whole;
+	u->looped = n < whole;
 
 	if (user != SIZE_MAX && !outermost && !fp_astray && n > user + 1) {
 		switch (symbolizer__frame_kind(w->sym, pid, frames[n - 1].ip, frames[n - 1].precise)) {
 		case SYM_FRAME_ENTRY:
 			/* frame pointers took it to the loader's first frame, which CFI cannot say */
-			outermost = whole_stack = true;
+			outermost = u->whole_stack = true;
 			break;
 		case SYM_FRAME_NONE:
 		case SYM_FRAME_SCRATCH:
@@ -302,30 +343,127 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (unknown_root && !outermost)
 		frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
-	if ((ret = symbolizer__chain(w->sym, pid, frames, n, w->roots, &w->stack, &w->locs)) < 0)
+	u->n = n;
+	return 0;
+}
+
+static struct looked_ahead *looked_ahead_of(struct writer *w, pid_t pid)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)pid);
+	struct looked_ahead *e;
+
+	if (htab__reserve(&w->looked) < 0)
+		return NULL;
+	for (size_t i = h; (e = htab__at(&w->looked, i))->head.used; i++)
+		if (e->pid == pid)
+			return e;
+	htab__insert(&w->looked, e, h);
+	e->pid = pid;
+	e->until = 0;
+	return e;
+}
+
+/* Whether record h of pid changes what its addresses mean or who pid is: look_ahead stops there. */
+static bool changes_process(const struct perf_event_header *h, pid_t pid)
+{
+	struct perf_mmap2 m;
+	struct perf_comm c;
+	struct perf_task t;
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		perf_mmap2__decode(h, &m);
+		return m.pid == pid;
+	case PERF_RECORD_COMM:
+		perf_comm__decode(h, &c);
+		return c.pid == pid;
+	case PERF_RECORD_EXIT:
+		perf_task__decode(h, &t);
+		return t.pid == pid && t.tid == pid;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A stack of pid starts at a thread entry (start_thread) whose callers are
+ * not known yet: they are learned from the first sample whose stack copy
+ * reaches them, which may come much later, and until then the process's
+ * stacks would draw as a second tower under [unwind stopped]. Its next
+ * on-CPU samples are unwound until one reaches its root, whose chain is then
+ * rendered, and so learned, now. Where it stopped is kept: no sample is
+ * looked at twice. 1 when a sample reaching its root was found, else 0, or
+ * -errno.
+ */
+static int look_ahead(struct writer *w, pid_t pid)
+{
+	struct recorder *r = w->r;
+	struct looked_ahead *mark = looked_ahead_of(w, pid);
+	size_t j;
+	int ret = 0;
+
+	if (!mark)
+		return -ENOMEM;
+	for (j = mark->until > w->at ? mark->until : w->at + 1; j < r->n && ret == 0; j++) {
+		const struct perf_event_header *h = r->index[j].h;
+		struct perf_sample sm;
+		struct unwound u;
+		uint64_t leaf;
+
+		if (changes_process(h, pid))
+			break;
+		if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, perf_sample__id(h)) ||
+		    perf_session__custom_of(r->session, perf_sample__id(h)) >= 0 ||
+		    !perf_sample__decode(h, &r->layout, false, &sm) || sm.pid != pid)
+			continue;
+		/* taken inside an exec: the registers are the old program's */
+		if (!(leaf = user_leaf(&sm)) || !symbolizer__maps(w->sym, pid, leaf))
+			continue;
+		if ((ret = unwind_chain(w, &sm, pid, &w->ahead, &u)) < 0)
+			break;
+		ret = 0;
+		if (!u.n || (w->ahead.v[u.n - 1].ip == SYM_STOPPED_IP && !w->ahead.v[u.n - 1].kernel))
+			continue;
+		if ((ret = symbolizer__chain(w->sym, pid, w->ahead.v, u.n, w->roots, &w->ahead_stack,
+					     &w->ahead_locs)) < 0)
+			break;
+		ret = ret & SYM_CHAIN_STOPPED ? 0 : 1;
+	}
+	mark->until = j;
+	return ret;
+}
+
+/*
+ * The frames of a sample's callchain, root first, into w->stack and w->locs.
+ * cut: the kernel stopped the chain at its depth limit; it is counted as
+ * truncated only when that lost real callers (not a loop, not stack data).
+ */
+static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
+{
+	bool stopped, completed;
+	struct unwound u;
+	int ret;
+
+	if ((ret = unwind_chain(w, sm, pid, &w->frames, &u)) < 0)
+		return ret;
+	w->stats->recovered += u.changed;
+	ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
+	while (ret >= 0 && ret & SYM_CHAIN_ROOT_PENDING) {
+		int found = look_ahead(w, pid);
+
+		if (found <= 0) {
+			ret = found < 0 ? found : ret;
+			break;
+		}
+		ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
+	}
+	if (ret < 0)
 		return ret;
 	/* completed: it reaches the process's root after all */
 	completed = ret & SYM_CHAIN_COMPLETED;
 	stopped = (ret & SYM_CHAIN_STOPPED) && !completed;
 	w->stats->unwind_stopped += stopped;
-	w->stats->truncated += cut && !whole_stack && !looped && !stopped && !completed;
-	return 0;
-}
-
-/*
- * The first user frame of sm (where its thread was interrupted or went to
- * sleep), or 0 when it has none.
- */
-static uint64_t user_leaf(const struct perf_sample *sm)
-{
-	bool user = false;
-
-	for (uint64_t i = 0; i < sm->nr; i++) {
-		if (sm->ips[i] >= PERF_CONTEXT_MAX)
-			user = sm->ips[i] == PERF_CONTEXT_USER;
-		else if (user)
-			return sm->ips[i];
-	}
+	w->stats->truncated += cut && !u.whole_stack && !u.looped && !stopped && !completed;
 	return 0;
 }
 
@@ -1173,7 +1311,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	struct writer w = {
 		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end),
 		.thread_ends = HTAB_INIT(struct thread_end),
-		.clocks = HTAB_INIT(struct exit_clock),
+		.clocks = HTAB_INIT(struct exit_clock), .looked = HTAB_INIT(struct looked_ahead),
 	};
 	int ret = 0;
 
@@ -1235,6 +1373,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 			for (size_t off = 64; off < next->size; off += 64)
 				__builtin_prefetch((const char *)next + off);
 		}
+		w.at = i;
 		ret = write_record(&w, i);
 	}
 	if (ret == 0)
@@ -1249,7 +1388,11 @@ cleanup:
 	thread_stats__free(w.threads);
 	stackmap__free(w.programs);
 	free(w.fork_stacks);
-	free(w.frames);
+	free(w.frames.v);
+	free(w.ahead.v);
+	htab__release(&w.looked);
+	strbuf__release(&w.ahead_stack);
+	strbuf__release(&w.ahead_locs);
 	htab__release(&w.values);
 	htab__release(&w.ends);
 	htab__release(&w.thread_ends);

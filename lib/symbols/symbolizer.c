@@ -752,7 +752,8 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 	if (!completed) {
 		if ((ret = stack_roots__complete(roots, pid, stack, locs)) < 0)
 			return ret;
-		flags |= ret == STACK_ROOTS_COMPLETED ? SYM_CHAIN_COMPLETED : 0;
+		flags |= ret == STACK_ROOTS_COMPLETED ? SYM_CHAIN_COMPLETED :
+			 ret == STACK_ROOTS_NOT_YET ? SYM_CHAIN_ROOT_PENDING : 0;
 	}
 	return flags;
 }

@@ -56,6 +56,8 @@ struct sym_frame {
 enum {
 	SYM_CHAIN_STOPPED = 1,		/* it starts at SYM_UNWIND_STOPPED */
 	SYM_CHAIN_COMPLETED = 2,	/* roots put its first entry's callers in front */
+	/* it starts at an entry whose callers roots has not seen yet */
+	SYM_CHAIN_ROOT_PENDING = 4,
 };
 
 struct stack_roots;
