@@ -587,7 +587,13 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = recorder__write(active, out, &st);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (ret < 0 && ret != -EIO) {
+	if (ret == -EIO) {
+		/* the stream's own write failed, maybe on the thread that writes it */
+		error("cannot write %s%s%s: %s", output ? "'" : "the stream to stdout", output ? output : "",
+		      output ? "'" : "", strerror(st.write_errno ? st.write_errno : EIO));
+		goto cleanup;
+	}
+	if (ret < 0) {
 		error("writing the stream: %s", strerror(-ret));
 		goto cleanup;
 	}

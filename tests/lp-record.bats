@@ -512,6 +512,14 @@ Try 'lp-record --help' for more information."
 	assert_equal "$stderr" "lp-record: cannot write the stream to stdout: No space left on device"
 }
 
+@test "a reader that goes away mid-stream (SIGPIPE ignored) is an error, exit 125" {
+	# head reads the first line, written as the command starts, and is gone before the rest:
+	# which a thread of its own writes into a pipe, and whose failure must still be heard
+	run --separate-stderr bash -c "trap '' PIPE; lp-record -q --offcpu-freq 0 -- '$W/lateroot' 0.2 | head -c 1 > /dev/null; exit \${PIPESTATUS[0]}"
+	assert_equal "$status" 125
+	assert_equal "$stderr" "lp-record: cannot write the stream to stdout: Broken pipe"
+}
+
 @test "-a records a busy process it did not start, with its own samples and stacks" {
 	"$W/demo" 3 &
 	busy=$!

@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -1306,6 +1308,21 @@ static int write_trailer(struct lp_writer *out, const struct record_stats *st)
 	return ret;
 }
 
+/*
+ * Whether the stream is better written by a thread of its own: into a pipe,
+ * whose writes wait for its reader (a fifth of the phase into lp-svg), with
+ * a CPU for that thread. Into a file, or on one CPU, handing batches over
+ * costs as much as it saves.
+ */
+static bool write_beside(FILE *out)
+{
+	struct stat st;
+	cpu_set_t cpus;
+
+	return fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode) &&
+	       sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1;
+}
+
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
 	struct writer w = {
@@ -1317,6 +1334,9 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 
 	lp_writer__init(&w.out, out);
 	lp_writer__batch(&w.out);
+	/* without the thread, batches are written on this one */
+	if (write_beside(out))
+		lp_writer__background(&w.out);
 	memset(stats, 0, sizeof(*stats));
 	stats->offcpu_drops = r->offcpu_drops;
 	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
@@ -1381,7 +1401,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	if (ret == 0)
 		ret = write_trailer(&w.out, stats);
 	if (ret == 0)
-		ret = lp_writer__flush(&w.out);
+		ret = lp_writer__foreground(&w.out);
 cleanup:
 	symbolizer__free(w.sym);
 	stack_roots__free(w.roots);
@@ -1402,5 +1422,6 @@ cleanup:
 	strbuf__release(&w.stack);
 	strbuf__release(&w.locs);
 	lp_writer__release(&w.out);
+	stats->write_errno = w.out.err;
 	return ret;
 }

@@ -40,6 +40,7 @@ struct record_opts {
 };
 
 struct record_stats {
+	int write_errno;	/* why the stream could not be written, when recorder__write says -EIO */
 	uint64_t samples, lost, throttled;
 	uint64_t recovered;	/* callers recovered from CFI */
 	uint64_t truncated;	/* stacks cut at kernel.perf_event_max_stack that lost real callers */

@@ -5,12 +5,23 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "bgwrite.h"
 #include "escape.h"
 #include "numparse.h"
 
 void lp_writer__init(struct lp_writer *w, FILE *out)
 {
 	*w = (struct lp_writer){ .out = out, .line = STRBUF_INIT };
+}
+
+/* -EIO for a write that failed with -err (the first one's errno kept), else err. */
+static int failed(struct lp_writer *w, int err)
+{
+	if (err >= 0)
+		return err;
+	if (!w->err)
+		w->err = -err;
+	return -EIO;
 }
 
 void lp_writer__batch(struct lp_writer *w)
@@ -21,10 +32,39 @@ void lp_writer__batch(struct lp_writer *w)
 int lp_writer__flush(struct lp_writer *w)
 {
 	size_t n = w->kept;
+	int ret;
 
 	w->kept = 0;
-	strbuf__reset(&w->line);
-	return fwrite_unlocked(w->line.s, 1, n, w->out) == n ? 0 : -EIO;
+	if (w->bg) {
+		w->line.len = n;
+		ret = bgwrite__put(w->bg, &w->line);
+	} else {
+		strbuf__reset(&w->line);
+		ret = fwrite_unlocked(w->line.s, 1, n, w->out) == n ? 0 : -(errno ? errno : EIO);
+	}
+	return failed(w, ret);
+}
+
+int lp_writer__background(struct lp_writer *w)
+{
+	int fd = fileno(w->out);
+
+	if (fd < 0)
+		return -EBADF;
+	if (fflush(w->out) != 0)
+		return -errno;
+	if (!(w->bg = bgwrite__new(fd)))
+		return -errno;
+	w->batched = true;
+	return 0;
+}
+
+int lp_writer__foreground(struct lp_writer *w)
+{
+	int ret = w->kept ? lp_writer__flush(w) : 0, finished = bgwrite__finish(w->bg);
+
+	w->bg = NULL;
+	return ret < 0 ? ret : failed(w, finished);
 }
 
 /* A new record starts after the ones kept. */
@@ -35,6 +75,9 @@ static void begin(struct lp_writer *w)
 
 void lp_writer__release(struct lp_writer *w)
 {
+	/* on a failure's way out: what was handed over is written, what was kept is not */
+	failed(w, bgwrite__finish(w->bg));
+	w->bg = NULL;
 	strbuf__release(&w->line);
 }
 
@@ -85,7 +128,7 @@ int lp_writer__end(struct lp_writer *w)
 	if (ret < 0)
 		return ret;
 	w->kept = w->line.len;
-	return w->batched && w->kept < LP_WRITER_BATCH ? 0 : lp_writer__flush(w);
+	return w->batched && w->kept < (w->bg ? LP_WRITER_BG_BATCH : LP_WRITER_BATCH) ? 0 : lp_writer__flush(w);
 }
 
 int lp_writer__raw(struct lp_writer *w, const char *line, size_t len)
@@ -93,10 +136,13 @@ int lp_writer__raw(struct lp_writer *w, const char *line, size_t len)
 	int ret;
 
 	begin(w);
+	/* the thread writes what is kept: this line goes after it */
+	if (w->bg)
+		return (ret = add(w, line, len)) < 0 ? ret : lp_writer__end(w);
 	if (w->kept && (ret = lp_writer__flush(w)) < 0)
 		return ret;
 	if (fwrite_unlocked(line, 1, len, w->out) != len || putc_unlocked('\n', w->out) == EOF)
-		return -EIO;
+		return failed(w, -(errno ? errno : EIO));
 	return 0;
 }
 

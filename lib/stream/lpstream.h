@@ -287,11 +287,15 @@ bool lp_loc__is_kernel(struct lp_span item);
  * the producers' hot path (lp-record writes hundreds of thousands a second).
  * Every call returns 0, -ENOMEM or -EIO (check ferror at the end as well).
  */
+struct bgwrite;
+
 struct lp_writer {
 	FILE *out;
 	struct strbuf line;	/* records kept (batched) and the one being built */
 	size_t kept;		/* bytes of whole records in line, not written yet */
 	bool batched;
+	struct bgwrite *bg;	/* NULL, or what writes the batches */
+	int err;		/* the errno of the first write that failed */
 };
 
 void lp_writer__init(struct lp_writer *w, FILE *out);
@@ -304,8 +308,19 @@ void lp_writer__release(struct lp_writer *w);
  */
 enum { LP_WRITER_BATCH = 64 << 10 };
 void lp_writer__batch(struct lp_writer *w);
-/* Writes the records kept: 0 or -EIO. */
+/* Writes the records kept: 0 or -EIO (w->err says why). */
 int lp_writer__flush(struct lp_writer *w);
+
+/*
+ * Batches written by a thread of their own, to the writer's FILE's file
+ * descriptor (what the FILE holds is written first), until
+ * lp_writer__foreground: nothing else may write to that file meanwhile.
+ * 0 or -errno (no thread: batches are written as lp_writer__batch's are).
+ */
+enum { LP_WRITER_BG_BATCH = 256 << 10 };
+int lp_writer__background(struct lp_writer *w);
+/* Writes what is kept, waits until all is written, ends the thread: 0 or -EIO (w->err says why). */
+int lp_writer__foreground(struct lp_writer *w);
 
 int lp_writer__version(struct lp_writer *w);
 /* "#lp.KEY\tVALUE\t...": values raw, escaped here. */

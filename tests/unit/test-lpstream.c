@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "lpstream.h"
 #include "strbuf.h"
@@ -192,6 +193,53 @@ static void test_writer_numbers(void)
 	strbuf__release(&want);
 }
 
+/*
+ * Records written by the background thread into a file: after what the FILE
+ * held, all of them, in order; with no file descriptor, refused.
+ */
+static void writer_in_background(void)
+{
+	char path[] = "/tmp/lp-test-bg.XXXXXX", *got = NULL;
+	struct strbuf want = STRBUF_INIT;
+	struct lp_writer w;
+	size_t size = 0;
+	int fd = mkstemp(path), ret = 0;
+	FILE *out = fd >= 0 ? fdopen(fd, "w+") : NULL, *mem;
+
+	ok(out != NULL, "a file to write to");
+	if (!out)
+		return;
+	unlink(path);
+	fputs("#lp-stream 1\n", out);
+	strbuf__add(&want, "#lp-stream 1\n", 13);
+	lp_writer__init(&w, out);
+	ok(lp_writer__background(&w) == 0, "a thread writes the batches");
+	for (unsigned i = 0; i < 20000 && ret == 0; i++) {
+		lp_writer__sample(&w, i, 1, 2, "c", "cpu", 1, LP_SPAN("main;f"), LP_SPAN("-;-"));
+		lp_writer__attr_u64(&w, "cpu", i % 2);
+		ret = lp_writer__end(&w);
+		strbuf__addf(&want, "S\t%u\t1\t2\tc\tcpu\t1\tmain;f\t-;-\tcpu=%u\n", i, i % 2);
+	}
+	ret = ret < 0 ? ret : lp_writer__foreground(&w);
+	ok(ret == 0, "every record handed over and written");
+	lp_writer__release(&w);
+	rewind(out);
+	got = malloc(want.len + 1);
+	size = fread(got, 1, want.len + 1, out);
+	is_mem(got, size, want.s, want.len, "the file holds what the FILE held, then every record in order");
+	fclose(out);
+	free(got);
+	strbuf__release(&want);
+
+	got = NULL;
+	mem = open_memstream(&got, &size);
+	lp_writer__init(&w, mem);
+	ok(lp_writer__background(&w) == -EBADF, "a FILE without a file descriptor keeps its batches");
+	lp_writer__release(&w);
+	fclose(mem);
+	free(got);
+}
+
 static int parse_proc(const char *line, struct lp_proc *p)
 {
 	lp_error__clear(&e);
@@ -346,6 +394,7 @@ int main(void)
 	deep_stack();
 	write_round_trip();
 	test_writer_numbers();
+	writer_in_background();
 	proc_records();
 	metadata();
 	list_walking();
