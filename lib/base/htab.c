@@ -4,14 +4,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
+
 enum { HTAB_FIRST_SLOTS = 256 };
+/* Tables from this size up are in huge pages: a few MB of slots are hundreds of page faults otherwise */
+enum { HUGE_TABLE = 256 << 10 };
+
+static void *table_alloc(size_t slots, size_t entry_size)
+{
+	return slots * entry_size >= HUGE_TABLE ? hugemem__alloc(slots * entry_size) : calloc(slots, entry_size);
+}
+
+static void table_free(struct htab *t)
+{
+	size_t bytes = (t->mask + 1) * t->entry_size;
+
+	if (t->slots && bytes >= HUGE_TABLE)
+		hugemem__free(t->slots, bytes);
+	else
+		free(t->slots);
+}
 
 int htab__grow(struct htab *t)
 {
 	size_t slots = t->slots ? (t->mask + 1) * 2 : HTAB_FIRST_SLOTS;
 	unsigned char *v;
 
-	if (!(v = calloc(slots, t->entry_size)))
+	if (!(v = table_alloc(slots, t->entry_size)))
 		return -ENOMEM;
 	for (size_t i = 0; t->slots && i <= t->mask; i++) {
 		const struct htab_entry *e = (const void *)(t->slots + i * t->entry_size);
@@ -24,7 +43,7 @@ int htab__grow(struct htab *t)
 			;
 		memcpy(v + j * t->entry_size, e, t->entry_size);
 	}
-	free(t->slots);
+	table_free(t);
 	t->slots = v;
 	t->mask = slots - 1;
 	return 0;
@@ -52,7 +71,7 @@ void htab__clear(struct htab *t)
 
 void htab__release(struct htab *t)
 {
-	free(t->slots);
+	table_free(t);
 	t->slots = NULL;
 	t->mask = 0;
 	t->n = 0;

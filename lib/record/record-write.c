@@ -15,6 +15,7 @@
 
 #include "fpchain.h"
 #include "hash.h"
+#include "hugemem.h"
 #include "lpstream.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
@@ -53,7 +54,8 @@ static int cmp_index(const void *a, const void *b)
  */
 static void sort_index(struct index_entry *index, size_t n)
 {
-	struct index_entry *tmp = n > 1 ? malloc(n * sizeof(*tmp)) : NULL, *from = index, *to = tmp;
+	/* in huge pages: the MB of a long recording's index are hundreds of page faults otherwise */
+	struct index_entry *tmp = n > 1 ? hugemem__alloc(n * sizeof(*tmp)) : NULL, *from = index, *to = tmp;
 
 	if (!tmp) {
 		if (n > 1)
@@ -82,7 +84,7 @@ static void sort_index(struct index_entry *index, size_t n)
 	}
 	if (from != index)
 		memcpy(index, from, n * sizeof(*index));
-	free(tmp);
+	hugemem__free(tmp, n * sizeof(*tmp));
 }
 
 static struct thread_name *name_slot(struct recorder *r, pid_t tid)

@@ -15,6 +15,7 @@
 
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "hugemem.h"
 #include "spill.h"
 
 /* Chunks of records: large, or a few of a small spill_after (a record is under 64 KiB) */
@@ -45,7 +46,8 @@ struct recorder *recorder__new(const struct record_opts *o)
 	r->max_stack = perf_sysctl("perf_event_max_stack");
 	r->fork_child_offset = 20;
 	r->names = HTAB_INIT(struct thread_name);
-	r->chunk_size = ARENA_CHUNK;
+	/* the chunk with its header in whole huge pages */
+	r->chunk_size = ARENA_CHUNK - offsetof(struct chunk, data);
 	if (o->spill_after && o->spill_after / 4 < ARENA_CHUNK)
 		r->chunk_size = o->spill_after / 4 < SMALLEST_CHUNK ? SMALLEST_CHUNK : (o->spill_after / 4 + 7) & ~(size_t)7;
 	return r;
@@ -63,7 +65,10 @@ void recorder__free(struct recorder *r)
 	free(r->spilled);
 	for (c = r->chunks; c; c = next) {
 		next = c->next;
-		free(c);
+		if (r->chunk_size >= HUGEMEM_PAGE / 2)
+			hugemem__free(c, sizeof(*c) + r->chunk_size);
+		else
+			free(c);
 	}
 	free(r->index);
 	htab__release(&r->names);
@@ -180,7 +185,8 @@ static struct chunk *chunk_for(struct recorder *r, size_t size)
 		}
 		r->spill_errno = -ret;
 	}
-	c = malloc(sizeof(*c) + r->chunk_size);
+	c = r->chunk_size >= HUGEMEM_PAGE / 2 ? hugemem__alloc(sizeof(*c) + r->chunk_size) :
+						 malloc(sizeof(*c) + r->chunk_size);
 	if (!c) {
 		errno = ENOMEM;
 		return NULL;

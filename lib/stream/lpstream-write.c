@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio_ext.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bgwrite.h"
 #include "escape.h"
@@ -29,6 +31,33 @@ void lp_writer__batch(struct lp_writer *w)
 	w->batched = true;
 }
 
+/*
+ * A batch written straight to the file descriptor, once what the FILE holds
+ * is out: through the FILE's buffer it would be copied once more (and a big
+ * buffer's pages faulted in). A FILE without one takes it as it is.
+ */
+static int put_batch(struct lp_writer *w, const char *p, size_t n)
+{
+	int fd = fileno(w->out);
+
+	if (fd < 0)
+		return fwrite_unlocked(p, 1, n, w->out) == n ? 0 : -(errno ? errno : EIO);
+	if (__fpending(w->out) && fflush(w->out) != 0)
+		return -(errno ? errno : EIO);
+	while (n > 0) {
+		ssize_t done = write(fd, p, n);
+
+		if (done < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+	return 0;
+}
+
 int lp_writer__flush(struct lp_writer *w)
 {
 	size_t n = w->kept;
@@ -40,7 +69,8 @@ int lp_writer__flush(struct lp_writer *w)
 		ret = bgwrite__put(w->bg, &w->line);
 	} else {
 		strbuf__reset(&w->line);
-		ret = fwrite_unlocked(w->line.s, 1, n, w->out) == n ? 0 : -(errno ? errno : EIO);
+		ret = w->batched ? put_batch(w, w->line.s, n) :
+		      fwrite_unlocked(w->line.s, 1, n, w->out) == n ? 0 : -(errno ? errno : EIO);
 	}
 	return failed(w, ret);
 }

@@ -14,6 +14,7 @@
 #include "elfsym.h"
 #include "hash.h"
 #include "htab.h"
+#include "hugemem.h"
 #include "kallsyms.h"
 #include "lpstream.h"
 #include "stackmap.h"
@@ -107,7 +108,8 @@ struct symbolizer {
 	struct htab frames;
 	struct strbuf cache_text;
 	struct htab chains;
-	struct strbuf chain_text;
+	char *chain_text;	/* CHAIN_CACHE_BYTES reserved at the first chain kept */
+	size_t chain_text_len;
 	struct process *procs;
 	size_t nprocs, procs_cap, last_proc;
 	struct file *files;
@@ -158,7 +160,7 @@ void symbolizer__free(struct symbolizer *s)
 	symtab__free(s->kernel);
 	strbuf__release(&s->cache_text);
 	htab__release(&s->frames);
-	strbuf__release(&s->chain_text);
+	hugemem__free(s->chain_text, CHAIN_CACHE_BYTES);
 	htab__release(&s->chains);
 	htab__release(&s->rules);
 	free(s);
@@ -666,14 +668,18 @@ static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t
 			  uint32_t generation, size_t n, const struct strbuf *stack, const struct strbuf *locs,
 			  int flags)
 {
-	size_t text_off = s->chain_text.len;
-	int ret;
+	size_t text_off = s->chain_text_len;
 
 	if (s->chains.n >= CHAIN_CACHE_ENTRIES || text_off + stack->len + locs->len > CHAIN_CACHE_BYTES)
 		return 0;
-	if ((ret = strbuf__add(&s->chain_text, stack->s ? stack->s : "", stack->len)) < 0 ||
-	    (ret = strbuf__add(&s->chain_text, locs->s ? locs->s : "", locs->len)) < 0)
-		return ret;
+	/* reserved whole, backed as it fills, in huge pages: a cache grows by MBs, a fault per 4 KB otherwise */
+	if (!s->chain_text && !(s->chain_text = hugemem__alloc(CHAIN_CACHE_BYTES)))
+		return -ENOMEM;
+	if (stack->len)
+		memcpy(s->chain_text + text_off, stack->s, stack->len);
+	if (locs->len)
+		memcpy(s->chain_text + text_off + stack->len, locs->s, locs->len);
+	s->chain_text_len += stack->len + locs->len;
 	/* in the table only once whole */
 	htab__insert(&s->chains, e, h);
 	e->check = check;
@@ -706,7 +712,7 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 		h = chain_hash(pid, generation, callers, ncallers, &check);
 		for (size_t i = h; (e = htab__at(&s->chains, i))->head.used; i++) {
 			if (e->head.hash == h && same_chain(e, pid, generation, ncallers, check)) {
-				const char *text = s->chain_text.s + e->text_off;
+				const char *text = s->chain_text + e->text_off;
 
 				if ((ret = strbuf__add(stack, text, e->stack_len)) < 0 ||
 				    (ret = strbuf__add(locs, text + e->stack_len, e->locs_len)) < 0)

@@ -1,0 +1,73 @@
+/* Huge-page memory: aligned, zeroed, all of it usable, freed; where the kernel backs it with huge pages. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hugemem.h"
+#include "tap.h"
+
+/* AnonHugePages of this process's mapping that holds p, in kB; -1 when not found. */
+static long huge_kb_at(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	long kb = -1;
+	int inside = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		uintptr_t lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+int main(void)
+{
+	size_t sizes[] = { 1, 4096, HUGEMEM_PAGE - 1, HUGEMEM_PAGE, 3 * HUGEMEM_PAGE + 5 };
+	int bad_align = 0, bad_zero = 0;
+	char *p;
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t whole = (sizes[k] + HUGEMEM_PAGE - 1) / HUGEMEM_PAGE * HUGEMEM_PAGE;
+
+		p = hugemem__alloc(sizes[k]);
+		if (!p) {
+			ok(0, "allocated");
+			continue;
+		}
+		bad_align += (uintptr_t)p % HUGEMEM_PAGE != 0;
+		for (size_t i = 0; i < whole; i += 4096)
+			bad_zero += p[i] != 0 || p[whole - 1 - i] != 0;
+		/* every byte of the rounded-up size is ours */
+		memset(p, 0x5a, whole);
+		hugemem__free(p, sizes[k]);
+	}
+	ok(!bad_align, "aligned to a huge page");
+	ok(!bad_zero, "zeroed, up to the rounded-up size");
+
+	p = hugemem__alloc(4 * HUGEMEM_PAGE);
+	memset(p, 1, 4 * HUGEMEM_PAGE);
+	{
+		FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+		char mode[128] = "";
+
+		if (f && fgets(mode, sizeof(mode), f) && !strstr(mode, "[never]"))
+			ok(huge_kb_at(p) > 0, "backed by huge pages where the kernel has them");
+		else
+			printf("ok %d - # SKIP transparent huge pages are off here\n", ++tap_n);
+		if (f)
+			fclose(f);
+	}
+	hugemem__free(p, 4 * HUGEMEM_PAGE);
+	hugemem__free(NULL, 123);
+	ok(1, "freeing NULL does nothing");
+	return tap_done();
+}
