@@ -1,6 +1,7 @@
 #include "hugemem.h"
 
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 static size_t whole_pages(size_t size)
@@ -26,6 +27,29 @@ void *hugemem__alloc(size_t size)
 	/* without transparent huge pages this fails, and 4 KB pages do */
 	madvise(p, len, MADV_HUGEPAGE);
 	return p;
+}
+
+void *hugemem__realloc(void *p, size_t old_size, size_t new_size)
+{
+	size_t old_len = whole_pages(old_size), new_len = whole_pages(new_size);
+	void *q;
+
+	if (!p)
+		return hugemem__alloc(new_size);
+	if (new_len <= old_len)
+		return p;
+	/* in place where the address space after it is free */
+	q = mremap(p, old_len, new_len, 0);
+	if (q != MAP_FAILED)
+		return q;
+	if (!(q = hugemem__alloc(new_size)))
+		return NULL;
+	/* the pages move to the aligned start of the new mapping, the rest of it stays fresh */
+	if (mremap(p, old_len, old_len, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
+		memcpy(q, p, old_len);
+		munmap(p, old_len);
+	}
+	return q;
 }
 
 void hugemem__free(void *p, size_t size)

@@ -16,6 +16,12 @@ enum { HUGEMEM_PAGE = 2 << 20 };
 
 /* size bytes of zeroed memory aligned to HUGEMEM_PAGE, size rounded up to it; NULL+errno. */
 void *hugemem__alloc(size_t size);
+/*
+ * p (from hugemem__alloc or hugemem__realloc with old_size; NULL: none) made
+ * new_size bytes, its contents kept and the rest zeroed: its pages are moved,
+ * not copied. NULL+errno, p untouched, when there is no memory.
+ */
+void *hugemem__realloc(void *p, size_t old_size, size_t new_size);
 /* Frees what hugemem__alloc(size) gave, with the same size; NULL is a no-op. */
 void hugemem__free(void *p, size_t size);
 

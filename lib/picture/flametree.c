@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "hugemem.h"
 #include "stackmap.h"
 #include "strbuf.h"
 
@@ -88,7 +89,8 @@ static int new_node(struct flametree *t, uint32_t name, uint32_t parent, uint32_
 
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap + t->cap / 2 : 4096;
-		struct flame_node *v = realloc(t->nodes, cap * sizeof(*v));
+		/* in huge pages (a tree of a big profile is hundreds of MB): grown without a copy */
+		struct flame_node *v = hugemem__realloc(t->nodes, t->cap * sizeof(*v), cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -152,16 +154,23 @@ struct flametree *flametree__new(void)
 	return t;
 }
 
+static void free_children(struct flametree *t)
+{
+	if (t->children)
+		hugemem__free(t->children, (t->children_mask + 1) * sizeof(*t->children));
+	t->children = NULL;
+}
+
 void flametree__free(struct flametree *t)
 {
 	if (!t)
 		return;
-	free(t->nodes);
+	hugemem__free(t->nodes, t->cap * sizeof(*t->nodes));
 	free(t->path);
-	free(t->children);
+	free_children(t);
 	free(t->indexed);
 	free(t->pending);
-	free(t->leaves);
+	hugemem__free(t->leaves, LEAF_SLOTS * sizeof(*t->leaves));
 	stackmap__free(t->names);
 	strbuf__release(&t->last);
 	free(t);
@@ -254,14 +263,14 @@ static int grow_children(struct flametree *t)
 
 	if (mask > UINT32_MAX)
 		return -EOVERFLOW;
-	if (!(v = malloc((mask + 1) * sizeof(*v))))
+	if (!(v = hugemem__alloc((mask + 1) * sizeof(*v))))
 		return -ENOMEM;
 	for (size_t i = 0; i <= mask; i++)
 		v[i].node = FLAME_NONE;
 	for (size_t i = 0; t->children && i <= t->children_mask; i++)
 		if (t->children[i].node != FLAME_NONE)
 			put_child(v, mask, t->children[i]);
-	free(t->children);
+	free_children(t);
 	t->children = v;
 	t->children_mask = mask;
 	return 0;
@@ -379,13 +388,13 @@ static struct flame_node *recent_leaf(struct flametree *t, const char *stack, si
 		return NULL;
 	if (t->leaf_tries == LEAF_TRIAL && t->leaf_hits * 4 < t->leaf_tries) {
 		/* under a quarter hit: the input shares prefixes, not whole stacks */
-		free(t->leaves);
+		hugemem__free(t->leaves, LEAF_SLOTS * sizeof(*t->leaves));
 		t->leaves = NULL;
 		t->leaves_off = true;
 		return NULL;
 	}
 	if (!t->leaves) {
-		if (!(t->leaves = malloc(LEAF_SLOTS * sizeof(*t->leaves))))
+		if (!(t->leaves = hugemem__alloc(LEAF_SLOTS * sizeof(*t->leaves))))
 			return NULL;
 		clear_leaves(t);
 	}
@@ -487,8 +496,7 @@ int flametree__finish(struct flametree *t)
 	}
 	t->finished = true;
 	/* the lookup table of merged children is no longer needed */
-	free(t->children);
-	t->children = NULL;
+	free_children(t);
 	t->children_mask = t->children_used = 0;
 	memset(t->indexed, 0, t->indexed_words * sizeof(*t->indexed));
 	return 0;
@@ -597,8 +605,7 @@ int flametree__sort(struct flametree *t)
 	/* a new stack must not merge into the reordered tree: what pointed into it is dropped */
 	t->depth = 1;
 	strbuf__reset(&t->last);
-	free(t->children);
-	t->children = NULL;
+	free_children(t);
 	t->children_mask = t->children_used = 0;
 	memset(t->indexed, 0, t->indexed_words * sizeof(*t->indexed));
 	clear_leaves(t);

@@ -70,7 +70,7 @@ void recorder__free(struct recorder *r)
 		else
 			free(c);
 	}
-	free(r->index);
+	hugemem__free(r->index, r->cap * sizeof(*r->index));
 	htab__release(&r->names);
 	free(r);
 }
@@ -263,7 +263,7 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	c->used += perf_round8(h->size);
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 65536;
-		struct index_entry *v = realloc(r->index, cap * sizeof(*v));
+		struct index_entry *v = hugemem__realloc(r->index, r->cap * sizeof(*v), cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;

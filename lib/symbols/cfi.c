@@ -81,6 +81,11 @@ static int reg(const struct user_regs *r, unsigned n, uint64_t *v)
 		*v = r->sp;
 	else if (n == DWARF_RBP)
 		*v = r->bp;
+#if defined(__x86_64__)
+	/* column 16 is %rip as well: the PLT's CFA expression asks where in an entry it is */
+	else if (n == DWARF_RA)
+		*v = r->ip;
+#endif
 	else
 		return -ENOTSUP;
 	return 0;
@@ -99,6 +104,28 @@ static int load(const struct snapshot *st, uint64_t at, uint64_t *v)
 		return -ERANGE;
 	memcpy(v, st->bytes + (at - st->base), 8);
 	return 0;
+}
+
+/* The arithmetic, logic and comparisons of two operands (a under b) the PLT's CFA expression uses, and their kin. */
+static bool binary_op(uint8_t atom, uint64_t a, uint64_t b, uint64_t *v)
+{
+	switch (atom) {
+	case DW_OP_and: *v = a & b; break;
+	case DW_OP_or: *v = a | b; break;
+	case DW_OP_xor: *v = a ^ b; break;
+	case DW_OP_mul: *v = a * b; break;
+	case DW_OP_shl: *v = b < 64 ? a << b : 0; break;
+	case DW_OP_shr: *v = b < 64 ? a >> b : 0; break;
+	/* comparisons are of signed values */
+	case DW_OP_eq: *v = a == b; break;
+	case DW_OP_ne: *v = a != b; break;
+	case DW_OP_lt: *v = (int64_t)a < (int64_t)b; break;
+	case DW_OP_le: *v = (int64_t)a <= (int64_t)b; break;
+	case DW_OP_gt: *v = (int64_t)a > (int64_t)b; break;
+	case DW_OP_ge: *v = (int64_t)a >= (int64_t)b; break;
+	default: return false;
+	}
+	return true;
 }
 
 /*
@@ -140,6 +167,9 @@ static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, const struct user_r
 			sp--;
 		} else if (a == DW_OP_minus && sp >= 2) {
 			st[sp - 2] -= st[sp - 1];
+			sp--;
+		} else if (sp >= 2 && binary_op(a, st[sp - 2], st[sp - 1], &v)) {
+			st[sp - 2] = v;
 			sp--;
 		} else if (a == DW_OP_stack_value) {
 			*is_value = 1;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hugemem.h"
 #include "tap.h"
@@ -67,6 +68,38 @@ int main(void)
 			fclose(f);
 	}
 	hugemem__free(p, 4 * HUGEMEM_PAGE);
+	/* grown: in place, then moved past a mapping that takes the address after it */
+	{
+		size_t size = HUGEMEM_PAGE + 100, bigger = 3 * HUGEMEM_PAGE, biggest = 5 * HUGEMEM_PAGE;
+		int kept = 1, zero = 1;
+		char *q;
+		void *block;
+
+		p = hugemem__alloc(size);
+		for (size_t i = 0; i < size; i++)
+			p[i] = (char)(i * 7);
+		q = hugemem__realloc(p, size, bigger);
+		for (size_t i = 0; q && i < size; i++)
+			kept &= q[i] == (char)(i * 7);
+		for (size_t i = 2 * HUGEMEM_PAGE; q && i < bigger; i += 512)
+			zero &= q[i] == 0;
+		ok(q && kept && zero, "grown: its bytes kept, the new ones zeroed");
+		block = q ? mmap(q + bigger, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) :
+			    MAP_FAILED;
+		p = q ? hugemem__realloc(q, bigger, biggest) : NULL;
+		kept = zero = 1;
+		for (size_t i = 0; p && i < size; i++)
+			kept &= p[i] == (char)(i * 7);
+		for (size_t i = 3 * HUGEMEM_PAGE; p && i < biggest; i += 512)
+			zero &= p[i] == 0;
+		ok(block != MAP_FAILED && p && p != q && (uintptr_t)p % HUGEMEM_PAGE == 0 && kept && zero,
+		   "grown where it cannot stay: moved whole, aligned, the new bytes zeroed");
+		if (p)
+			memset(p, 1, biggest);
+		hugemem__free(p, biggest);
+		if (block != MAP_FAILED)
+			munmap(block, 4096);
+	}
 	hugemem__free(NULL, 123);
 	ok(1, "freeing NULL does nothing");
 	return tap_done();
