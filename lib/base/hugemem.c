@@ -1,6 +1,7 @@
 #include "hugemem.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -50,6 +51,31 @@ void *hugemem__realloc(void *p, size_t old_size, size_t new_size)
 		munmap(p, old_len);
 	}
 	return q;
+}
+
+void *hugemem__grow(void *p, size_t old_size, size_t new_size)
+{
+	void *q;
+
+	if (new_size < HUGEMEM_FROM)
+		return realloc(p, new_size);
+	if (old_size >= HUGEMEM_FROM)
+		return hugemem__realloc(p, old_size, new_size);
+	/* crossing over: copied once out of malloc's memory */
+	if (!(q = hugemem__alloc(new_size)))
+		return NULL;
+	if (old_size)
+		memcpy(q, p, old_size);
+	free(p);
+	return q;
+}
+
+void hugemem__release(void *p, size_t size)
+{
+	if (size >= HUGEMEM_FROM)
+		hugemem__free(p, size);
+	else
+		free(p);
 }
 
 void hugemem__free(void *p, size_t size)

@@ -22,6 +22,17 @@ void *hugemem__alloc(size_t size);
  * not copied. NULL+errno, p untouched, when there is no memory.
  */
 void *hugemem__realloc(void *p, size_t old_size, size_t new_size);
+/*
+ * For arrays that may stay small: below HUGEMEM_FROM bytes they are malloc's
+ * (a huge page each would be MBs for many small ones), from there on in huge
+ * pages. hugemem__grow makes p (of old_size: NULL and 0 for none) new_size
+ * bytes, contents kept (the rest not zeroed below HUGEMEM_FROM); NULL+errno
+ * with p untouched. hugemem__release frees it, given its size.
+ */
+enum { HUGEMEM_FROM = 256 << 10 };
+void *hugemem__grow(void *p, size_t old_size, size_t new_size);
+void hugemem__release(void *p, size_t size);
+
 /* Frees what hugemem__alloc(size) gave, with the same size; NULL is a no-op. */
 void hugemem__free(void *p, size_t size);
 

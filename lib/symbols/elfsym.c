@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hugemem.h"
+
 struct sym {
 	uint64_t start, end;
 	const char *name;	/* in names */
@@ -116,12 +118,19 @@ static int alias_rank(const char *name, int bind)
 	return rank;
 }
 
+static void release_symbols(struct elfsym *e)
+{
+	hugemem__release(e->syms, e->syms_cap * sizeof(*e->syms));
+	hugemem__release(e->names, e->names_cap);
+}
+
 /* Adds a symbol named by the len bytes at name; false when out of memory. */
 static bool add_sym(struct elfsym *e, const char *name, size_t len, uint64_t start, uint64_t end, int rank)
 {
 	if (e->n == e->syms_cap) {
 		size_t cap = e->syms_cap ? e->syms_cap * 2 : 256;
-		struct sym *v = realloc(e->syms, cap * sizeof(*v));
+		/* a big program's symbols are MBs: in huge pages, not a page fault per 4 KB */
+		struct sym *v = hugemem__grow(e->syms, e->syms_cap * sizeof(*v), cap * sizeof(*v));
 
 		if (!v)
 			return false;
@@ -134,7 +143,7 @@ static bool add_sym(struct elfsym *e, const char *name, size_t len, uint64_t sta
 
 		while (cap < e->names_len + len + 1)
 			cap *= 2;
-		if (!(names = realloc(e->names, cap)))
+		if (!(names = hugemem__grow(e->names, e->names_cap, cap)))
 			return false;
 		e->names = names;
 		e->names_cap = cap;
@@ -467,8 +476,7 @@ struct elfsym *elfsym__load(const char *path, const char *debug_root)
 					add_sym(&d, e->names + (uintptr_t)e->syms[i].name,
 						strlen(e->names + (uintptr_t)e->syms[i].name), e->syms[i].start,
 						e->syms[i].end, PLT_RANK);
-			free(e->syms);
-			free(e->names);
+			release_symbols(e);
 			e->syms = d.syms;
 			e->n = d.n;
 			e->syms_cap = d.syms_cap;
@@ -476,8 +484,7 @@ struct elfsym *elfsym__load(const char *path, const char *debug_root)
 			e->names_len = d.names_len;
 			e->names_cap = d.names_cap;
 		} else {
-			free(d.syms);
-			free(d.names);
+			release_symbols(&d);
 		}
 	}
 	finish(e);
@@ -512,8 +519,7 @@ void elfsym__free(struct elfsym *e)
 {
 	if (!e)
 		return;
-	free(e->syms);
-	free(e->names);
+	release_symbols(e);
 	free(e->segs);
 	free(e);
 }

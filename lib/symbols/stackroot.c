@@ -21,7 +21,8 @@ enum { MAX_PREFIX = STACK_ROOTS_ITEMS - 1 };
 struct root {
 	struct htab_entry head;
 	pid_t pid;
-	char *loc;		/* the entry's LOCS item: its return address */
+	char *loc;		/* the entry's file (its LOCS item's), then its name */
+	size_t loc_len, name_len;
 	char *stack, *locs;	/* what is rootward of it, each list ending in ';' */
 	size_t stack_len, locs_len;
 };
@@ -72,25 +73,50 @@ static uint64_t key_hash(pid_t pid, struct lp_span loc)
 	return hash_word(hash_bytes(loc.s, loc.len), (uint64_t)(uint32_t)pid);
 }
 
-/* The entry of pid at loc; NULL when none (and with add, when out of memory). */
-static struct root *find(struct stack_roots *r, pid_t pid, struct lp_span loc, bool add)
+/*
+ * The entry's file, without its offset: an entry has one caller wherever in
+ * it the stack is (start_thread calls the thread's function, and at its end
+ * the functions that free the thread, from other addresses), so what one
+ * place showed is rootward of all of them. The name tells the entries of one
+ * file apart.
+ */
+static struct lp_span entry_file(struct lp_span loc)
 {
-	uint64_t h = key_hash(pid, loc);
+	for (size_t i = loc.len; i-- > 0;)
+		if (loc.s[i] == '+')
+			return (struct lp_span){ loc.s, i };
+	return loc;
+}
+
+/* The entry name of pid in the file of loc; NULL when none (and with add, when out of memory). */
+static struct root *find(struct stack_roots *r, pid_t pid, struct lp_span name, struct lp_span loc, bool add)
+{
 	struct root *e;
+	uint64_t h;
+
+	loc = entry_file(loc);
+	h = hash_word(key_hash(pid, loc), hash_bytes(name.s, name.len));
 
 	if (add && htab__reserve(&r->roots) < 0)
 		return NULL;
 	if (!r->roots.n && !add)
 		return NULL;
 	for (size_t i = h; (e = htab__at(&r->roots, i))->head.used; i++)
-		if (e->head.hash == h && e->pid == pid && e->loc && strlen(e->loc) == loc.len &&
-		    !memcmp(e->loc, loc.s, loc.len))
+		if (e->head.hash == h && e->pid == pid && e->loc && e->loc_len == loc.len &&
+		    !memcmp(e->loc, loc.s, loc.len) && e->name_len == name.len && !memcmp(e->loc + loc.len, name.s, name.len))
 			return e;
 	if (!add)
 		return NULL;
 	htab__insert(&r->roots, e, h);
 	e->pid = pid;
-	e->loc = strndup(loc.s, loc.len);
+	/* the file then the name, in one block */
+	if ((e->loc = malloc(loc.len + name.len + 1))) {
+		memcpy(e->loc, loc.s, loc.len);
+		memcpy(e->loc + loc.len, name.s, name.len);
+		e->loc[loc.len + name.len] = 0;
+	}
+	e->loc_len = loc.len;
+	e->name_len = name.len;
 	e->stack = e->locs = NULL;
 	return e;
 }
@@ -134,7 +160,7 @@ int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack
 			continue;
 		}
 		if (depth == 0 || stopped) {
-			e = find(r, pid, loc, false);
+			e = find(r, pid, name, loc, false);
 			if (!e || !e->stack)
 				return STACK_ROOTS_NOT_YET;
 			/* in place of "[unwind stopped];" and "-;" when stopped */
@@ -144,7 +170,7 @@ int stack_roots__complete(struct stack_roots *r, pid_t pid, struct strbuf *stack
 			return STACK_ROOTS_COMPLETED;
 		}
 		/* the first time only: an entry's callers do not change */
-		e = find(r, pid, loc, true);
+		e = find(r, pid, name, loc, true);
 		if (!e || !e->loc)
 			return -ENOMEM;
 		if (e->stack)

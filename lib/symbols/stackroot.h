@@ -5,8 +5,8 @@
  * Rust programs and other code CFI cannot unwind then start there, while
  * the process's unwound stacks start at _start or clone3, and one program
  * draws as two towers. Those entries have one caller each, so what was seen
- * rootward of one (at the same return address, in the same process) is what
- * is rootward of it every time.
+ * rootward of one (from any address in it, in the same process) is what is
+ * rootward of it every time.
  */
 #ifndef LP_STACKROOT_H
 #define LP_STACKROOT_H

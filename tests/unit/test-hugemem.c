@@ -100,6 +100,27 @@ int main(void)
 		if (block != MAP_FAILED)
 			munmap(block, 4096);
 	}
+	/* an array that starts small in malloc's memory and grows past HUGEMEM_FROM into huge pages */
+	{
+		size_t size = 0, kept = 1;
+		char *a = NULL, *v;
+
+		for (size_t want = 1000; want <= 4 * HUGEMEM_PAGE; want *= 3) {
+			if (!(v = hugemem__grow(a, size, want))) {
+				kept = 0;
+				break;
+			}
+			a = v;
+			for (size_t i = 0; i < size; i++)
+				kept &= a[i] == (char)(i * 13);
+			for (size_t i = size; i < want; i++)
+				a[i] = (char)(i * 13);
+			size = want;
+		}
+		ok(kept && (uintptr_t)a % HUGEMEM_PAGE == 0, "grown from malloc's memory into huge pages, its bytes kept");
+		hugemem__release(a, size);
+		hugemem__release(NULL, 10);
+	}
 	hugemem__free(NULL, 123);
 	ok(1, "freeing NULL does nothing");
 	return tap_done();

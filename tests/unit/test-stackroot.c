@@ -37,8 +37,12 @@ int main(void)
 	ok(stack_roots__complete(r, 7, &stack, &locs) == STACK_ROOTS_COMPLETED, "every entry of a whole stack was learned");
 	is_list(stack, "_start;__libc_start_main;__libc_start_call_main;main", "from the outermost one");
 
-	set("__libc_start_call_main;main;work", "libc.so+0x99;app+0x20;app+0x30");
-	ok(stack_roots__complete(r, 7, &stack, &locs) == STACK_ROOTS_NOT_YET, "another return address in the entry is not completed");
+	set("__libc_start_call_main;exit;work", "libc.so+0x99;libc.so+0x20;libc.so+0x30");
+	ok(stack_roots__complete(r, 7, &stack, &locs) == STACK_ROOTS_COMPLETED,
+	   "another return address in the entry has the same callers");
+	is_list(locs, "app+0x5;libc.so+0x8;libc.so+0x99;libc.so+0x20;libc.so+0x30", "its own place kept");
+	set("__libc_start_call_main;main;work", "other.so+0x10;app+0x20;app+0x30");
+	ok(stack_roots__complete(r, 7, &stack, &locs) == STACK_ROOTS_NOT_YET, "an entry of that name in another file does not");
 	set("__libc_start_call_main;main;work", "libc.so+0x10;app+0x20;app+0x30");
 	ok(stack_roots__complete(r, 8, &stack, &locs) == STACK_ROOTS_NOT_YET, "nor is another process");
 	set("main;work", "app+0x20;app+0x30");
