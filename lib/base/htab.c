@@ -7,22 +7,16 @@
 #include "hugemem.h"
 
 enum { HTAB_FIRST_SLOTS = 256 };
-/* Tables from this size up are in huge pages: a few MB of slots are hundreds of page faults otherwise */
-enum { HUGE_TABLE = 256 << 10 };
 
+/* Tables of a few MB in huge pages: hundreds of page faults otherwise */
 static void *table_alloc(size_t slots, size_t entry_size)
 {
-	return slots * entry_size >= HUGE_TABLE ? hugemem__alloc(slots * entry_size) : calloc(slots, entry_size);
+	return slots * entry_size >= HUGEMEM_FROM ? hugemem__alloc(slots * entry_size) : calloc(slots, entry_size);
 }
 
 static void table_free(struct htab *t)
 {
-	size_t bytes = (t->mask + 1) * t->entry_size;
-
-	if (t->slots && bytes >= HUGE_TABLE)
-		hugemem__free(t->slots, bytes);
-	else
-		free(t->slots);
+	hugemem__release(t->slots, (t->mask + 1) * t->entry_size);
 }
 
 int htab__grow(struct htab *t)

@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "hugemem.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
-#include "hugemem.h"
 #include "spill.h"
 
 /* Chunks of records: large, or a few of a small spill_after (a record is under 64 KiB) */
