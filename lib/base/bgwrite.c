@@ -22,15 +22,17 @@ struct bgwrite {
 	int err;		/* the first write's that failed, positive */
 };
 
-static int write_all(int fd, const char *p, size_t n)
+int bgwrite__write_all(int fd, const void *data, size_t n)
 {
+	const char *p = data;
+
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return errno;
+			return -errno;
 		}
 		p += w;
 		n -= (size_t)w;
@@ -55,7 +57,7 @@ static void *writer_main(void *arg)
 		/* after a failure the rest is dropped: the producer hears of it and stops */
 		if (!b->err) {
 			pthread_mutex_unlock(&b->lock);
-			err = write_all(b->fd, buf->s, buf->len);
+			err = -bgwrite__write_all(b->fd, buf->s, buf->len);
 			pthread_mutex_lock(&b->lock);
 		}
 		if (err && !b->err)

@@ -25,6 +25,9 @@ struct bgwrite *bgwrite__new(int fd);
  */
 int bgwrite__put(struct bgwrite *b, struct strbuf *buf);
 
+/* All n bytes to fd, on this thread, again after short writes and EINTR: 0 or -errno. */
+int bgwrite__write_all(int fd, const void *data, size_t n);
+
 /* Writes what was handed over, ends the thread and frees b: 0 or -errno as bgwrite__put. NULL: 0. */
 int bgwrite__finish(struct bgwrite *b);
 

@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdio_ext.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bgwrite.h"
 #include "escape.h"
@@ -44,18 +43,7 @@ static int put_batch(struct lp_writer *w, const char *p, size_t n)
 		return fwrite_unlocked(p, 1, n, w->out) == n ? 0 : -(errno ? errno : EIO);
 	if (__fpending(w->out) && fflush(w->out) != 0)
 		return -(errno ? errno : EIO);
-	while (n > 0) {
-		ssize_t done = write(fd, p, n);
-
-		if (done < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += done;
-		n -= (size_t)done;
-	}
-	return 0;
+	return bgwrite__write_all(fd, p, n);
 }
 
 int lp_writer__flush(struct lp_writer *w)
