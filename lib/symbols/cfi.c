@@ -79,6 +79,8 @@ static int reg(const struct user_regs *r, unsigned n, uint64_t *v)
 {
 	if (n == DWARF_RSP)
 		*v = r->sp;
+	else if (n == DWARF_RBP && r->bp == CFI_BP_UNKNOWN)
+		return -ERANGE;
 	else if (n == DWARF_RBP)
 		*v = r->bp;
 #if defined(__x86_64__)
@@ -104,6 +106,16 @@ static int load(const struct snapshot *st, uint64_t at, uint64_t *v)
 		return -ERANGE;
 	memcpy(v, st->bytes + (at - st->base), 8);
 	return 0;
+}
+
+/* A saved rbp: one under the snapshot is CFI_BP_UNKNOWN, not a failed step. */
+static int load_bp(const struct snapshot *st, uint64_t at, uint64_t *v)
+{
+	if (at < st->base) {
+		*v = CFI_BP_UNKNOWN;
+		return 0;
+	}
+	return load(st, at, v);
 }
 
 /* The arithmetic, logic and comparisons of two operands (a under b) the PLT's CFA expression uses, and their kin. */
@@ -213,7 +225,7 @@ static int caller_register(Dwarf_Frame *frame, int regno, uint64_t cfa, const st
 		*out = where;
 		return 0;
 	}
-	return load(snap, where, out);
+	return regno == DWARF_RBP ? load_bp(snap, where, out) : load(snap, where, out);
 }
 
 int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint8_t *stack,
@@ -321,10 +333,12 @@ int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, co
 
 	if (rule->outermost)
 		return -ENODATA;
+	if (rule->cfa_reg != DWARF_RSP && regs->bp == CFI_BP_UNKNOWN)
+		return -ERANGE;
 	if ((ret = load(&snap, cfa + (uint64_t)(int64_t)rule->ra_off, &caller->ip)) < 0)
 		return ret;
 	caller->bp = regs->bp;
-	if (rule->bp_saved && (ret = load(&snap, cfa + (uint64_t)(int64_t)rule->bp_off, &caller->bp)) < 0)
+	if (rule->bp_saved && (ret = load_bp(&snap, cfa + (uint64_t)(int64_t)rule->bp_off, &caller->bp)) < 0)
 		return ret;
 	caller->sp = cfa;
 	return 0;

@@ -23,6 +23,14 @@ struct user_regs {
 };
 
 /*
+ * A caller's rbp saved below the snapshot: under the sampled %rsp, where an
+ * epilogue has already popped it (gcc's CFI keeps the slot until the ret).
+ * Its return address is still known; a rule that needs this rbp fails with
+ * -ERANGE, as for any value the snapshot does not hold.
+ */
+#define CFI_BP_UNKNOWN UINT64_MAX
+
+/*
  * One step of unwinding the frame at pc (an address of the file, as symbols
  * use), with regs its registers and stack the bytes from stack_base: the
  * caller's registers (ip = the return address, sp = the CFA, bp restored if
