@@ -616,6 +616,14 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "(frames bigger than the stack snapshot, or code with neither frame pointers nor CFI "
 		      "where they were needed); the callers of their first frame are unknown",
 		      (unsigned long long)st.unwind_stopped);
+	if (st.stopped_past_copy && o.perf.stack_snapshot < 65528) {
+		unsigned bigger = o.perf.stack_snapshot < 65528 / 4 ? o.perf.stack_snapshot * 4 : 65528;
+
+		error("warning: %llu of those stacks go on beyond the %u bytes of stack copied with each "
+		      "on-CPU sample: --stack-size=%u reaches further, at that many bytes a sample "
+		      "(perf's --call-graph dwarf copies 8192)",
+		      (unsigned long long)st.stopped_past_copy, o.perf.stack_snapshot, bigger);
+	}
 	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq)
 		error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
 		      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,

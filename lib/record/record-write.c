@@ -211,6 +211,7 @@ struct unwound {
 	bool changed;		/* CFI found callers frame pointers lost, or other ones */
 	bool whole_stack;	/* it reaches the process's first frame */
 	bool looped;		/* a frame-pointer loop was cut from its root */
+	bool past_copy;		/* CFI's unwinding ended where the stack copied did */
 };
 
 /*
@@ -222,6 +223,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 			struct unwound *u)
 {
 	bool kernel = false, first = true, fp_astray = false, fp_tail, outermost = false, unknown_root = false;
+	enum sym_unwind_end end = SYM_UNWIND_NO_RULE;
 	size_t n = 0, user = SIZE_MAX;
 	struct sym_frame *frames;
 
@@ -266,7 +268,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
 			known[nknown++] = frames[i].ip;
 		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
-				       &exact_ras, &outermost, known, nknown);
+				       &exact_ras, &end, known, nknown);
 		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
 		/*
@@ -274,6 +276,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		 * some (functions without a frame pointer) and may have gone astray.
 		 * Past the last unwound caller it finds too, its chain goes on.
 		 */
+		outermost = end == SYM_UNWIND_OUTERMOST;
 		if (outermost) {
 			rest = n;
 		} else if (k == 0 && n > rest &&
@@ -347,6 +350,8 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 	}
 	if (unknown_root && !outermost)
 		frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
+	/* where the stack still stops (here, or at a made-up frame of the walk), a bigger copy would go on */
+	u->past_copy = end == SYM_UNWIND_PAST_COPY;
 	u->n = n;
 	return 0;
 }
@@ -442,7 +447,8 @@ static int look_ahead(struct writer *w, pid_t pid)
  * cut: the kernel stopped the chain at its depth limit; it is counted as
  * truncated only when that lost real callers (not a loop, not stack data).
  */
-static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut)
+/* past_copy, where not NULL, counts the stacks stopped where the stack copy ended. */
+static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy)
 {
 	bool stopped, completed;
 	struct unwound u;
@@ -467,6 +473,8 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	completed = ret & SYM_CHAIN_COMPLETED;
 	stopped = (ret & SYM_CHAIN_STOPPED) && !completed;
 	w->stats->unwind_stopped += stopped;
+	if (past_copy)
+		*past_copy += stopped && u.past_copy;
 	w->stats->truncated += cut && !u.whole_stack && !u.looped && !stopped && !completed;
 	return 0;
 }
@@ -627,7 +635,7 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
 	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
-	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm));
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), &w->stats->stopped_past_copy);
 	if (ret < 0)
 		return ret;
 	w->stats->samples++;
@@ -705,7 +713,7 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
 	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
-	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm));
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), NULL);
 	if (ret < 0)
 		return ret;
 	if (k < RECORD_MAX_EVENTS)
@@ -758,7 +766,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
 		return -ENOMEM;
 	/* off the CPU, a thread is in the kernel */
-	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated == 1);
+	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated == 1, NULL);
 	if (ret < 0)
 		return ret;
 	w->stats->offcpu_samples++;
@@ -1001,7 +1009,7 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 	}
 	strbuf__reset(&w->stack);
 	strbuf__reset(&w->locs);
-	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false)) < 0)
+	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false, NULL)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
 	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)

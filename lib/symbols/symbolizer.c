@@ -906,13 +906,13 @@ static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_reg
 
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			  bool *outermost, const uint64_t *known, size_t nknown)
+			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown)
 {
 	struct user_regs r = *regs, caller;
 	bool exact = true;	/* r.ip is where its function was interrupted, not a return address */
 	size_t n = 0;
 
-	*outermost = false;
+	*end = SYM_UNWIND_NO_RULE;
 	*exact_ras = 0;
 	while (n < max) {
 		/* return addresses point after the call: look up the call itself */
@@ -926,7 +926,10 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		if (ret == -ENOENT && p.cfi && n > 0 && at_entry(s, p.file, p.addr))
 			ret = -ENODATA;
 		if (ret == -ENODATA)
-			*outermost = true;
+			*end = SYM_UNWIND_OUTERMOST;
+		/* rbp unknown (CFI_BP_UNKNOWN) is no shortage of copy: a bigger one would not have it */
+		else if (ret == -ERANGE && r.bp != CFI_BP_UNKNOWN)
+			*end = SYM_UNWIND_PAST_COPY;
 		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
 			break;
 		/*
@@ -944,8 +947,10 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		 * every thread's stacks have the same root.
 		 */
 		for (size_t i = 1; n >= 2 && i + 1 < nknown; i++)
-			if (known[i] == caller.ip && known[i - 1] == ras[n - 2])
+			if (known[i] == caller.ip && known[i - 1] == ras[n - 2]) {
+				*end = SYM_UNWIND_JOINED;
 				return n;
+			}
 		r = caller;
 		/* past a signal frame (libc's __restore_rt), the interrupted code */
 		exact = p.rule.signal;

@@ -110,18 +110,25 @@ int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path);
 
 struct user_regs;
 
+/* Why unwinding ended. */
+enum sym_unwind_end {
+	SYM_UNWIND_OUTERMOST = 1,	/* the last caller has none: the whole stack */
+	SYM_UNWIND_PAST_COPY,		/* a frame's return address is beyond the stack copied */
+	SYM_UNWIND_JOINED,		/* met the frame-pointer chain, right from there */
+	SYM_UNWIND_NO_RULE,		/* no CFI, a rule not evaluated, a bad address, max reached */
+};
+
 /*
  * Unwinds by CFI from regs while the stack snapshot lasts: the return
  * addresses found (callers of regs->ip, nearest first), at most max (64 at
- * most). The count; *outermost when the last one has no caller (the whole
- * stack was unwound); bit i of *exact_ras set where ras[i] is no return
- * address but an address to name as it is (a signal handler's trampoline
- * and the instruction the signal interrupted). Stops once two return
- * addresses in a row are two in a row of known (the frame-pointer chain):
- * from there that chain is right.
+ * most). The count, and in *end why it stopped; bit i of *exact_ras set
+ * where ras[i] is no return address but an address to name as it is (a
+ * signal handler's trampoline and the instruction the signal interrupted).
+ * Stops once two return addresses in a row are two in a row of known (the
+ * frame-pointer chain): from there that chain is right.
  */
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			  bool *outermost, const uint64_t *known, size_t nknown);
+			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown);
 
 #endif
