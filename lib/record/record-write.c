@@ -446,8 +446,9 @@ static int look_ahead(struct writer *w, pid_t pid)
  * The frames of a sample's callchain, root first, into w->stack and w->locs.
  * cut: the kernel stopped the chain at its depth limit; it is counted as
  * truncated only when that lost real callers (not a loop, not stack data).
+ * past_copy, where not NULL, counts the stacks that stopped where the stack
+ * copy ended.
  */
-/* past_copy, where not NULL, counts the stacks stopped where the stack copy ended. */
 static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy)
 {
 	bool stopped, completed;

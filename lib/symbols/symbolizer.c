@@ -927,7 +927,7 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 			ret = -ENODATA;
 		if (ret == -ENODATA)
 			*end = SYM_UNWIND_OUTERMOST;
-		/* rbp unknown (CFI_BP_UNKNOWN) is no shortage of copy: a bigger one would not have it */
+		/* with rbp unknown (CFI_BP_UNKNOWN) it may not be: a bigger copy would not have rbp either */
 		else if (ret == -ERANGE && r.bp != CFI_BP_UNKNOWN)
 			*end = SYM_UNWIND_PAST_COPY;
 		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
