@@ -35,6 +35,7 @@ collapse_totals() {
 
 # Runs tests/browser/export.mjs MODE FILE; its output in $output.
 consumer() {
+	[ "$1" != speedscope-open ] || chromium_wanted
 	command -v node > /dev/null || skip "no node"
 	[ -d "$TOP/tests/browser/node_modules/pprof-format" ] || skip "no npm packages (make deps installs them)"
 	run --separate-stderr env LP_SHOTS="$LP_BUILD/screenshots" node "$TOP/tests/browser/export.mjs" "$@"
