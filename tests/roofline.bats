@@ -200,6 +200,11 @@ zen_stream() {
 	run -1 --separate-stderr lp-roofline points zen.lp
 	[ "$stderr" = "lp-roofline: zen.lp:13: VALUE 'fast' is not a non-negative decimal number" ]
 	[ -z "$output" ]
+	# each weight fits, their product with the period does not (found by fuzz-roofline)
+	printf '#lp-stream 1\n#lp.event\tld\tls_dispatch:ld_dispatch\t1000\tloads\tevents\n' > huge.lp
+	printf 'S\t3\t1\t1\tw\tld\t15000000000000000000\tmain;copy\t-\n' >> huge.lp
+	run -1 --separate-stderr lp-roofline points huge.lp
+	[ "$stderr" = "lp-roofline: 'copy': its FLOPs or bytes do not fit 64 bits" ] || fail "$stderr"
 }
 
 @test "record without hardware counters: exit 125, every missing counter named, nothing written" {

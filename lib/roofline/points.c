@@ -277,6 +277,7 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 	struct stack_entry **v;
 	struct lp_writer w;
 	int ret = 0;
+	bool said = false;	/* err holds the reason already */
 
 	lp_error__clear(err);
 	if (!p->any_events)
@@ -300,6 +301,13 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 
 		if (r->flops == 0 && ops == 0)
 			continue;
+		/* sums of weights times periods: a hostile or broken input can pass 2^64 */
+		if (!(r->flops + 0.5 < 0x1p64 && ops * width + 0.5 < 0x1p64 && ops < 0x1p64)) {
+			ret = lp_error__set(err, -EOVERFLOW, "'%.*s': its FLOPs or bytes do not fit 64 bits",
+					    (int)v[i]->len, v[i]->key);
+			said = true;
+			break;
+		}
 		/* the width of the FP operations stands for the width of the loads and stores */
 		snprintf(how, sizeof(how), r->width_ops > 0 ? "width-mix-%.1f" : "width-8", width);
 		ret = lp_writer__point(&w, (struct lp_span){ v[i]->key, v[i]->len }, (uint64_t)(r->flops + 0.5),
@@ -312,5 +320,7 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 	lp_writer__release(&w);
 	if (ret == 0 && (fflush(out) != 0 || ferror(out)))
 		ret = -EIO;
+	if (said)
+		return ret;
 	return ret < 0 ? lp_error__set(err, ret, "cannot write: %s", strerror(-ret)) : 0;
 }
