@@ -72,7 +72,8 @@ fake_sysfs() {
 	grep -qP '^#lp.cache\tL3\tsysfs=503316480\tcpuid=\d+\tmeasured=\d+\tdisagrees$' roofs.lp || fail "$(grep cache roofs.lp)"
 	grep -qP '^#lp.cache\tL1\tsysfs=32768\t' roofs.lp
 	size=$(awk -F'\t' '$1 == "R" && $2 == "L3" { for (k = 6; k <= NF; k++) if ($k ~ /^size=/) print substr($k, 6) }' roofs.lp)
-	[ "$size" -lt $((64 << 20)) ] || fail "L3 tested over $size bytes"
+	# far from 480 MiB: the sweep's knee on this host's 32 MiB L3 has come out at 64 MiB on a busy host
+	[ "$size" -le $((64 << 20)) ] || fail "L3 tested over $size bytes"
 	run -1 --separate-stderr lp-roofline roofs -q --sysfs "$PWD/none"
 	[ "$stderr" = "lp-roofline: no caches in '$PWD/none/sys/devices/system/cpu/cpu0/cache'" ]
 }
