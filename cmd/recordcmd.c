@@ -636,6 +636,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (st.throttled)
 		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 		      (unsigned long long)st.throttled);
+	if (st.faster_than_clock)
+		error("warning: the task-clock of %llu samples advanced more than the time since its previous "
+		      "sample (the kernel's count after throttling): each stands for that time instead",
+		      (unsigned long long)st.faster_than_clock);
 	if (!quiet)
 		error("%llu %ssamples (%llu callers recovered from CFI), %llu processes and %llu threads "
 		      "spawned; symbolised and written in %.3f s",

@@ -120,7 +120,7 @@ static void set_comm(struct recorder *r, pid_t tid, const char *comm)
 /* The last counter value seen per (thread, CPU): each inherited event counts for one of them. */
 struct last_value {
 	struct htab_entry head;
-	uint64_t key, value;
+	uint64_t key, value, time;	/* the counter's value at its last sample, and that sample's time */
 };
 
 /* How a process ended: its wait status. */
@@ -532,10 +532,17 @@ static bool taken_in_kernel(const struct perf_event_header *h)
 	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 }
 
-/* The task-clock time a sample stands for: its counter's advance, or the period. */
+/*
+ * The task-clock time a sample stands for: its counter's advance, or the
+ * period. One thread's counter on one CPU cannot run faster than the clock,
+ * yet after the kernel throttles and restarts it (kernel.perf_event_max_sample_rate
+ * lowered below the rate asked for) its first reads can add the time since the
+ * thread was last scheduled in, again and again: an advance well beyond the time
+ * since the counter's previous sample is cut down to that time, and counted.
+ */
 static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 {
-	uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->cpu, h = hash_mix(key), before;
+	uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->cpu, h = hash_mix(key), before, before_time, advance, elapsed;
 	struct last_value *v;
 
 	if (!sm->has_value)
@@ -550,8 +557,21 @@ static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
 		v->key = key;
 	}
 	before = v->value;
+	before_time = v->time;
 	v->value = sm->value;
-	return sm->value >= before ? sm->value - before : sm->period;
+	v->time = sm->time;
+	if (sm->value < before)
+		return sm->period;
+	advance = sm->value - before;
+	if (!before_time || sm->time < before_time)
+		return advance;
+	elapsed = sm->time - before_time;
+	/* the counter is read a little after the sample's time is taken: some slack, and far more than that */
+	if (advance > elapsed + elapsed / 4 + 50000) {
+		w->stats->faster_than_clock++;
+		return elapsed;
+	}
+	return advance;
 }
 
 /* Whether the kernel stopped sm's chain at its depth limit (it holds a context marker besides the frames). */

@@ -42,6 +42,7 @@ struct record_opts {
 struct record_stats {
 	int write_errno;	/* why the stream could not be written, when recorder__write says -EIO */
 	uint64_t samples, lost, throttled;
+	uint64_t faster_than_clock;	/* samples whose counter advanced more than the time since its last one */
 	uint64_t recovered;	/* callers recovered from CFI */
 	uint64_t truncated;	/* stacks cut at kernel.perf_event_max_stack that lost real callers */
 	uint64_t unwind_stopped;	/* stacks whose unwinding could not go on: their callers are unknown */
