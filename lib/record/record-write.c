@@ -15,7 +15,6 @@
 
 #include "fpchain.h"
 #include "hash.h"
-#include "hugemem.h"
 #include "lpstream.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
@@ -36,56 +35,6 @@ enum { RELEASE_EVERY = 16384 };
 enum { PREFETCH_AHEAD = 3 };
 /* the root of a sample taken while the kernel loaded a program: no user code runs there */
 #define EXEC_FRAME "[execve]"
-
-static int cmp_index(const void *a, const void *b)
-{
-	const struct index_entry *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/*
- * The index in time order, ties in arrival order: a stable radix sort on
- * time, a byte at a time, skipping the bytes every record shares (the high
- * ones of a recording's clock), so a few linear passes instead of a
- * comparison sort's n log n. qsort when the second array cannot be had.
- */
-static void sort_index(struct index_entry *index, size_t n)
-{
-	/* in huge pages: the MB of a long recording's index are hundreds of page faults otherwise */
-	struct index_entry *tmp = n > 1 ? hugemem__alloc(n * sizeof(*tmp)) : NULL, *from = index, *to = tmp;
-
-	if (!tmp) {
-		if (n > 1)
-			qsort(index, n, sizeof(*index), cmp_index);
-		return;
-	}
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, at = 0;
-		struct index_entry *swap;
-
-		for (size_t i = 0; i < n; i++)
-			count[from[i].time >> shift & 255]++;
-		if (count[from[0].time >> shift & 255] == n)
-			continue;
-		for (unsigned b = 0; b < 256; b++) {
-			size_t c = count[b];
-
-			count[b] = at;
-			at += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			to[count[from[i].time >> shift & 255]++] = from[i];
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	if (from != index)
-		memcpy(index, from, n * sizeof(*index));
-	hugemem__free(tmp, n * sizeof(*tmp));
-}
 
 static struct thread_name *name_slot(struct recorder *r, pid_t tid)
 {
@@ -1373,7 +1322,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
 	if ((ret = recorder__settle(r)) < 0)
 		return ret;
-	sort_index(r->index, r->n);
+	index__sort(r->index, r->n);
 	/* counted as the records came, for the header */
 	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
 	stats->task_records_lost = perf_session__lost(r->session, PERF_SESSION_LIFE);

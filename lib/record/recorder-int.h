@@ -25,6 +25,9 @@ struct index_entry {
 	const struct perf_event_header *h;
 };
 
+/* The index in time order, ties in arrival order (seq): sorted in place. */
+void index__sort(struct index_entry *index, size_t n);
+
 struct chunk;
 struct spill;
 struct spilled_range;
