@@ -204,8 +204,11 @@ zen_stream() {
 	# each weight fits, their product with the period does not (found by fuzz-roofline)
 	printf '#lp-stream 1\n#lp.event\tld\tls_dispatch:ld_dispatch\t1000\tloads\tevents\n' > huge.lp
 	printf 'S\t3\t1\t1\tw\tld\t15000000000000000000\tmain;copy\t-\n' >> huge.lp
+	printf 'S\t4\t1\t1\tw\tld\t15\tmain;fits\t-\n' >> huge.lp
 	run -1 --separate-stderr lp-roofline points huge.lp
 	[ "$stderr" = "lp-roofline: 'copy': its FLOPs or bytes do not fit 64 bits" ] || fail "$stderr"
+	# no part of a stream: the regions that fit are not written either
+	[ -z "$output" ]
 }
 
 @test "record without hardware counters: exit 125, every missing counter named, nothing written" {

@@ -277,7 +277,6 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 	struct stack_entry **v;
 	struct lp_writer w;
 	int ret = 0;
-	bool said = false;	/* err holds the reason already */
 
 	lp_error__clear(err);
 	if (!p->any_events)
@@ -290,6 +289,19 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 		v[i] = stackmap__entry(p->names, i);
 	sort_ctx = p;
 	qsort(v, n, sizeof(*v), longest_first);
+	/* every region is checked before any is written: an error leaves no partial stream behind */
+	for (size_t i = 0; i < n; i++) {
+		const struct region *r = &p->regions[v[i]->id];
+		double ops = r->loads + r->stores, width = r->width_ops > 0 ? r->width_bytes / r->width_ops : 8;
+
+		/* sums of weights times periods: a hostile or broken input can pass 2^64 */
+		if (!(r->flops + 0.5 < 0x1p64 && ops * width + 0.5 < 0x1p64 && ops < 0x1p64)) {
+			ret = lp_error__set(err, -EOVERFLOW, "'%.*s': its FLOPs or bytes do not fit 64 bits",
+					    (int)v[i]->len, v[i]->key);
+			free(v);
+			return ret;
+		}
+	}
 	lp_writer__init(&w, out);
 	ret = lp_writer__version(&w);
 	if (ret == 0 && p->roofs.len && fwrite(p->roofs.s, 1, p->roofs.len, out) != p->roofs.len)
@@ -301,13 +313,6 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 
 		if (r->flops == 0 && ops == 0)
 			continue;
-		/* sums of weights times periods: a hostile or broken input can pass 2^64 */
-		if (!(r->flops + 0.5 < 0x1p64 && ops * width + 0.5 < 0x1p64 && ops < 0x1p64)) {
-			ret = lp_error__set(err, -EOVERFLOW, "'%.*s': its FLOPs or bytes do not fit 64 bits",
-					    (int)v[i]->len, v[i]->key);
-			said = true;
-			break;
-		}
 		/* the width of the FP operations stands for the width of the loads and stores */
 		snprintf(how, sizeof(how), r->width_ops > 0 ? "width-mix-%.1f" : "width-8", width);
 		ret = lp_writer__point(&w, (struct lp_span){ v[i]->key, v[i]->len }, (uint64_t)(r->flops + 0.5),
@@ -320,7 +325,5 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 	lp_writer__release(&w);
 	if (ret == 0 && (fflush(out) != 0 || ferror(out)))
 		ret = -EIO;
-	if (said)
-		return ret;
 	return ret < 0 ? lp_error__set(err, ret, "cannot write: %s", strerror(-ret)) : 0;
 }
