@@ -30,6 +30,8 @@
 enum { MAX_UNWIND = 32 };
 /* records written between lettings-go of the spill file's pages: some tens of MB */
 enum { RELEASE_EVERY = 16384 };
+/* records written between looks for chunks all written: a chunk is some thousands */
+enum { CHUNKS_CHECKED_EVERY = 512 };
 
 /* how many records ahead the next one to write is fetched (its header twice as far) */
 enum { PREFETCH_AHEAD = 3 };
@@ -1353,12 +1355,23 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		ret = -ENOMEM;
 		goto cleanup;
 	}
+	/*
+	 * A fork's stack is read when its FORK record is written, maybe after
+	 * the rest of its chunk. (The FORKs are found by the index: most of
+	 * fork_stacks is pages never touched, which reading would fault in.)
+	 */
+	if (recorder__plan_release(r) == 0)
+		for (size_t i = 0; i < r->n; i++)
+			if (r->index[i].type == PERF_RECORD_FORK && w.fork_stacks[i])
+				recorder__hold(r, w.fork_stacks[i], i);
 	if ((ret = write_header(r, &w.out, stats)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < r->n && ret == 0; i++) {
 		/* what was read of the spill file leaves the resident set now and then */
 		if ((i & (RELEASE_EVERY - 1)) == 0)
 			recorder__release_read(r, i, RELEASE_EVERY);
+		if ((i & (CHUNKS_CHECKED_EVERY - 1)) == 0)
+			recorder__release_written(r, i);
 		/*
 		 * Records are in time order, their memory in arrival order per
 		 * CPU: fetch a whole one ahead (a sample with its stack is a few

@@ -62,6 +62,9 @@ struct recorder {
 
 	struct chunk *chunks;
 	size_t chunk_size, kept_bytes;	/* in chunks */
+	struct chunk_use *uses;	/* the chunks by address, with where each is last read; NULL: not planned */
+	size_t nuses, next_release;
+	size_t *release_order;	/* of uses, by their last reads */
 	struct spill *spill;	/* where records go beyond o.spill_after, or NULL */
 	struct spilled_range *spilled;	/* whose entries hold offsets in it */
 	size_t nspilled;
@@ -82,6 +85,18 @@ int recorder__settle(struct recorder *r);
  * and reads in those of the n records from index entry from on.
  */
 void recorder__release_read(struct recorder *r, size_t from, size_t n);
+/*
+ * Chunks of records in memory are let go of as soon as the last of their
+ * records is written (the index sorted): the memory the write phase asks for
+ * next (its caches, the output file's pages) is then memory just held, not
+ * fresh pages. recorder__plan_release finds where each chunk is last read;
+ * recorder__hold makes record h (a chunk's, or not) stay until entry i is
+ * written; recorder__release_written lets go of the chunks no entry after
+ * the first done ones reads. -ENOMEM from the plan leaves every chunk kept.
+ */
+int recorder__plan_release(struct recorder *r);
+void recorder__hold(struct recorder *r, const struct perf_event_header *h, size_t i);
+void recorder__release_written(struct recorder *r, size_t done);
 
 /* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,

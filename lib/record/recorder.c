@@ -6,6 +6,7 @@
 #include "recorder-int.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -28,6 +29,13 @@ struct chunk {
 	size_t used;
 	size_t first;	/* index of its first record */
 	_Alignas(8) char data[];
+};
+
+/* A chunk in memory, and the last index entry (in time order) that reads it. */
+struct chunk_use {
+	struct chunk *c;
+	size_t last;
+	bool read;	/* by any entry: else it goes at once */
 };
 
 /* Records whose index entries hold offsets in the spill file until it is mapped. */
@@ -53,22 +61,29 @@ struct recorder *recorder__new(const struct record_opts *o)
 	return r;
 }
 
+static void free_chunk(const struct recorder *r, struct chunk *c)
+{
+	if (r->chunk_size >= HUGEMEM_PAGE / 2)
+		hugemem__free(c, sizeof(*c) + r->chunk_size);
+	else
+		free(c);
+}
+
 void recorder__free(struct recorder *r)
 {
 	struct chunk *c, *next;
 
 	if (!r)
 		return;
+	free(r->uses);
+	free(r->release_order);
 	perf_session__free(r->session);
 	offcpu__free(r->offcpu);
 	spill__free(r->spill);
 	free(r->spilled);
 	for (c = r->chunks; c; c = next) {
 		next = c->next;
-		if (r->chunk_size >= HUGEMEM_PAGE / 2)
-			hugemem__free(c, sizeof(*c) + r->chunk_size);
-		else
-			free(c);
+		free_chunk(r, c);
 	}
 	hugemem__free(r->index, r->cap * sizeof(*r->index));
 	htab__release(&r->names);
@@ -238,6 +253,108 @@ void recorder__release_read(struct recorder *r, size_t from, size_t n)
 	}
 	if (lo && (size_t)(hi - lo) <= PREFETCH_MAX)
 		spill__prefetch(r->spill, lo, hi + UINT16_MAX);
+}
+
+static int by_address(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct chunk_use *)a)->c, y = (uintptr_t)((const struct chunk_use *)b)->c;
+
+	return (x > y) - (x < y);
+}
+
+/* The use of the chunk that holds h, or NULL (a spilled record). */
+static struct chunk_use *use_of(struct recorder *r, const struct perf_event_header *h)
+{
+	size_t lo = 0, hi = r->nuses;
+	struct chunk_use *u;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)h < (uintptr_t)r->uses[mid].c)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == 0)
+		return NULL;
+	u = &r->uses[lo - 1];
+	return (uintptr_t)h < (uintptr_t)(u->c->data + u->c->used) ? u : NULL;
+}
+
+int recorder__plan_release(struct recorder *r)
+{
+	size_t n = 0, k = 0;
+
+	for (struct chunk *c = r->chunks; c; c = c->next)
+		n++;
+	if (!n)
+		return 0;
+	if (!(r->uses = calloc(n, sizeof(*r->uses))))
+		return -ENOMEM;
+	for (struct chunk *c = r->chunks; c; c = c->next)
+		r->uses[k++].c = c;
+	r->nuses = n;
+	qsort(r->uses, n, sizeof(*r->uses), by_address);
+	for (size_t i = 0; i < r->n; i++)
+		recorder__hold(r, r->index[i].h, i);
+	return 0;
+}
+
+void recorder__hold(struct recorder *r, const struct perf_event_header *h, size_t i)
+{
+	struct chunk_use *u = r->uses ? use_of(r, h) : NULL;
+
+	if (u && (!u->read || u->last < i)) {
+		u->last = i;
+		u->read = true;
+	}
+}
+
+static int by_last_read(const void *a, const void *b, void *uses)
+{
+	const struct chunk_use *x = (const struct chunk_use *)uses + *(const size_t *)a;
+	const struct chunk_use *y = (const struct chunk_use *)uses + *(const size_t *)b;
+	size_t lx = x->read ? x->last + 1 : 0, ly = y->read ? y->last + 1 : 0;
+
+	return (lx > ly) - (lx < ly);
+}
+
+/* Takes c out of the list of chunks and frees it. */
+static void let_go(struct recorder *r, struct chunk *c)
+{
+	for (struct chunk **p = &r->chunks; *p; p = &(*p)->next) {
+		if (*p == c) {
+			*p = c->next;
+			free_chunk(r, c);
+			return;
+		}
+	}
+}
+
+void recorder__release_written(struct recorder *r, size_t done)
+{
+	if (!r->uses)
+		return;
+	if (!r->release_order) {
+		if (!(r->release_order = malloc(r->nuses * sizeof(*r->release_order)))) {
+			/* without the order nothing goes early: recorder__free frees all */
+			free(r->uses);
+			r->uses = NULL;
+			return;
+		}
+		for (size_t k = 0; k < r->nuses; k++)
+			r->release_order[k] = k;
+		qsort_r(r->release_order, r->nuses, sizeof(*r->release_order), by_last_read, r->uses);
+	}
+	while (r->next_release < r->nuses) {
+		struct chunk_use *u = &r->uses[r->release_order[r->next_release]];
+
+		if (u->read && u->last >= done)
+			break;
+		let_go(r, u->c);
+		r->next_release++;
+	}
 }
 
 uint64_t recorder__spilled_bytes(const struct recorder *r)
