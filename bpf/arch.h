@@ -27,6 +27,7 @@
 #define LP_REG_IP(r) BPF_CORE_READ((r), ip)
 #define LP_REG_SP(r) BPF_CORE_READ((r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((r), bp)
+#define LP_REG_LINK(r) BPF_CORE_READ((r), di)
 /* inside a system call: entry_SYSCALL_64 saved -ENOSYS as ax and the call's number as orig_ax */
 #define LP_IN_SYSCALL(r) (BPF_CORE_READ((r), ax) == (unsigned long)-38 && (long)BPF_CORE_READ((r), orig_ax) >= 0)
 #define LP_SYSCALL_NR(r) ((long)BPF_CORE_READ((r), orig_ax))
@@ -43,6 +44,7 @@ struct pt_regs___lp_arm64 {
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), pc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[29])
+#define LP_REG_LINK(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[30])
 /* NO_SYSCALL (-1) outside one */
 #define LP_IN_SYSCALL(r) (BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno) >= 0)
 #define LP_SYSCALL_NR(r) ((long)BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno))
@@ -55,6 +57,7 @@ struct pt_regs___lp_riscv {
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), epc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), s0)
+#define LP_REG_LINK(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), ra)
 /* not told apart here: the stack is always taken at switch-out */
 #define LP_IN_SYSCALL(r) 0
 #define LP_SYSCALL_NR(r) (-1L)

@@ -277,14 +277,15 @@ static __always_inline __u32 user_frames(struct slot *s, __u64 ip, __u64 sp, __u
 	return w.n;
 }
 
-/* The user stack of the current thread, whose user registers were ip, sp and fp, into its slot: the user frames. */
-static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp, __u64 fp)
+/* The user stack of the current thread, whose user registers were ip, sp, fp and link, into its slot: the user frames. */
+static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp, __u64 fp, __u64 link)
 {
 	__u32 nu;
 
 	s->ev.ip = ip;
 	s->ev.sp = sp;
 	s->ev.bp = fp;
+	s->ev.link = link;
 	s->ev.snapshot_size = sp ? copy_stack(s->data, sp) : 0;
 	nu = ip ? user_frames(s, ip, sp, fp) : 0;
 	if (nu >= OFFCPU_MAX_STACK) {
@@ -318,9 +319,9 @@ static __always_inline void send_taken(struct slot *s)
 static __always_inline void send_due(struct slot *s, struct pt_regs *regs)
 {
 	if (s->at_return)
-		s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp);
+		s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp, s->ev.link);
 	else
-		s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
+		s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs), LP_REG_LINK(regs));
 	send_taken(s);
 }
 
@@ -386,7 +387,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.truncated = 0;
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
-	s->ev.ip = s->ev.sp = s->ev.bp = 0;
+	s->ev.ip = s->ev.sp = s->ev.bp = s->ev.link = 0;
 	in_call = may_wait && LP_IN_SYSCALL(regs);
 	if (in_call && !LP_SYSCALL_CHANGES_STACK(LP_SYSCALL_NR(regs))) {
 		/* taken if the interval is reported, as the call returns */
@@ -401,10 +402,11 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 		s->ev.ip = LP_REG_IP(regs);
 		s->ev.sp = LP_REG_SP(regs);
 		s->ev.bp = LP_REG_FP(regs);
+		s->ev.link = LP_REG_LINK(regs);
 		s->deferred = s->at_return = 1;
 	} else if (capture & OFFCPU_USER) {
 		if (regs && LP_REG_IP(regs)) {
-			nu = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs));
+			nu = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs), LP_REG_LINK(regs));
 		} else {
 			n = bpf_get_stack(ctx, ips_of(s), OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
 			nu = n > 0 ? (__u32)((__u64)n / 8) : 0;

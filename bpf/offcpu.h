@@ -42,7 +42,7 @@ struct offcpu_event {
 	__u64 start;		/* switch-out, CLOCK_MONOTONIC ns */
 	__u64 end;		/* switch-in */
 	__u64 weight;		/* ns of off-CPU time the interval stands for */
-	__u64 ip, sp, bp;	/* user registers at switch-out */
+	__u64 ip, sp, bp, link;	/* user registers at switch-out (link: see lib/base/arch.h) */
 	__u32 pid, tid;
 	__u16 nuser, nkernel, snapshot_size;
 	char state;		/* at switch-out, as ps shows it: S, D, R (preempted)... */

@@ -624,10 +624,19 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "(perf's --call-graph dwarf copies 8192)",
 		      (unsigned long long)st.stopped_past_copy, o.perf.stack_snapshot, bigger);
 	}
-	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq)
-		error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
-		      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,
-		      (unsigned long long)o.perf.freq, perf_sysctl("perf_event_max_sample_rate"));
+	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq) {
+		long max_rate = perf_sysctl("perf_event_max_sample_rate");
+
+		/* the limit is only the cause where it is now below the rate asked for */
+		if (max_rate > 0 && (unsigned long long)max_rate < o.perf.freq)
+			error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
+			      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,
+			      (unsigned long long)o.perf.freq, max_rate);
+		else
+			error("warning: sampled at %.0f Hz of CPU time, not the %llu asked for (kernel.perf_event_max_sample_rate "
+			      "is %ld): the kernel took fewer samples than asked", st.achieved_hz,
+			      (unsigned long long)o.perf.freq, max_rate);
+	}
 	if (st.offcpu_drops)
 		error("warning: %llu off-CPU records lost: the BPF ring buffer filled up, a thread's slot "
 		      "could not be made, or the kernel put a thread back on a CPU unseen; if many, use a "

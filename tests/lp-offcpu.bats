@@ -325,3 +325,13 @@ lost_allowance() {
 		$1 == "S" && $8 ~ /(^|;)doze;/ { n++; if ($8 ~ /^\[unwind stopped\];doze;/) m++ }
 		END { if (n + lost < 20 || m != n) { print m " of " n " intervals in doze stop at the marker, " lost + 0 " lost"; exit 1 } }' s.lp
 }
+
+@test "a shell waiting in vfork for its child: the wait is under the shell's own callers (vfork keeps its return address in rdi)" {
+	[ "$(uname -m)" = x86_64 ] || skip "glibc keeps vfork's return address in rdi on x86-64; $(uname -m) differs"
+	command -v dash > /dev/null || skip "no dash here"
+	lp-record -q -o vfork.lp -- dash -c 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i + 1)); done'
+	lp-collapse -e offcpu vfork.lp > vfork.folded
+	grep -q ';__vfork ' vfork.folded || skip "this dash does not call vfork"
+	run ! grep -F '[unwind stopped];__vfork ' vfork.folded
+	grep -qE '^dash;.*__libc_start_main;.*;__vfork [0-9]+$' vfork.folded
+}

@@ -711,7 +711,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		.tid = (pid_t)ev->tid,
 		.ips = w->chain,
 		.has_regs = ev->snapshot_size && ev->ip,
-		.regs = { .ip = ev->ip, .sp = ev->sp, .bp = ev->bp },
+		.regs = { .ip = ev->ip, .sp = ev->sp, .bp = ev->bp, .link = ev->link },
 		.stack = stack,
 		.stack_size = ev->snapshot_size,
 	};

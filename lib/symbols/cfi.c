@@ -13,7 +13,7 @@
 #include "arch.h"
 
 /* the frame pointer, stack pointer and return address's DWARF numbers (arch.h) */
-enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA };
+enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA, DWARF_LINK = LP_DWARF_LINK };
 
 struct cfi {
 	int fd;
@@ -83,6 +83,8 @@ static int reg(const struct user_regs *r, unsigned n, uint64_t *v)
 		return -ERANGE;
 	else if (n == DWARF_RBP)
 		*v = r->bp;
+	else if (n == DWARF_LINK && r->link != CFI_LINK_UNKNOWN)
+		*v = r->link;
 #if defined(__x86_64__)
 	/* column 16 is %rip as well: the PLT's CFA expression asks where in an entry it is */
 	else if (n == DWARF_RA)
@@ -166,6 +168,12 @@ static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, const struct user_r
 			if (reg(r, (unsigned)ops[i].number, &v) < 0)
 				return -ENOTSUP;
 			st[sp++] = v + (uint64_t)(int64_t)ops[i].number2;
+		} else if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+			/* the value is in that register (a "register" rule: glibc's vfork keeps its return address in rdi) */
+			if (reg(r, a == DW_OP_regx ? (unsigned)ops[i].number : (unsigned)(a - DW_OP_reg0), &v) < 0)
+				return -ENOTSUP;
+			st[sp++] = v;
+			*is_value = 1;
 		} else if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
 			st[sp++] = a - DW_OP_lit0;
 		} else if (a == DW_OP_call_frame_cfa) {
@@ -246,10 +254,13 @@ int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const ui
 		ret = ret == -ERANGE ? ret : -ENOTSUP;
 		goto cleanup;
 	}
-	ret = caller_register(frame, DWARF_RA, cfa, regs, &snap, 0, &caller->ip);
+	/* where the return address column is the link register, "same value" is that register's */
+	ret = caller_register(frame, DWARF_RA, cfa, regs, &snap,
+			      DWARF_RA == DWARF_LINK && regs->link != CFI_LINK_UNKNOWN ? regs->link : 0, &caller->ip);
 	if (ret == 0)
 		ret = caller_register(frame, DWARF_RBP, cfa, regs, &snap, regs->bp, &caller->bp);
 	caller->sp = cfa;
+	caller->link = CFI_LINK_UNKNOWN;
 cleanup:
 	free(frame);
 	return ret;
@@ -341,5 +352,6 @@ int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, co
 	if (rule->bp_saved && (ret = load_bp(&snap, cfa + (uint64_t)(int64_t)rule->bp_off, &caller->bp)) < 0)
 		return ret;
 	caller->sp = cfa;
+	caller->link = CFI_LINK_UNKNOWN;
 	return 0;
 }

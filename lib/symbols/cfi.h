@@ -18,9 +18,16 @@ struct cfi *cfi__open(const char *path);
 struct cfi *cfi__open_memory(const void *image, size_t size);
 void cfi__free(struct cfi *c);
 
+/*
+ * link is the register a function may keep its return address in (arch.h):
+ * known at the sample, CFI_LINK_UNKNOWN in its callers (nothing restores it),
+ * 0 where it was not taken.
+ */
 struct user_regs {
-	uint64_t ip, sp, bp;
+	uint64_t ip, sp, bp, link;
 };
+
+#define CFI_LINK_UNKNOWN UINT64_MAX
 
 /*
  * A caller's rbp saved below the snapshot: under the sampled %rsp, where an

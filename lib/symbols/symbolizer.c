@@ -900,7 +900,7 @@ static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_reg
 	memcpy(&ra, stack + (r->sp - base), 8);
 	if (ra < 4096 || !cfi_covers(s, pid, ra))
 		return -ENOENT;
-	*caller = (struct user_regs){ .ip = ra, .sp = r->sp + 8, .bp = r->bp };
+	*caller = (struct user_regs){ .ip = ra, .sp = r->sp + 8, .bp = r->bp, .link = CFI_LINK_UNKNOWN };
 	return 0;
 }
 
@@ -930,7 +930,12 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		/* with rbp unknown (CFI_BP_UNKNOWN) it may not be: a bigger copy would not have rbp either */
 		else if (ret == -ERANGE && r.bp != CFI_BP_UNKNOWN)
 			*end = SYM_UNWIND_PAST_COPY;
-		if (ret < 0 || caller.ip < 4096 || caller.sp <= r.sp)
+		/*
+		 * The stack pointer only grows toward the callers, but a leaf whose
+		 * return address is in a register (vfork's in rdi, arm64's in x30)
+		 * leaves it as it is.
+		 */
+		if (ret < 0 || caller.ip < 4096 || caller.sp < r.sp || (caller.sp == r.sp && n > 0))
 			break;
 		/*
 		 * Through a signal frame: the trampoline the handler returned to

@@ -5,11 +5,14 @@
  * must give the entry's caller, not stop the unwinding.
  * And a sample in an epilogue, after rbp was popped: gcc's CFI still says
  * it is saved, at a slot now under %rsp, which the snapshot does not hold.
+ * And a function that keeps its return address in a register, as glibc's
+ * vfork does in rdi while the child runs on the same stack.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +44,56 @@ static void epilogue(void)
 	ok(cfi_rule__step(&popped, &regs, (const uint8_t *)words, sizeof(words), base, &caller) == -ERANGE,
 	   "a return address under the snapshot is still no caller");
 }
+
+#if defined(__x86_64__)
+/* glibc's vfork's shape: the return address popped into rdi around the system call */
+void lp_test_vfork_like(void);
+extern const char lp_test_vfork_like_popped[];
+__asm__(".text\n"
+	".globl lp_test_vfork_like\n"
+	".type lp_test_vfork_like, @function\n"
+	"lp_test_vfork_like:\n"
+	".cfi_startproc\n"
+	"	popq %rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_register rip, rdi\n"
+	".globl lp_test_vfork_like_popped\n"
+	"lp_test_vfork_like_popped:\n"
+	"	nop\n"
+	"	pushq %rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	.cfi_rel_offset rip, 0\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size lp_test_vfork_like, .-lp_test_vfork_like\n");
+
+static int main_program_base(struct dl_phdr_info *info, size_t size, void *base)
+{
+	(void)size;
+	*(uint64_t *)base = info->dlpi_addr;
+	return 1;	/* the first is the program itself */
+}
+
+static void return_address_in_a_register(const char *path)
+{
+	const uint64_t base = 0x7ffd0000;
+	uint64_t words[2] = { 0x1111, 0x2222 }, load = 0;
+	struct user_regs regs, caller;
+	struct cfi *c = cfi__open(path);
+	uint64_t pc;
+
+	dl_iterate_phdr(main_program_base, &load);
+	pc = (uint64_t)(uintptr_t)lp_test_vfork_like_popped - load;
+	regs = (struct user_regs){ .ip = pc, .sp = base, .bp = 0xb0, .link = 0x401234 };
+	ok(c && cfi__step(c, pc, &regs, (const uint8_t *)words, sizeof(words), base, &caller) == 0 &&
+		   caller.ip == 0x401234 && caller.sp == base && caller.bp == 0xb0 && caller.link == CFI_LINK_UNKNOWN,
+	   "the return address in rdi, the stack pointer the caller's");
+	regs.link = CFI_LINK_UNKNOWN;
+	ok(c && cfi__step(c, pc, &regs, (const uint8_t *)words, sizeof(words), base, &caller) == -ENOTSUP,
+	   "in a caller, where rdi is not known, no caller is made up");
+	cfi__free(c);
+}
+#endif
 
 /* The file address of this program's section name, 0 when it has none. */
 static uint64_t section_addr(const char *path, const char *name, uint64_t *size)
@@ -85,6 +138,8 @@ int main(void)
 
 	if (len > 0)
 		path[len] = 0;
+	if (len > 0)
+		return_address_in_a_register(path);
 	if (len > 0)
 		plt = section_addr(path, ".plt", &plt_size);
 	if (!plt || plt_size < 32 || plt % 16) {
