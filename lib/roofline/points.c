@@ -259,6 +259,12 @@ cleanup:
 	return ret < 0 ? ret : 0;
 }
 
+/* The bytes a region's load or store stands for: the width of its FP operations, else 8. */
+static double access_width(const struct region *r)
+{
+	return r->width_ops > 0 ? r->width_bytes / r->width_ops : 8;
+}
+
 static const struct points *sort_ctx;
 
 static int longest_first(const void *a, const void *b)
@@ -292,7 +298,7 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 	/* every region is checked before any is written: an error leaves no partial stream behind */
 	for (size_t i = 0; i < n; i++) {
 		const struct region *r = &p->regions[v[i]->id];
-		double ops = r->loads + r->stores, width = r->width_ops > 0 ? r->width_bytes / r->width_ops : 8;
+		double ops = r->loads + r->stores, width = access_width(r);
 
 		/* sums of weights times periods: a hostile or broken input can pass 2^64 */
 		if (!(r->flops + 0.5 < 0x1p64 && ops * width + 0.5 < 0x1p64 && ops < 0x1p64)) {
@@ -308,7 +314,7 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 		ret = -EIO;
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const struct region *r = &p->regions[v[i]->id];
-		double ops = r->loads + r->stores, width = r->width_ops > 0 ? r->width_bytes / r->width_ops : 8;
+		double ops = r->loads + r->stores, width = access_width(r);
 		char how[32];
 
 		if (r->flops == 0 && ops == 0)
