@@ -507,6 +507,17 @@ record_with_max_stack_4() {
 		END { if (deep < 100 || m < n) { print m " of " n " stacks of the thread (" deep " deep) start at clone3"; exit 1 } }' late.lp
 }
 
+@test "a program the command deletes before it ends is named: its symbols and CFI were read while it ran" {
+	cp "$W/demo" prog
+	run --separate-stderr lp-record -o gone.lp -- sh -c './prog 0.5 && rm prog'
+	assert_success
+	[ ! -e prog ]
+	# before, such a program was [prog], and without its CFI each stack stopped at it
+	run -0 awk -F'\t' '$1 == "S" && $5 == "prog" && $8 ~ /(^|;)main;worker;crunch_numbers$/ { n++ } END { print n + 0 }' gone.lp
+	(( output > 100 )) || fail "$output samples of main;worker;crunch_numbers: $(cut -f8 gone.lp | sort | uniq -c | sort -rn | head -5)"
+	run ! grep -q '\[prog\]' gone.lp
+}
+
 @test "--stack-size: a bigger snapshot reaches main past frames bigger than the default one" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success

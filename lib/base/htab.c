@@ -19,9 +19,27 @@ static void table_free(struct htab *t)
 	hugemem__release(t->slots, (t->mask + 1) * t->entry_size);
 }
 
+/*
+ * Slots for a table of at least slots: a table in huge pages takes as many
+ * as they hold, since they are faulted in whole anyway (and a fresh huge
+ * page is the dearest thing a table costs in these VMs: about 3 ms each time
+ * the host backs one again), so growing stops at fewer, bigger steps.
+ */
+static size_t slots_for(size_t slots, size_t entry_size)
+{
+	size_t bytes = slots * entry_size, whole;
+
+	if (bytes < HUGEMEM_FROM)
+		return slots;
+	whole = (bytes + HUGEMEM_PAGE - 1) & ~(size_t)(HUGEMEM_PAGE - 1);
+	while (slots * 2 * entry_size <= whole)
+		slots *= 2;
+	return slots;
+}
+
 int htab__grow(struct htab *t)
 {
-	size_t slots = t->slots ? (t->mask + 1) * 2 : HTAB_FIRST_SLOTS;
+	size_t slots = slots_for(t->slots ? (t->mask + 1) * 2 : HTAB_FIRST_SLOTS, t->entry_size);
 	unsigned char *v;
 
 	if (!(v = table_alloc(slots, t->entry_size)))

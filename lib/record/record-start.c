@@ -315,5 +315,11 @@ int recorder__start(struct recorder *r, struct lp_error *err)
 	}
 	if (ret == 0 && r->offcpu)
 		perf_session__poll_also(r->session, offcpu__fd(r->offcpu));
+	/*
+	 * Started once the command is (a thread is no company for a fork), and
+	 * not for the whole system: every program it runs, sampled or not.
+	 */
+	if (ret == 0 && !r->o.perf.system_wide)
+		recorder__load_symbols(r);
 	return ret;
 }

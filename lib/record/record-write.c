@@ -22,6 +22,7 @@
 #include "stackroot.h"
 #include "strbuf.h"
 #include "symbolizer.h"
+#include "symload.h"
 #include "threadstat.h"
 #include "tpfields.h"
 #include "tracefs.h"
@@ -1346,7 +1347,11 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		stats->achieved_hz = r->counts.samples / (r->child_cpu_ns / 1e9);
 	else if (r->counts.sample_ns)
 		stats->achieved_hz = r->counts.samples / (r->counts.sample_ns / 1e9);
-	w.sym = symbolizer__new(r->o.warn, r->o.ctx);
+	/* what the loader read while recording, once it is done */
+	sym_loader__free(r->loader);
+	r->loader = NULL;
+	w.sym = r->sym ? r->sym : symbolizer__new(r->o.warn, r->o.ctx);
+	r->sym = NULL;
 	w.programs = stackmap__new();
 	w.roots = stack_roots__new();
 	w.threads = thread_stats__new();

@@ -31,6 +31,8 @@ void index__sort(struct index_entry *index, size_t n);
 struct chunk;
 struct spill;
 struct spilled_range;
+struct symbolizer;
+struct sym_loader;
 
 struct thread_name {
 	struct htab_entry head;
@@ -73,11 +75,20 @@ struct recorder {
 	size_t n, cap;
 
 	struct htab names;	/* of struct thread_name */
+	/* the write phase's symbolizer, into which the loader reads the files mapped while recording */
+	struct symbolizer *sym;
+	struct sym_loader *loader;
 	size_t fork_child_offset;	/* of child_pid in the fork tracepoint's raw data */
 };
 
 /* Keeps a copy of a record (a perf_record_fn). */
 int recorder__keep(void *ctx, const struct perf_event_header *h);
+/*
+ * Has the files of the mappings kept so far, and of those to come, read while
+ * the command runs (recorder__write waits for them). -errno when it cannot:
+ * they are read as the write phase meets them, as before.
+ */
+int recorder__load_symbols(struct recorder *r);
 /* Makes every kept record readable through its index entry, spilled ones too. */
 int recorder__settle(struct recorder *r);
 /*

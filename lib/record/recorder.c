@@ -18,6 +18,8 @@
 #include "offcpu-sampler.h"
 #include "perfevent.h"
 #include "spill.h"
+#include "symbolizer.h"
+#include "symload.h"
 
 /* Chunks of records: large, or a few of a small spill_after (a record is under 64 KiB) */
 enum { ARENA_CHUNK = 8 << 20, SMALLEST_CHUNK = 64 << 10 };
@@ -75,6 +77,8 @@ void recorder__free(struct recorder *r)
 
 	if (!r)
 		return;
+	sym_loader__free(r->loader);
+	symbolizer__free(r->sym);
 	free(r->uses);
 	free(r->release_order);
 	perf_session__free(r->session);
@@ -367,6 +371,15 @@ int recorder__spill_error(const struct recorder *r)
 	return r->spill_errno;
 }
 
+/* The file of MMAP2 record h, to be read while recording goes on (or at its first frame, when memory is short). */
+static void load_mapped(struct recorder *r, const struct perf_event_header *h)
+{
+	struct perf_mmap2 m;
+
+	perf_mmap2__decode(h, &m);
+	sym_loader__add(r->loader, m.path, m.dev, m.ino);
+}
+
 int recorder__keep(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *r = ctx;
@@ -393,6 +406,21 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	r->index[r->n].type = copy->type;
 	r->index[r->n].h = copy;
 	r->n++;
+	if (r->loader && copy->type == PERF_RECORD_MMAP2)
+		load_mapped(r, copy);
+	return 0;
+}
+
+int recorder__load_symbols(struct recorder *r)
+{
+	if (!(r->sym = symbolizer__new(r->o.warn, r->o.ctx)) || !(r->loader = sym_loader__new(r->sym))) {
+		symbolizer__free(r->sym);
+		r->sym = NULL;
+		return -errno;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->index[i].type == PERF_RECORD_MMAP2)
+			load_mapped(r, r->index[i].h);
 	return 0;
 }
 

@@ -422,6 +422,20 @@ static void python_hint(struct symbolizer *s, const char *sym)
 		     "there; Python 3.12 or later run with -X perf (or PYTHONPERFSUPPORT=1) names them");
 }
 
+int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino)
+{
+	uint32_t id;
+	int ret;
+
+	if (anonymous(path))
+		return 0;
+	if ((ret = file_id(s, path, dev, ino, &id)) < 0)
+		return ret;
+	file_symbols(&s->files[id]);
+	file_cfi(&s->files[id]);
+	return 0;
+}
+
 /*
  * The mapping of p that holds addr, or NULL (mappings do not overlap):
  * the one found last first, as a stack's frames stay in few files.

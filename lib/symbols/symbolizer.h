@@ -27,6 +27,12 @@ void symbolizer__free(struct symbolizer *s);
  */
 int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		     const char *path, uint64_t dev, uint64_t ino);
+/*
+ * Reads the symbols and CFI of the file a mapping maps (as symbolizer__mmap
+ * names it) now, not at its first frame: 0 (a file that cannot be read is
+ * as it would be then), or -ENOMEM.
+ */
+int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino);
 int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child);
 int symbolizer__exec(struct symbolizer *s, pid_t pid);
 

@@ -1,0 +1,128 @@
+#include "symload.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackmap.h"
+#include "symbolizer.h"
+
+struct pending_file {
+	struct pending_file *next;
+	uint64_t dev, ino;
+	char path[];
+};
+
+struct sym_loader {
+	struct symbolizer *sym;
+	struct stackmap *asked;	/* by inode, or by path where it is not known: the producer's */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;	/* a file was asked for, or the end */
+	struct pending_file *head, **tail;
+	bool done;
+};
+
+static void *loader_main(void *arg)
+{
+	struct sym_loader *l = arg;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		struct pending_file *f;
+
+		while (!l->head && !l->done)
+			pthread_cond_wait(&l->changed, &l->lock);
+		if (!(f = l->head))
+			break;
+		if (!(l->head = f->next))
+			l->tail = &l->head;
+		pthread_mutex_unlock(&l->lock);
+		/* out of memory here leaves the file to its first frame, which says so if it must */
+		symbolizer__load(l->sym, f->path, f->dev, f->ino);
+		free(f);
+		pthread_mutex_lock(&l->lock);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+struct sym_loader *sym_loader__new(struct symbolizer *s)
+{
+	struct sym_loader *l = calloc(1, sizeof(*l));
+	sigset_t all, was;
+	int err = ENOMEM;
+
+	if (!l || !(l->asked = stackmap__new()))
+		goto fail;
+	l->sym = s;
+	l->tail = &l->head;
+	if ((err = pthread_mutex_init(&l->lock, NULL)) != 0)
+		goto fail;
+	if ((err = pthread_cond_init(&l->changed, NULL)) != 0) {
+		pthread_mutex_destroy(&l->lock);
+		goto fail;
+	}
+	/* signals are the caller's thread's: its poll is what they must wake */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	err = pthread_create(&l->thread, NULL, loader_main, l);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (err != 0) {
+		pthread_cond_destroy(&l->changed);
+		pthread_mutex_destroy(&l->lock);
+		goto fail;
+	}
+	return l;
+fail:
+	if (l)
+		stackmap__free(l->asked);
+	free(l);
+	errno = err;
+	return NULL;
+}
+
+int sym_loader__add(struct sym_loader *l, const char *path, uint64_t dev, uint64_t ino)
+{
+	char key[48];
+	int n = ino ? snprintf(key, sizeof(key), "\001%" PRIx64 ":%" PRIu64, dev, ino) : 0;
+	struct stack_entry *e = n > 0 ? stackmap__add(l->asked, key, (size_t)n, 0, 1) :
+				stackmap__add(l->asked, path, strlen(path), 0, 1);
+	struct pending_file *f;
+	size_t len = strlen(path);
+
+	if (!e)
+		return -ENOMEM;
+	if (e->count[0] > 1)
+		return 0;
+	if (!(f = malloc(sizeof(*f) + len + 1)))
+		return -ENOMEM;
+	*f = (struct pending_file){ .dev = dev, .ino = ino };
+	memcpy(f->path, path, len + 1);
+	pthread_mutex_lock(&l->lock);
+	*l->tail = f;
+	l->tail = &f->next;
+	pthread_cond_signal(&l->changed);
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+void sym_loader__free(struct sym_loader *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->done = true;
+	pthread_cond_signal(&l->changed);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->changed);
+	pthread_mutex_destroy(&l->lock);
+	stackmap__free(l->asked);
+	free(l);
+}
