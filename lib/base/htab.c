@@ -21,9 +21,9 @@ static void table_free(struct htab *t)
 
 /*
  * Slots for a table of at least slots: a table in huge pages takes as many
- * as they hold, since they are faulted in whole anyway (and a fresh huge
- * page is the dearest thing a table costs in these VMs: about 3 ms each time
- * the host backs one again), so growing stops at fewer, bigger steps.
+ * as they hold, since they are faulted in whole anyway, and growing stops at
+ * fewer, bigger steps (a fresh huge page is the dearest thing a table costs
+ * in a VM: see hugemem__prefault).
  */
 static size_t slots_for(size_t slots, size_t entry_size)
 {
@@ -58,6 +58,17 @@ int htab__grow(struct htab *t)
 	table_free(t);
 	t->slots = v;
 	t->mask = slots - 1;
+	return 0;
+}
+
+int htab__expect(struct htab *t, size_t n)
+{
+	int ret;
+
+	while (!t->slots || n * 2 > t->mask + 1)
+		if ((ret = htab__grow(t)) < 0)
+			return ret;
+	hugemem__prefault(t->slots, (t->mask + 1) * t->entry_size);
 	return 0;
 }
 

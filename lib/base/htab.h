@@ -43,6 +43,9 @@ static inline int htab__reserve(struct htab *t)
 	return htab__grow(t);
 }
 
+/* Room for n entries in all, the slots faulted in now (hugemem__prefault): 0 or -ENOMEM. */
+int htab__expect(struct htab *t, size_t n);
+
 /* Slot i (modulo the size); only once reserved, or when t->n > 0. */
 static inline void *htab__at(const struct htab *t, size_t i)
 {

@@ -78,6 +78,26 @@ void hugemem__release(void *p, size_t size)
 		free(p);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void hugemem__prefault(void *p, size_t len)
+{
+	uintptr_t page = 4096, lo = (uintptr_t)p & ~(page - 1), hi = (uintptr_t)p + len;
+
+	if (!len)
+		return;
+	/* one call for all of it (Linux 5.14); before that, a write of each page's first byte as it is */
+	if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+		return;
+	for (uintptr_t a = (uintptr_t)p; a < hi; a = (a & ~(page - 1)) + page) {
+		volatile char *c = (volatile char *)a;
+
+		*c = *c;
+	}
+}
+
 void hugemem__free(void *p, size_t size)
 {
 	if (p)

@@ -33,6 +33,15 @@ enum { HUGEMEM_FROM = 256 << 10 };
 void *hugemem__grow(void *p, size_t old_size, size_t new_size);
 void hugemem__release(void *p, size_t size);
 
+/*
+ * Faults the pages of [p, p + len) in now, their contents as they are: memory
+ * a thread prepares while there is time, so that its first use later does
+ * not wait. A fresh page is the dearest part of a table in a VM whose host
+ * took the memory back (about 5 ms a huge page here, against 0.15 ms for one
+ * the process held before).
+ */
+void hugemem__prefault(void *p, size_t len);
+
 /* Frees what hugemem__alloc(size) gave, with the same size; NULL is a no-op. */
 void hugemem__free(void *p, size_t size);
 

@@ -78,6 +78,7 @@ struct recorder {
 	/* the write phase's symbolizer, into which the loader reads the files mapped while recording */
 	struct symbolizer *sym;
 	struct sym_loader *loader;
+	size_t next_expect;	/* records kept when the loader is next told what to expect */
 	size_t fork_child_offset;	/* of child_pid in the fork tracepoint's raw data */
 };
 

@@ -23,6 +23,14 @@
 
 /* Chunks of records: large, or a few of a small spill_after (a record is under 64 KiB) */
 enum { ARENA_CHUNK = 8 << 20, SMALLEST_CHUNK = 64 << 10 };
+/*
+ * The write phase's caches of chains are made ready (their memory faulted in
+ * by the loader, while the command runs) as records come: for one chain in
+ * RECORDS_PER_CHAIN records (bench/workload.c has one in 12), at EXPECT_FROM
+ * records and each doubling up to EXPECT_UP_TO; past that the phase grows
+ * them as it needs.
+ */
+enum { EXPECT_FROM = 8192, EXPECT_UP_TO = 65536, RECORDS_PER_CHAIN = 8 };
 /* spilled bytes read in at once at most: more means records far apart, left to page faults */
 enum { PREFETCH_MAX = 64 << 20 };
 
@@ -56,6 +64,7 @@ struct recorder *recorder__new(const struct record_opts *o)
 	r->max_stack = perf_sysctl("perf_event_max_stack");
 	r->fork_child_offset = 20;
 	r->names = HTAB_INIT(struct thread_name);
+	r->next_expect = EXPECT_FROM;
 	/* the chunk with its header in whole huge pages */
 	r->chunk_size = ARENA_CHUNK - offsetof(struct chunk, data);
 	if (o->spill_after && o->spill_after / 4 < ARENA_CHUNK)
@@ -408,6 +417,10 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	r->n++;
 	if (r->loader && copy->type == PERF_RECORD_MMAP2)
 		load_mapped(r, copy);
+	if (r->loader && r->n >= r->next_expect && r->next_expect <= EXPECT_UP_TO) {
+		sym_loader__expect_chains(r->loader, r->n / RECORDS_PER_CHAIN);
+		r->next_expect = r->n * 2;
+	}
 	return 0;
 }
 

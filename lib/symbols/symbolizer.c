@@ -110,6 +110,7 @@ struct symbolizer {
 	struct htab chains;
 	char *chain_text;	/* CHAIN_CACHE_BYTES reserved at the first chain kept */
 	size_t chain_text_len;
+	size_t chain_text_ready;	/* faulted in by symbolizer__expect_chains */
 	struct process *procs;
 	size_t nprocs, procs_cap, last_proc;
 	struct file *files;
@@ -420,6 +421,25 @@ static void python_hint(struct symbolizer *s, const char *sym)
 	s->python_hinted = true;
 	warn_once(s, "Python functions show as _PyEval_EvalFrameDefault: the interpreter runs them all "
 		     "there; Python 3.12 or later run with -X perf (or PYTHONPERFSUPPORT=1) names them");
+}
+
+/* Bytes of rendered text a chain is expected to take in the cache (~730 on bench/workload.c's 24 frames) */
+enum { EXPECTED_CHAIN_BYTES = 1024 };
+
+int symbolizer__expect_chains(struct symbolizer *s, size_t n)
+{
+	size_t bytes;
+
+	if (n > CHAIN_CACHE_ENTRIES)
+		n = CHAIN_CACHE_ENTRIES;
+	bytes = n * EXPECTED_CHAIN_BYTES < CHAIN_CACHE_BYTES ? n * EXPECTED_CHAIN_BYTES : CHAIN_CACHE_BYTES;
+	if (!s->chain_text && !(s->chain_text = hugemem__alloc(CHAIN_CACHE_BYTES)))
+		return -ENOMEM;
+	if (bytes > s->chain_text_ready) {
+		hugemem__prefault(s->chain_text + s->chain_text_ready, bytes - s->chain_text_ready);
+		s->chain_text_ready = bytes;
+	}
+	return htab__expect(&s->chains, n);
 }
 
 int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino)

@@ -33,6 +33,12 @@ int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t l
  * as it would be then), or -ENOMEM.
  */
 int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino);
+/*
+ * Makes the cache of rendered chains ready for about n different ones now,
+ * its memory faulted in, rather than page by page as symbolizer__chain
+ * fills it: 0 or -ENOMEM.
+ */
+int symbolizer__expect_chains(struct symbolizer *s, size_t n);
 int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child);
 int symbolizer__exec(struct symbolizer *s, pid_t pid);
 

@@ -12,9 +12,11 @@
 #include "stackmap.h"
 #include "symbolizer.h"
 
+/* A file to read, or (with no path) caches to make ready for chains chains */
 struct pending_file {
 	struct pending_file *next;
 	uint64_t dev, ino;
+	size_t chains;
 	char path[];
 };
 
@@ -44,7 +46,10 @@ static void *loader_main(void *arg)
 			l->tail = &l->head;
 		pthread_mutex_unlock(&l->lock);
 		/* out of memory here leaves the file to its first frame, which says so if it must */
-		symbolizer__load(l->sym, f->path, f->dev, f->ino);
+		if (f->path[0])
+			symbolizer__load(l->sym, f->path, f->dev, f->ino);
+		else
+			symbolizer__expect_chains(l->sym, f->chains);
 		free(f);
 		pthread_mutex_lock(&l->lock);
 	}
@@ -87,6 +92,15 @@ fail:
 	return NULL;
 }
 
+static void hand_over(struct sym_loader *l, struct pending_file *f)
+{
+	pthread_mutex_lock(&l->lock);
+	*l->tail = f;
+	l->tail = &f->next;
+	pthread_cond_signal(&l->changed);
+	pthread_mutex_unlock(&l->lock);
+}
+
 int sym_loader__add(struct sym_loader *l, const char *path, uint64_t dev, uint64_t ino)
 {
 	char key[48];
@@ -96,6 +110,8 @@ int sym_loader__add(struct sym_loader *l, const char *path, uint64_t dev, uint64
 	struct pending_file *f;
 	size_t len = strlen(path);
 
+	if (!len)
+		return 0;
 	if (!e)
 		return -ENOMEM;
 	if (e->count[0] > 1)
@@ -104,11 +120,19 @@ int sym_loader__add(struct sym_loader *l, const char *path, uint64_t dev, uint64
 		return -ENOMEM;
 	*f = (struct pending_file){ .dev = dev, .ino = ino };
 	memcpy(f->path, path, len + 1);
-	pthread_mutex_lock(&l->lock);
-	*l->tail = f;
-	l->tail = &f->next;
-	pthread_cond_signal(&l->changed);
-	pthread_mutex_unlock(&l->lock);
+	hand_over(l, f);
+	return 0;
+}
+
+int sym_loader__expect_chains(struct sym_loader *l, size_t n)
+{
+	struct pending_file *f = malloc(sizeof(*f) + 1);
+
+	if (!f)
+		return -ENOMEM;
+	*f = (struct pending_file){ .chains = n };
+	f->path[0] = 0;
+	hand_over(l, f);
 	return 0;
 }
 

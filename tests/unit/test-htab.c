@@ -64,6 +64,22 @@ int main(void)
 	i = 0;
 	ok(t.n == 0 && !htab__next(&t, &i), "cleared: empty");
 	ok((c = counter(&t, 7, hash_mix(7))) && c->count == 0 && t.n == 1, "a cleared table takes new keys");
+	/* made ready for n: n keys go in without growing it */
+	{
+		struct htab ready = HTAB_INIT(struct counter);
+		size_t mask;
+
+		good = htab__expect(&ready, 20000) == 0;
+		mask = ready.mask;
+		for (uint64_t k = 0; good && k < 20000; k++)
+			good &= (c = counter(&ready, k, hash_mix(k))) != NULL;
+		ok(good && ready.n == 20000 && ready.mask == mask && mask + 1 >= 40000,
+		   "a table expecting 20000 keys takes them without growing");
+		ok(htab__expect(&ready, 10) == 0 && ready.mask == mask && ready.n == 20000 &&
+		   (c = counter(&ready, 1234, hash_mix(1234))) && c->count == 0 && ready.n == 20000,
+		   "expecting fewer than it holds changes nothing, its keys kept");
+		htab__release(&ready);
+	}
 	htab__release(&t);
 	htab__release(&same);
 	htab__release(&same);

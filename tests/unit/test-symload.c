@@ -103,13 +103,23 @@ int main(void)
 	l = sym_loader__new(read_ahead);
 	ok(l != NULL, "a loader starts");
 	ok(sym_loader__add(l, path, dev, ino) == 0 && sym_loader__add(l, path, dev, ino) == 0 &&
-	   sym_loader__add(l, "//anon", 0, 0) == 0, "files asked for, one twice, and anonymous memory");
+	   sym_loader__add(l, "//anon", 0, 0) == 0 && sym_loader__expect_chains(l, 5000) == 0,
+	   "files asked for, one twice, anonymous memory, and caches for 5000 chains");
 	sym_loader__free(l);
 	unlink(path);
 	rmdir(dir);
 
 	name_at(read_ahead, path, dev, ino, ip, &stack);
 	is_mem(stack.s, stack.len, "loaded_marker", 13, "a file read by the loader names its functions once deleted");
+	{
+		const struct sym_frame frames[] = { { ip, false, true }, { ip + 1, false, false } };
+		struct strbuf locs = STRBUF_INIT;
+
+		ok(symbolizer__chain(read_ahead, 100, frames, 2, NULL, &stack, &locs) == 0 &&
+		   stack.len == 27 && memcmp(stack.s, "loaded_marker;loaded_marker", 27) == 0,
+		   "chains go into caches made ready for them");
+		strbuf__release(&locs);
+	}
 	name_at(read_late, path, dev, ino, ip, &stack);
 	is_mem(stack.s, stack.len, "[copy]", 6, "read at its first frame, once deleted, it cannot");
 
