@@ -1,10 +1,13 @@
 #include "kallsyms.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hugemem.h"
 
 struct ksym {
 	uint64_t start, end;
@@ -28,7 +31,7 @@ static int add_name(struct symtab *t, const char *s, uint32_t *off)
 
 		while (cap < t->len + n)
 			cap *= 2;
-		if (!(v = realloc(t->names, cap)))
+		if (!(v = hugemem__grow(t->names, t->names_cap, cap)))
 			return -ENOMEM;
 		t->names = v;
 		t->names_cap = cap;
@@ -46,7 +49,8 @@ static int add(struct symtab *t, uint64_t start, uint64_t end, const char *name,
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 4096;
 
-		if (!(k = realloc(t->v, cap * sizeof(*k))))
+		/* the kernel's are MBs: huge pages, not a page fault per 4 KB */
+		if (!(k = hugemem__grow(t->v, t->cap * sizeof(*k), cap * sizeof(*k))))
 			return -ENOMEM;
 		t->v = k;
 		t->cap = cap;
@@ -69,28 +73,69 @@ static int cmp_ksym(const void *a, const void *b)
 
 static void finish(struct symtab *t)
 {
-	if (t->n)
+	size_t sorted = 1;
+
+	/* the kernel's own symbols come sorted, its modules' after them mostly not */
+	while (sorted < t->n && t->v[sorted - 1].start <= t->v[sorted].start)
+		sorted++;
+	if (sorted < t->n)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_ksym);
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].end <= t->v[i].start)
 			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start : t->v[i].start + 4096;
 }
 
+/*
+ * "ADDR TYPE NAME", then "\t[MODULE]" for a module's: name and module cut
+ * out in place. False for a line that is not one.
+ */
+static bool kallsyms_line(char *line, uint64_t *addr, char *type, char **name, char **module)
+{
+	char *p = line, *end;
+	unsigned long long v;
+
+	if (!isxdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	v = strtoull(p, &end, 16);
+	if (errno || *end != ' ' || !end[1] || end[2] != ' ')
+		return false;
+	*type = end[1];
+	*name = p = end + 3;
+	p += strcspn(p, " \t\n");
+	if (p == *name)
+		return false;
+	*module = "";
+	if (*p) {
+		*p++ = 0;
+		p += strspn(p, " \t");
+		if (*p == '[' && (end = strchr(p + 1, ']'))) {
+			*end = 0;
+			*module = p + 1;
+		}
+	}
+	*addr = v;
+	return true;
+}
+
 struct symtab *kallsyms__load(const char *path)
 {
 	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
 	struct symtab *t;
-	char line[1024];
+	char *line = NULL;
+	size_t cap = 0;
 	bool any_address = false;
 
 	if (!f)
 		return NULL;
+	/* the kernel writes as much of the table as a read asks for: fewer, bigger reads */
+	setvbuf(f, NULL, _IOFBF, 256 << 10);
 	t = calloc(1, sizeof(*t));
-	while (t && fgets(line, sizeof(line), f)) {
-		char type, name[512], module[256] = "";
-		unsigned long long addr;
+	while (t && getline(&line, &cap, f) > 0) {
+		char type, *name, *module;
+		uint64_t addr;
 
-		if (sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, module) < 3)
+		if (!kallsyms_line(line, &addr, &type, &name, &module))
 			continue;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
@@ -100,6 +145,7 @@ struct symtab *kallsyms__load(const char *path)
 			t = NULL;
 		}
 	}
+	free(line);
 	fclose(f);
 	if (!t) {
 		errno = ENOMEM;
@@ -164,8 +210,8 @@ void symtab__free(struct symtab *t)
 {
 	if (!t)
 		return;
-	free(t->v);
-	free(t->names);
+	hugemem__release(t->v, t->cap * sizeof(*t->v));
+	hugemem__release(t->names, t->names_cap);
 	free(t);
 }
 
