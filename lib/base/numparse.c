@@ -11,6 +11,18 @@ int parse_u64(const char *s, size_t len, uint64_t *out)
 
 	if (len == 0)
 		return -EINVAL;
+	/* 19 digits cannot overflow: the check per digit only for longer ones */
+	if (len <= 19) {
+		for (size_t i = 0; i < len; i++) {
+			unsigned d = (unsigned char)s[i] - '0';
+
+			if (d > 9)
+				return -EINVAL;
+			v = v * 10 + d;
+		}
+		*out = v;
+		return 0;
+	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 

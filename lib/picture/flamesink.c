@@ -32,7 +32,8 @@ static int cap_depth(struct flame_sink *s, const char **stack, size_t *len)
 	const char *p = *stack, *end = *stack + *len;
 	size_t frames = 1;
 
-	if (!s->max_depth)
+	/* a frame is at least a byte and a ';': a stack this short has max_depth frames at most */
+	if (!s->max_depth || *len / 2 < s->max_depth)
 		return 0;
 	while ((p = memchr(p, ';', (size_t)(end - p))) && frames < s->max_depth) {
 		p++;

@@ -35,6 +35,9 @@ int main(void)
 	}
 	ok(parse_u64("18446744073709551615", 20, &u) == 0 && u == UINT64_MAX, "u64 max");
 	ok(parse_u64("18446744073709551616", 20, &u) == -ERANGE, "u64 max + 1 is out of range");
+	ok(parse_u64("9999999999999999999", 19, &u) == 0 && u == 9999999999999999999ULL &&
+	   parse_u64("99999999999999999999", 20, &u) == -ERANGE && parse_u64("123456789012345678x", 19, &u) == -EINVAL,
+	   "19 nines (the most digits that cannot overflow), 20 nines out of range, junk at the 19th");
 	ok(parse_u64("", 0, &u) == -EINVAL, "empty is not a number");
 	ok(parse_u64("12a", 3, &u) == -EINVAL, "trailing junk");
 	ok(parse_u64(" 1", 2, &u) == -EINVAL, "leading space");
