@@ -35,8 +35,12 @@ struct process {
 	bool perfmap_tried;
 };
 
+/* cached_frame.pid of a file's frame */
+#define FILE_FRAME ((pid_t)-1)
+
 struct file {
 	char *path;
+	bool anonymous;		/* memory with no file behind it (JIT code, maybe) */
 	struct elfsym *elf;
 	bool tried;
 	struct cfi *cfi;
@@ -46,9 +50,16 @@ struct file {
 /* A frame already resolved: its escaped name and location in the arena. */
 struct cached_frame {
 	struct htab_entry head;
-	uint64_t ip;
-	pid_t pid;
-	uint32_t generation;
+	/*
+	 * A file's frame is named the same in every process that maps the
+	 * file: keyed by file (FILE_FRAME, the file's id) and offset in it,
+	 * so a build's hundreds of compilers resolve (and demangle) each once.
+	 * The kernel's by address (pid 0); the rest (JIT code, addresses in no
+	 * mapping) by process, address and the state of its mappings.
+	 */
+	uint64_t ip;		/* or the offset in the file */
+	pid_t pid;		/* or FILE_FRAME */
+	uint32_t generation;	/* or the file's id */
 	uint32_t flags;		/* bit 0: precise, bit 1: kernel */
 	bool outside;		/* a user address in no executable mapping */
 	uint32_t name_len, loc_len;
@@ -195,6 +206,14 @@ static struct process *process(struct symbolizer *s, pid_t pid, bool create)
 	return p;
 }
 
+/* Memory with no file behind it ("//anon", "[anon:...]", "/memfd:..."). */
+static bool anonymous(const char *path)
+{
+	return strncmp(path, "//anon", 6) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	       strncmp(path, "/dev/zero", 9) == 0 ||
+	       (path[0] != '/' && strcmp(path, "[vdso]") != 0);
+}
+
 /*
  * The file of a mapping, by device and inode where known, else by path; the
  * path names it too (the newest file of that name), for lookups by path.
@@ -224,6 +243,7 @@ static int file_id(struct symbolizer *s, const char *path, uint64_t dev, uint64_
 		s->files[s->nfiles].path = strdup(path);
 		if (!s->files[s->nfiles].path)
 			return -ENOMEM;
+		s->files[s->nfiles].anonymous = anonymous(path);
 		e->count[0] = ++s->nfiles;
 	}
 	by_path->count[0] = e->count[0];
@@ -381,13 +401,6 @@ static struct elfsym *file_symbols(struct file *f)
 	return f->elf;
 }
 
-/* Memory with no file behind it ("//anon", "[anon:...]", "/memfd:..."). */
-static bool anonymous(const char *path)
-{
-	return strncmp(path, "//anon", 6) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
-	       strncmp(path, "/dev/zero", 9) == 0 ||
-	       (path[0] != '/' && strcmp(path, "[vdso]") != 0);
-}
 
 /* Appends a user frame; 1 (not 0) when ip lies in no executable mapping of pid. */
 /* Whether process p maps a file whose name starts with prefix (a runtime's program or library: python3.11). */
@@ -581,18 +594,27 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 	uint32_t flags = (uint32_t)precise | (uint32_t)kernel << 1;
 	struct cached_frame *e;
 	size_t stack_at = stack->len, locs_at = locs->len;
-	uint64_t h;
+	/* whose frame it is: the kernel's, a file's (the same in every process mapping it), or pid's own */
+	pid_t whose = kernel ? 0 : pid;
+	uint32_t version = kernel ? 0 : generation;
+	uint64_t at = ip, h;
 	int ret;
 
-	if (kernel) {
-		pid = 0;
-		generation = 0;
+	if (!kernel) {
+		struct process *p = process(s, pid, false);
+		struct mapping *m = p ? mapping_at(p, precise ? ip : ip - 1) : NULL;
+
+		if (m && !s->files[m->file].anonymous) {
+			whose = FILE_FRAME;
+			version = m->file;
+			at = ip - m->start + m->pgoff;
+		}
 	}
 	if ((ret = htab__reserve(&s->frames)) < 0)
 		return ret;
-	h = frame_hash(ip, pid, generation, flags);
+	h = frame_hash(at, whose, version, flags);
 	for (size_t i = h; (e = htab__at(&s->frames, i))->head.used; i++) {
-		if (e->head.hash == h && e->ip == ip && e->pid == pid && e->generation == generation &&
+		if (e->head.hash == h && e->ip == at && e->pid == whose && e->generation == version &&
 		    e->flags == flags) {
 			const char *text = s->cache_text.s + e->off;
 
@@ -609,9 +631,9 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 	stack_at += stack_at > 0;
 	locs_at += locs_at > 0;
 	htab__insert(&s->frames, e, h);
-	e->ip = ip;
-	e->pid = pid;
-	e->generation = generation;
+	e->ip = at;
+	e->pid = whose;
+	e->generation = version;
 	e->flags = flags;
 	e->off = s->cache_text.len;
 	e->name_len = (uint32_t)(stack->len - stack_at);

@@ -106,6 +106,20 @@ int main(void)
 	ok(locs.len > strlen(path) && memcmp(locs.s, path, strlen(path)) == 0,
 	   "its location names the file as first read");
 
+	/* the same file at another address in another process: the same names, its own address's */
+	{
+		uint64_t moved = start + 0x40000000;
+
+		symbolizer__mmap(s, 600, moved, end - start, off, path, dev, ino);
+		strbuf__reset(&stack);
+		strbuf__reset(&locs);
+		symbolizer__frame(s, 600, ip - start + moved, false, true, &stack, &locs);
+		symbolizer__frame(s, 600, ip - start + moved + 0x10000000, false, true, &stack, &locs);
+		ok(stack.len > 16 && memcmp(stack.s, "marker_function;", 16) == 0 &&
+		   memcmp(stack.s + 16, "[0x", 3) == 0,
+		   "a file mapped elsewhere in another process: its frame named, an address past it not");
+	}
+
 	/* without an inode, a name is a file of its own */
 	symbolizer__mmap(s, 300, start, end - start, off, "/nonexistent/other", 0, 0);
 	strbuf__reset(&stack);
