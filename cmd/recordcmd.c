@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "hugemem.h"
 #include "eventlist.h"
 #include "launcher.h"
 #include "numparse.h"
@@ -558,6 +559,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* the write phase's many small allocations (libdw's, the demangler's) in huge pages */
+	hugemem__heap(HUGEMEM_HEAP_MAX);
 	ret = recorder__start(active, &err);
 	if (ret < 0) {
 		if (o.argv && strcmp(err.msg, "exec") == 0) {

@@ -1,5 +1,7 @@
 #include "hugemem.h"
 
+#include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +98,30 @@ void hugemem__prefault(void *p, size_t len)
 
 		*c = *c;
 	}
+}
+
+int hugemem__heap(size_t size)
+{
+	uintptr_t start, end;
+	char *block;
+
+	if (size > HUGEMEM_HEAP_MAX)
+		size = HUGEMEM_HEAP_MAX;
+	/*
+	 * Blocks this big from the heap (sbrk), not from mmap (32 MB is
+	 * malloc's most), and a heap that keeps what is freed at its top.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+	if (!(block = malloc(size)))
+		return -ENOMEM;
+	start = ((uintptr_t)block + HUGEMEM_PAGE - 1) & ~(uintptr_t)(HUGEMEM_PAGE - 1);
+	end = ((uintptr_t)block + size) & ~(uintptr_t)(HUGEMEM_PAGE - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+	/* back into the heap's free top, where the next allocations come from */
+	free(block);
+	return 0;
 }
 
 void hugemem__free(void *p, size_t size)

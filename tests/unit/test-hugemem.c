@@ -144,6 +144,41 @@ int main(void)
 		free(vec);
 		hugemem__free(p, len);
 	}
+	/* the heap grown in huge pages: the first touch of a block carved from it faults in 2 MB */
+	{
+		FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+		char mode[128] = "";
+		unsigned char vec[HUGEMEM_PAGE / 4096];
+		size_t resident = 0;
+		char *block;
+
+		if (f) {
+			if (!fgets(mode, sizeof(mode), f))
+				mode[0] = 0;
+			fclose(f);
+		}
+#if defined(__SANITIZE_ADDRESS__)
+		ok(1, "# SKIP the sanitizer's malloc is not glibc's heap");
+#else
+		if (!strstr(mode, "[always]") && !strstr(mode, "[madvise]")) {
+			ok(1, "# SKIP no transparent huge pages here");
+		} else if (hugemem__heap(8 * HUGEMEM_PAGE) == 0 && (block = malloc(3 * HUGEMEM_PAGE))) {
+			/* a huge page wholly inside the block */
+			char *page = (char *)(((uintptr_t)block + HUGEMEM_PAGE - 1) & ~(uintptr_t)(HUGEMEM_PAGE - 1));
+
+			page[0] = 1;
+			if (mincore(page, HUGEMEM_PAGE, vec) == 0)
+				for (size_t i = 0; i < sizeof(vec); i++)
+					resident += vec[i] & 1;
+			if (resident != sizeof(vec))
+				printf("# %zu of %zu pages in\n", resident, sizeof(vec));
+			ok(resident == sizeof(vec), "malloc's memory after hugemem__heap: one touch faults in a huge page");
+			free(block);
+		} else {
+			ok(0, "hugemem__heap and a block from it");
+		}
+#endif
+	}
 	hugemem__free(NULL, 123);
 	ok(1, "freeing NULL does nothing");
 	return tap_done();
