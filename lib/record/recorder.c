@@ -426,14 +426,22 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 
 int recorder__load_symbols(struct recorder *r)
 {
+	size_t k = 0;
+
 	if (!(r->sym = symbolizer__new(r->o.warn, r->o.ctx)) || !(r->loader = sym_loader__new(r->sym))) {
+		int err = errno;
+
 		symbolizer__free(r->sym);
 		r->sym = NULL;
-		return -errno;
+		return -err;
 	}
-	for (size_t i = 0; i < r->n; i++)
-		if (r->index[i].type == PERF_RECORD_MMAP2)
+	/* the mappings kept before (an attached process's); a spilled one holds an offset, not a record */
+	for (size_t i = 0; i < r->n; i++) {
+		while (k < r->nspilled && r->spilled[k].end <= i)
+			k++;
+		if (r->index[i].type == PERF_RECORD_MMAP2 && !(k < r->nspilled && r->spilled[k].first <= i))
 			load_mapped(r, r->index[i].h);
+	}
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "recorder-int.h"
 #include "symbolizer.h"
 #include "symload.h"
 #include "tap.h"
@@ -122,6 +123,31 @@ int main(void)
 	}
 	name_at(read_late, path, dev, ino, ip, &stack);
 	is_mem(stack.s, stack.len, "[copy]", 6, "read at its first frame, once deleted, it cannot");
+
+	/*
+	 * A recorder whose mappings were kept, and some spilled, before the
+	 * loader started (an attached process's): a spilled entry holds an
+	 * offset in the spill file until the write phase, not a record.
+	 */
+	{
+		struct record_opts o = { .spill_after = 1 << 20, .spill_dir = "/tmp" };
+		struct recorder *r = recorder__new(&o);
+		char file[4000], buf[8 + 64 + 4096 + 64];
+		struct perf_mmap2 m = { .pid = 1, .tid = 1, .start = 0x400000, .len = 4096, .path = file };
+		struct perf_event_header *h;
+		int bad = 0;
+
+		memset(file, 'a', sizeof(file) - 1);
+		file[0] = '/';
+		file[sizeof(file) - 1] = 0;
+		for (int i = 0; r && i < 600; i++) {
+			m.ino = (uint64_t)i + 1;
+			bad |= !(h = perf_mmap2__encode(buf, sizeof(buf), &m, (uint64_t)i)) || recorder__keep(r, h) != 0;
+		}
+		ok(r && !bad && recorder__spilled_bytes(r) > 0, "600 mappings kept, some of them spilled");
+		ok(r && recorder__load_symbols(r) == 0, "the loader starts on the mappings in memory, past the spilled ones");
+		recorder__free(r);
+	}
 
 	strbuf__release(&stack);
 	symbolizer__free(read_ahead);
