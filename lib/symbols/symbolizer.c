@@ -214,17 +214,24 @@ static bool anonymous(const char *path)
 	       (path[0] != '/' && strcmp(path, "[vdso]") != 0);
 }
 
+size_t symbolizer__file_key(char *key, uint64_t dev, uint64_t ino)
+{
+	/* the control character keeps an inode's key apart from every path */
+	int n = ino ? snprintf(key, SYMBOLIZER_KEY_MAX, "\001%" PRIx64 ":%" PRIu64, dev, ino) : 0;
+
+	return n > 0 ? (size_t)n : 0;
+}
+
 /*
  * The file of a mapping, by device and inode where known, else by path; the
  * path names it too (the newest file of that name), for lookups by path.
  */
 static int file_id(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino, uint32_t *id)
 {
-	char key[48];
-	/* the control character keeps an inode's key apart from every path */
-	int n = ino ? snprintf(key, sizeof(key), "\001%" PRIx64 ":%" PRIu64, dev, ino) : 0;
+	char key[SYMBOLIZER_KEY_MAX];
+	size_t n = symbolizer__file_key(key, dev, ino);
 	struct stack_entry *by_path = stackmap__add(s->file_ids, path, strlen(path), 1, 0);
-	struct stack_entry *by_inode = n > 0 && by_path ? stackmap__add(s->file_ids, key, (size_t)n, 1, 0) : NULL;
+	struct stack_entry *by_inode = n > 0 && by_path ? stackmap__add(s->file_ids, key, n, 1, 0) : NULL;
 	struct stack_entry *e = by_inode ? by_inode : by_path;
 
 	if (!by_path || (n > 0 && !by_inode))

@@ -34,6 +34,12 @@ int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t l
  */
 int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino);
 /*
+ * The key a file is known by where its inode is: into key (SYMBOLIZER_KEY_MAX
+ * bytes), its length; 0 where ino is 0 (the file is known by its path).
+ */
+enum { SYMBOLIZER_KEY_MAX = 48 };
+size_t symbolizer__file_key(char *key, uint64_t dev, uint64_t ino);
+/*
  * Makes the cache of rendered chains ready for about n different ones now,
  * its memory faulted in, rather than page by page as symbolizer__chain
  * fills it: 0 or -ENOMEM.

@@ -1,11 +1,9 @@
 #include "symload.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,9 +101,9 @@ static void hand_over(struct sym_loader *l, struct pending_file *f)
 
 int sym_loader__add(struct sym_loader *l, const char *path, uint64_t dev, uint64_t ino)
 {
-	char key[48];
-	int n = ino ? snprintf(key, sizeof(key), "\001%" PRIx64 ":%" PRIu64, dev, ino) : 0;
-	struct stack_entry *e = n > 0 ? stackmap__add(l->asked, key, (size_t)n, 0, 1) :
+	char key[SYMBOLIZER_KEY_MAX];
+	size_t n = symbolizer__file_key(key, dev, ino);
+	struct stack_entry *e = n > 0 ? stackmap__add(l->asked, key, n, 0, 1) :
 				stackmap__add(l->asked, path, strlen(path), 0, 1);
 	struct pending_file *f;
 	size_t len = strlen(path);
