@@ -27,11 +27,10 @@ static void table_free(struct htab *t)
  */
 static size_t slots_for(size_t slots, size_t entry_size)
 {
-	size_t bytes = slots * entry_size, whole;
+	size_t bytes = slots * entry_size, whole = hugemem__round_up(bytes);
 
 	if (bytes < HUGEMEM_FROM)
 		return slots;
-	whole = (bytes + HUGEMEM_PAGE - 1) & ~(size_t)(HUGEMEM_PAGE - 1);
 	while (slots * 2 * entry_size <= whole)
 		slots *= 2;
 	return slots;

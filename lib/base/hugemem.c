@@ -7,14 +7,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static size_t whole_pages(size_t size)
-{
-	return (size + HUGEMEM_PAGE - 1) & ~(size_t)(HUGEMEM_PAGE - 1);
-}
-
 void *hugemem__alloc(size_t size)
 {
-	size_t len = whole_pages(size);
+	size_t len = hugemem__round_up(size);
 	/* a huge page must be aligned: map one more and trim both ends */
 	char *m = mmap(NULL, len + HUGEMEM_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *p;
@@ -22,7 +17,7 @@ void *hugemem__alloc(size_t size)
 
 	if (m == MAP_FAILED)
 		return NULL;
-	p = (char *)(((uintptr_t)m + HUGEMEM_PAGE - 1) & ~(uintptr_t)(HUGEMEM_PAGE - 1));
+	p = (char *)hugemem__round_up((uintptr_t)m);
 	head = (size_t)(p - m);
 	if (head)
 		munmap(m, head);
@@ -34,7 +29,7 @@ void *hugemem__alloc(size_t size)
 
 void *hugemem__realloc(void *p, size_t old_size, size_t new_size)
 {
-	size_t old_len = whole_pages(old_size), new_len = whole_pages(new_size);
+	size_t old_len = hugemem__round_up(old_size), new_len = hugemem__round_up(new_size);
 	void *q;
 
 	if (!p)
@@ -115,7 +110,7 @@ int hugemem__heap(size_t size)
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	if (!(block = malloc(size)))
 		return -ENOMEM;
-	start = ((uintptr_t)block + HUGEMEM_PAGE - 1) & ~(uintptr_t)(HUGEMEM_PAGE - 1);
+	start = hugemem__round_up((uintptr_t)block);
 	end = ((uintptr_t)block + size) & ~(uintptr_t)(HUGEMEM_PAGE - 1);
 	if (end > start)
 		madvise((void *)start, end - start, MADV_HUGEPAGE);
@@ -127,5 +122,5 @@ int hugemem__heap(size_t size)
 void hugemem__free(void *p, size_t size)
 {
 	if (p)
-		munmap(p, whole_pages(size));
+		munmap(p, hugemem__round_up(size));
 }

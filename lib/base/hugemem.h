@@ -14,6 +14,12 @@
 /* The size of a huge page, or of its alignment: allocations are whole ones. */
 enum { HUGEMEM_PAGE = 2 << 20 };
 
+/* n (a size or an address) rounded up to a whole number of huge pages */
+static inline size_t hugemem__round_up(size_t n)
+{
+	return (n + HUGEMEM_PAGE - 1) & ~(size_t)(HUGEMEM_PAGE - 1);
+}
+
 /* size bytes of zeroed memory aligned to HUGEMEM_PAGE, size rounded up to it; NULL+errno. */
 void *hugemem__alloc(size_t size);
 /*
