@@ -495,17 +495,14 @@ static struct mapping *mapping_at(struct process *p, uint64_t addr)
 	return NULL;
 }
 
-static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise, struct strbuf *stack,
-		      struct strbuf *locs)
+static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const struct mapping *m, uint64_t ip,
+		      bool precise, struct strbuf *stack, struct strbuf *locs)
 {
 	int ret;
-
-	struct process *p = process(s, pid, false);
 	uint64_t look = precise ? ip : ip - 1;
 	char loc[4200], name[64];
-	struct mapping *m = p ? mapping_at(p, look) : NULL;
 	/* JIT code, maybe: see the perf map below */
-	bool in_anonymous = m && anonymous(s->files[m->file].path);
+	bool in_anonymous = m && s->files[m->file].anonymous;
 
 	if (m && !in_anonymous) {
 		struct file *f = &s->files[m->file];
@@ -568,8 +565,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool precise
 	return ret < 0 ? ret : 1;
 }
 
-static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
-		   struct strbuf *stack, struct strbuf *locs);
+static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct strbuf *stack, struct strbuf *locs);
 
 static uint64_t frame_hash(uint64_t ip, pid_t pid, uint32_t generation, uint32_t flags)
 {
@@ -605,12 +601,13 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 	pid_t whose = kernel ? 0 : pid;
 	uint32_t version = kernel ? 0 : generation;
 	uint64_t at = ip, h;
+	struct process *p = NULL;
+	struct mapping *m = NULL;
 	int ret;
 
 	if (!kernel) {
-		struct process *p = process(s, pid, false);
-		struct mapping *m = p ? mapping_at(p, precise ? ip : ip - 1) : NULL;
-
+		p = process(s, pid, false);
+		m = p ? mapping_at(p, precise ? ip : ip - 1) : NULL;
 		if (m && !s->files[m->file].anonymous) {
 			whose = FILE_FRAME;
 			version = m->file;
@@ -631,10 +628,11 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 			return e->outside;
 		}
 	}
-	if ((ret = resolve(s, pid, ip, kernel, precise, stack, locs)) < 0)
+	ret = kernel ? kernel_frame(s, ip, precise, stack, locs) : user_frame(s, pid, p, m, ip, precise, stack, locs);
+	if (ret < 0)
 		return ret;
 	e->outside = ret == 1;
-	/* what resolve appended, without the separators */
+	/* what the frame appended, without the separators */
 	stack_at += stack_at > 0;
 	locs_at += locs_at > 0;
 	htab__insert(&s->frames, e, h);
@@ -827,14 +825,11 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 	return flags;
 }
 
-static int resolve(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel, bool precise,
-		   struct strbuf *stack, struct strbuf *locs)
+static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct strbuf *stack, struct strbuf *locs)
 {
 	char loc[320];
 	const char *name, *module = "";
 
-	if (!kernel)
-		return user_frame(s, pid, ip, precise, stack, locs);
 	if (!s->kernel_tried) {
 		s->kernel_tried = true;
 		s->kernel = kallsyms__load(NULL);
