@@ -5,12 +5,15 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "arch.h"
+#include "ehframe.h"
+#include "hugemem.h"
 
 /* the frame pointer, stack pointer and return address's DWARF numbers (arch.h) */
 enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA, DWARF_LINK = LP_DWARF_LINK };
@@ -19,7 +22,52 @@ struct cfi {
 	int fd;
 	Elf *elf;
 	Dwarf_CFI *cfi;
+	struct eh_frame *eh;	/* the common rules without libdw, or NULL */
 };
+
+/*
+ * Where the rules compiled here are checked against libdw's (x86-64's
+ * .eh_frame: tests/unit/test-ehframe.c); elsewhere libdw compiles them all.
+ */
+#if defined(__x86_64__)
+enum { OWN_RULES = 1 };
+#else
+enum { OWN_RULES = 0 };
+#endif
+
+/* The image's .eh_frame and .eh_frame_hdr, read in place, or NULL. */
+static struct eh_frame *own_rules(Elf *elf)
+{
+	const Elf_Data *hdr = NULL, *eh = NULL;
+	uint64_t hdr_addr = 0, eh_addr = 0;
+	Elf_Scn *scn = NULL;
+	size_t names;
+
+	if (!OWN_RULES || elf_getshdrstrndx(elf, &names) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		/* LLVM's linker types them as x86-64's unwind tables */
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND) ||
+		    !(name = elf_strptr(elf, names, sh.sh_name)))
+			continue;
+		if (strcmp(name, ".eh_frame_hdr") == 0) {
+			hdr = elf_rawdata(scn, NULL);
+			hdr_addr = sh.sh_addr;
+		} else if (strcmp(name, ".eh_frame") == 0) {
+			eh = elf_rawdata(scn, NULL);
+			eh_addr = sh.sh_addr;
+		}
+	}
+	if (!hdr || !eh || !hdr->d_buf || !eh->d_buf)
+		return NULL;
+	/* a file's are read while the command runs: what the write phase reads is in its page tables then */
+	hugemem__prefault_read(hdr->d_buf, hdr->d_size);
+	hugemem__prefault_read(eh->d_buf, eh->d_size);
+	return eh_frame__new(hdr->d_buf, hdr->d_size, hdr_addr, eh->d_buf, eh->d_size, eh_addr);
+}
 
 static struct cfi *wrap(int fd, Elf *elf)
 {
@@ -45,6 +93,7 @@ static struct cfi *wrap(int fd, Elf *elf)
 	c->fd = fd;
 	c->elf = elf;
 	c->cfi = cfi;
+	c->eh = own_rules(elf);
 	return c;
 }
 
@@ -68,6 +117,7 @@ void cfi__free(struct cfi *c)
 {
 	if (!c)
 		return;
+	eh_frame__free(c->eh);
 	dwarf_cfi_end(c->cfi);
 	elf_end(c->elf);
 	if (c->fd >= 0)
@@ -286,6 +336,14 @@ static bool offset_rule(const Dwarf_Op *ops, size_t n, int32_t *off)
 }
 
 int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
+{
+	/* what it does not compile (or finds no FDE for), libdw does */
+	if (c->eh && eh_frame__rule(c->eh, pc, rule) == 0)
+		return 0;
+	return cfi__rule_reference(c, pc, rule);
+}
+
+int cfi__rule_reference(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
 {
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op mem[3], *ops;

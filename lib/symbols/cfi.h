@@ -64,6 +64,8 @@ struct cfi_rule {
 
 /* Compiles the rule at pc: 0, or the errors of cfi__step. */
 int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule);
+/* The same by libdw alone: the reference cfi__rule's own reading is tested against. */
+int cfi__rule_reference(struct cfi *c, uint64_t pc, struct cfi_rule *rule);
 
 /* cfi__step with a compiled simple rule. */
 int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, const uint8_t *stack,
