@@ -59,44 +59,65 @@ fi
 
 if want symbolise; then
 # Two shapes of stack: bench/workload.c LEVELS 10 (about 23 frames, the
-# shape of issue #16's figures) and 25 (about 54 frames).
+# shape of issue #16's figures) and 25 (about 54 frames). Each side is run
+# $runs times (alternated) and its median rate kept: this host's noise moves
+# single runs by half (perf script 0.55-0.84 s for the same samples).
+# wall seconds of a command, its output discarded (time(1) gives hundredths: lp-svg takes a few)
+seconds() {
+	local start
+	start=$(date +%s.%N)
+	"$@" > /dev/null 2>&1
+	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for levels in ${LEVELS:-10 25}; do
 	shape="~$((2 * levels + 4)) frames a stack"
-	echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s, $levels levels: $shape)"
-	"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/lp.err"
-	n_lp=$(grep -c '^S' "$work/lp.lp")
-	t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
+	echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s, $levels levels: $shape; median of $runs runs each)"
 	perf record -q -g -F 4999 -o "$work/perf.data" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2>/dev/null
-	/usr/bin/time -o "$work/time" -f '%e' perf script -i "$work/perf.data" > "$work/perf.txt" 2>/dev/null
-	t_script=$(cat "$work/time")
-	n_perf=$(grep -c '^$' "$work/perf.txt" || true)
-	echo "lp-record: $n_lp samples symbolised and written in ${t_sym}s: $(awk -v n="$n_lp" -v t="$t_sym" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-	echo "perf script: $n_perf samples in ${t_script}s: $(awk -v n="$n_perf" -v t="$t_script" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-	echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_sym" -v b="$n_perf" -v tb="$t_script" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 10x)"
+	: > "$work/rates"
+	for r in $(seq "$runs"); do
+		"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/lp.err"
+		n_lp=$(grep -c '^S' "$work/lp.lp")
+		t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
+		t_svg=$(seconds "$bin/lp-svg" "$work/lp.lp")
+		# as a user runs it: lp-record | lp-svg, the two on both cores at once; post-processing is
+		# lp-record's write phase (its own figure) and what lp-svg does after lp-record is done
+		{ "$bin/lp-record" --offcpu-freq 0 -F 4999 "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/pipe.err"
+		  date +%s.%N > "$work/rec-end"; } | "$bin/lp-svg" > "$work/pipe.svg"
+		svg_end=$(date +%s.%N)
+		t_pipe_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/pipe.err")
+		n_pipe=$(sed -n 's/^lp-record: \([0-9]*\) on-CPU samples.*/\1/p' "$work/pipe.err")
+		t_pipe=$(awk -v w="$t_pipe_sym" -v r="$(cat "$work/rec-end")" -v e="$svg_end" 'BEGIN { print w + (e - r) }')
+		t_script=$(seconds perf script -i "$work/perf.data")
+		perf script -i "$work/perf.data" > "$work/perf.txt" 2> /dev/null
+		n_perf=$(grep -c '^$' "$work/perf.txt" || true)
+		t_fg=
+		if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
+			start=$(date +%s.%N)
+			perf script -i "$work/perf.data" 2> /dev/null | "$FLAMEGRAPH/stackcollapse-perf.pl" | "$FLAMEGRAPH/flamegraph.pl" > "$work/perf.svg"
+			t_fg=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+		fi
+		echo "$r $n_lp $t_sym $t_svg $n_pipe $t_pipe_sym $t_pipe $n_perf $t_script ${t_fg:-0}" >> "$work/rates"
+		echo "run $r: lp-record $n_lp samples written in ${t_sym}s, lp-svg ${t_svg}s; piped: write ${t_pipe_sym}s, all ${t_pipe}s; perf script $n_perf samples in ${t_script}s${t_fg:+, with FlameGraph ${t_fg}s}"
+	done
+	sym=$(awk '{ print $2 / ($3 > 0 ? $3 : 0.001) }' "$work/rates" | median)
+	script=$(awk '{ print $8 / ($9 > 0 ? $9 : 0.001) }' "$work/rates" | median)
+	echo "lp-record: $(printf '%.0f' "$sym") samples/s symbolised and written (median)"
+	echo "perf script: $(printf '%.0f' "$script") samples/s (median)"
+	echo "speed-up: $(awk -v a="$sym" -v b="$script" 'BEGIN { printf "%.1f", a / b }')x (target 10x)"
 
-	echo "== recording -> flame graph, post-processing only (the stream above, $shape; FLAMEGRAPH for the peer)"
+	echo "== recording -> flame graph, post-processing only (the streams above, $shape; FLAMEGRAPH for the peer)"
 	# lp: lp-record's own symbolise-and-write phase, then lp-svg on its stream;
 	# perf: perf script | stackcollapse-perf.pl | flamegraph.pl on perf.data of as many samples
-	/usr/bin/time -o "$work/time" -f '%e' "$bin/lp-svg" "$work/lp.lp" > "$work/lp.svg" 2> /dev/null
-	t_svg=$(cat "$work/time")
-	t_lp_all=$(awk -v a="$t_sym" -v b="$t_svg" 'BEGIN { print a + b }')
-	echo "lp: symbolise and write ${t_sym}s + lp-svg ${t_svg}s = ${t_lp_all}s for $n_lp samples: $(awk -v n="$n_lp" -v t="$t_lp_all" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-	# as a user runs it: lp-record | lp-svg, the two on both cores at once; post-processing is
-	# lp-record's write phase (its own figure) and what lp-svg does after lp-record is done
-	{ "$bin/lp-record" --offcpu-freq 0 -F 4999 "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/pipe.err"
-	  date +%s.%N > "$work/rec-end"; } | "$bin/lp-svg" > "$work/pipe.svg"
-	svg_end=$(date +%s.%N)
-	t_pipe_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/pipe.err")
-	n_pipe=$(sed -n 's/^lp-record: \([0-9]*\) on-CPU samples.*/\1/p' "$work/pipe.err")
-	t_pipe=$(awk -v w="$t_pipe_sym" -v r="$(cat "$work/rec-end")" -v e="$svg_end" 'BEGIN { print w + (e - r) }')
-	echo "lp-record | lp-svg (two cores): write phase ${t_pipe_sym}s + lp-svg's rest $(awk -v a="$t_pipe" -v b="$t_pipe_sym" 'BEGIN { print a - b }')s = ${t_pipe}s for $n_pipe samples: $(awk -v n="$n_pipe" -v t="$t_pipe" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
+	one=$(awk '{ print $2 / ($3 + $4 > 0 ? $3 + $4 : 0.001) }' "$work/rates" | median)
+	two=$(awk '{ print $5 / ($7 > 0 ? $7 : 0.001) }' "$work/rates" | median)
+	echo "lp: symbolise and write + lp-svg: $(printf '%.0f' "$one") samples/s (median)"
+	echo "lp-record | lp-svg (two cores): write phase + lp-svg's rest: $(printf '%.0f' "$two") samples/s (median)"
 	if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
-		start=$(date +%s.%N)
-		perf script -i "$work/perf.data" 2> /dev/null | "$FLAMEGRAPH/stackcollapse-perf.pl" | "$FLAMEGRAPH/flamegraph.pl" > "$work/perf.svg"
-		t_fg=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-		echo "perf script | stackcollapse-perf.pl | flamegraph.pl: ${t_fg}s for $n_perf samples: $(awk -v n="$n_perf" -v t="$t_fg" 'BEGIN { printf "%.0f", n / (t > 0 ? t : 0.001) }') samples/s"
-		echo "speed-up: $(awk -v a="$n_lp" -v ta="$t_lp_all" -v b="$n_perf" -v tb="$t_fg" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 50x), one core"
-		echo "speed-up: $(awk -v a="$n_pipe" -v ta="$t_pipe" -v b="$n_perf" -v tb="$t_fg" 'BEGIN { printf "%.1f", (a / ta) / (b / tb) }')x (target 50x), lp-record | lp-svg on two cores (the peer's pipeline runs on both too)"
+		fg=$(awk '{ print $8 / ($10 > 0 ? $10 : 0.001) }' "$work/rates" | median)
+		echo "perf script | stackcollapse-perf.pl | flamegraph.pl: $(printf '%.0f' "$fg") samples/s (median)"
+		echo "speed-up: $(awk -v a="$one" -v b="$fg" 'BEGIN { printf "%.1f", a / b }')x (target 50x), one core"
+		echo "speed-up: $(awk -v a="$two" -v b="$fg" 'BEGIN { printf "%.1f", a / b }')x (target 50x), lp-record | lp-svg on two cores (the peer's pipeline runs on both too)"
 	else
 		echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
 	fi
