@@ -62,11 +62,12 @@ if want symbolise; then
 # shape of issue #16's figures) and 25 (about 54 frames). Each side is run
 # $runs times (alternated) and its median rate kept: this host's noise moves
 # single runs by half (perf script 0.55-0.84 s for the same samples).
-# wall seconds of a command, its output discarded (time(1) gives hundredths: lp-svg takes a few)
+# wall seconds of a command writing its output to file $1 (time(1) gives hundredths: lp-svg takes a few)
 seconds() {
-	local start
+	local start out=$1
+	shift
 	start=$(date +%s.%N)
-	"$@" > /dev/null 2>&1
+	"$@" > "$out" 2> /dev/null
 	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -79,7 +80,7 @@ for levels in ${LEVELS:-10 25}; do
 		"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/lp.err"
 		n_lp=$(grep -c '^S' "$work/lp.lp")
 		t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
-		t_svg=$(seconds "$bin/lp-svg" "$work/lp.lp")
+		t_svg=$(seconds "$work/lp.svg" "$bin/lp-svg" "$work/lp.lp")
 		# as a user runs it: lp-record | lp-svg, the two on both cores at once; post-processing is
 		# lp-record's write phase (its own figure) and what lp-svg does after lp-record is done
 		{ "$bin/lp-record" --offcpu-freq 0 -F 4999 "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/pipe.err"
@@ -88,8 +89,7 @@ for levels in ${LEVELS:-10 25}; do
 		t_pipe_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/pipe.err")
 		n_pipe=$(sed -n 's/^lp-record: \([0-9]*\) on-CPU samples.*/\1/p' "$work/pipe.err")
 		t_pipe=$(awk -v w="$t_pipe_sym" -v r="$(cat "$work/rec-end")" -v e="$svg_end" 'BEGIN { print w + (e - r) }')
-		t_script=$(seconds perf script -i "$work/perf.data")
-		perf script -i "$work/perf.data" > "$work/perf.txt" 2> /dev/null
+		t_script=$(seconds "$work/perf.txt" perf script -i "$work/perf.data")
 		n_perf=$(grep -c '^$' "$work/perf.txt" || true)
 		t_fg=
 		if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
