@@ -519,6 +519,45 @@ record_with_max_stack_4() {
 	run ! grep -q '\[prog\]' gone.lp
 }
 
+@test "a library cut short while the command runs (a copy over it) ends the command, not lp-record: the stream is whole" {
+	cat > spin.c <<'EOF'
+volatile unsigned long spin_sink;
+void spin(void)
+{
+	unsigned long x = spin_sink;
+
+	for (unsigned long i = 0; i < 1000000; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	spin_sink = x;
+}
+EOF
+	cat > main.c <<'EOF'
+#include <stdlib.h>
+#include <time.h>
+void spin(void);
+int main(int argc, char **argv)
+{
+	struct timespec t0, t;
+	double secs = argc > 1 ? atof(argv[1]) : 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		spin();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return 0;
+}
+EOF
+	cc -O2 -g -shared -fPIC -o libspin.so spin.c
+	cc -O2 -g -fno-omit-frame-pointer -o main main.c -L. -lspin -Wl,-rpath,'$ORIGIN'
+	# the library emptied under the running program: its next instruction there is a SIGBUS;
+	# lp-record had the library's CFI mapped and died of it too, with nothing written
+	run -3 --separate-stderr lp-record -o cut.lp -- sh -c './main 3 & sleep 0.5; : > libspin.so; wait $!; exit 3'
+	grep -qP '^P\t\d+\t\d+\t\d+\texit\tmain\tsignal=SIGBUS$' cut.lp
+	run -0 awk -F'\t' '$1 == "S" && $5 == "main" && $8 ~ /;main;spin$/ { n++ } END { print n + 0 }' cut.lp
+	(( output > 100 )) || fail "$output samples of main;spin: $(cut -f8 cut.lp | sort | uniq -c | sort -rn | head -5)"
+}
+
 @test "--stack-size: a bigger snapshot reaches main past frames bigger than the default one" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success

@@ -75,21 +75,9 @@ void hugemem__release(void *p, size_t size)
 		free(p);
 }
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-
-void hugemem__prefault_read(const void *p, size_t len)
-{
-	uintptr_t page = 4096, lo = (uintptr_t)p & ~(page - 1), hi = (uintptr_t)p + len;
-
-	/* before Linux 5.14 the pages fault in as they are read, as without this */
-	if (len)
-		madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
-}
 
 void hugemem__prefault(void *p, size_t len)
 {

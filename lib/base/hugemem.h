@@ -47,12 +47,6 @@ void hugemem__release(void *p, size_t size);
  * the process held before).
  */
 void hugemem__prefault(void *p, size_t len);
-/*
- * The same for memory only read, a file's mapping (no copy of its pages is
- * made): its page tables filled in one call, not a fault per 4 KB page as
- * a binary search through it touches them.
- */
-void hugemem__prefault_read(const void *p, size_t len);
 
 /*
  * Grows malloc's heap by size bytes (at most HUGEMEM_HEAP_MAX) in huge pages,

@@ -13,7 +13,6 @@
 
 #include "arch.h"
 #include "ehframe.h"
-#include "hugemem.h"
 
 /* the frame pointer, stack pointer and return address's DWARF numbers (arch.h) */
 enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA, DWARF_LINK = LP_DWARF_LINK };
@@ -63,9 +62,6 @@ static struct eh_frame *own_rules(Elf *elf)
 	}
 	if (!hdr || !eh || !hdr->d_buf || !eh->d_buf)
 		return NULL;
-	/* a file's are read while the command runs: what the write phase reads is in its page tables then */
-	hugemem__prefault_read(hdr->d_buf, hdr->d_size);
-	hugemem__prefault_read(eh->d_buf, eh->d_size);
 	return eh_frame__new(hdr->d_buf, hdr->d_size, hdr_addr, eh->d_buf, eh->d_size, eh_addr);
 }
 
@@ -104,7 +100,13 @@ struct cfi *cfi__open(const char *path)
 	if (fd < 0)
 		return NULL;
 	elf_version(EV_CURRENT);
-	return wrap(fd, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	/*
+	 * Read, not mapped: the sections are kept to the end of the write
+	 * phase, and a library cut short meanwhile (a copy over it, as make
+	 * install does) would make a mapping of it SIGBUS lp-record, losing
+	 * the whole recording.
+	 */
+	return wrap(fd, elf_begin(fd, ELF_C_READ, NULL));
 }
 
 struct cfi *cfi__open_memory(const void *image, size_t size)
