@@ -8,9 +8,19 @@
 
 #include "arch.h"
 
+/*
+ * Every COARSE_STEP-th entry's initial location, in an array of its own: a
+ * search through it stays in a few cache lines, and the one through the
+ * table after it in one or two (cc1's table is 360 KB: a plain binary
+ * search missed the cache at almost every one of its 16 steps).
+ */
+enum { COARSE_STEP = 16 };
+
 struct eh_frame {
 	const uint8_t *table;	/* .eh_frame_hdr's (initial location, FDE) pairs, sorted */
 	size_t count;
+	uint64_t *coarse;	/* initial locations of entries 0, COARSE_STEP, ... */
+	size_t ncoarse;
 	uint64_t hdr_addr;
 	const uint8_t *eh;
 	size_t eh_size;
@@ -123,6 +133,15 @@ static uint64_t pointer(struct cursor *c, uint8_t enc, uint64_t datarel)
 	return v;
 }
 
+/* Field 0 (the initial location) or 1 (the FDE's address) of entry i of the table. */
+static uint64_t table_loc(const struct eh_frame *f, size_t i, int field)
+{
+	const uint8_t *p = f->table + i * 8 + (size_t)field * 4;
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+
+	return f->hdr_addr + (uint64_t)(int64_t)(int32_t)v;
+}
+
 struct eh_frame *eh_frame__new(const uint8_t *hdr, size_t hdr_size, uint64_t hdr_addr, const uint8_t *eh,
 			       size_t eh_size, uint64_t eh_addr)
 {
@@ -145,21 +164,26 @@ struct eh_frame *eh_frame__new(const uint8_t *hdr, size_t hdr_size, uint64_t hdr
 	}
 	if (!(f = calloc(1, sizeof(*f))))
 		return NULL;
-	*f = (struct eh_frame){ c.p, (size_t)count, hdr_addr, eh, eh_size, eh_addr };
+	*f = (struct eh_frame){ .table = c.p, .count = (size_t)count, .hdr_addr = hdr_addr, .eh = eh,
+				.eh_size = eh_size, .eh_addr = eh_addr };
+	f->ncoarse = (f->count + COARSE_STEP - 1) / COARSE_STEP;
+	if (f->ncoarse && !(f->coarse = malloc(f->ncoarse * sizeof(*f->coarse)))) {
+		free(f);
+		return NULL;
+	}
+	for (size_t i = 0; i < f->ncoarse; i++)
+		f->coarse[i] = table_loc(f, i * COARSE_STEP, 0);
 	return f;
 }
 
 void eh_frame__free(struct eh_frame *f)
 {
+	if (!f)
+		return;
+	free(f->coarse);
 	free(f);
 }
 
-static uint64_t table_loc(const struct eh_frame *f, size_t i, int field)
-{
-	struct cursor c = { f->table + i * 8 + (size_t)field * 4, f->table + i * 8 + 8, 0, false };
-
-	return f->hdr_addr + (uint64_t)(int64_t)(int32_t)fixed(&c, 4);
-}
 
 struct cie {
 	uint64_t code_align;
@@ -423,14 +447,26 @@ static bool fits(int64_t v)
 
 int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 {
-	size_t lo = 0, hi = f->count;
+	size_t lo = 0, hi = f->ncoarse;
 	uint64_t fde_off, cie_field, cie_id, len, begin, range;
 	struct cursor c;
 	struct cie cie;
 	struct machine m;
 	int ret;
 
-	/* the last FDE starting at or before pc */
+	/* the last FDE starting at or before pc: its group of COARSE_STEP, then in the table */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->coarse[mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -ENOENT;
+	hi = lo * COARSE_STEP < f->count ? lo * COARSE_STEP : f->count;
+	lo = (lo - 1) * COARSE_STEP + 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -439,8 +475,6 @@ int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 		else
 			hi = mid;
 	}
-	if (lo == 0)
-		return -ENOENT;
 	fde_off = table_loc(f, lo - 1, 1) - f->eh_addr;
 	if (fde_off >= f->eh_size)
 		return -ENOTSUP;
