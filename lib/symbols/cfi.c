@@ -34,7 +34,7 @@ enum { OWN_RULES = 1 };
 enum { OWN_RULES = 0 };
 #endif
 
-/* The image's .eh_frame and .eh_frame_hdr, read in place, or NULL. */
+/* The image's .eh_frame and .eh_frame_hdr, as libelf holds them, or NULL. */
 static struct eh_frame *own_rules(Elf *elf)
 {
 	const Elf_Data *hdr = NULL, *eh = NULL;
@@ -102,9 +102,9 @@ struct cfi *cfi__open(const char *path)
 	elf_version(EV_CURRENT);
 	/*
 	 * Read, not mapped: the sections are kept to the end of the write
-	 * phase, and a library cut short meanwhile (a copy over it, as make
-	 * install does) would make a mapping of it SIGBUS lp-record, losing
-	 * the whole recording.
+	 * phase, and a library cut short meanwhile (cp over it rewrites it in
+	 * place) would make a mapping of it SIGBUS lp-record, losing the
+	 * whole recording.
 	 */
 	return wrap(fd, elf_begin(fd, ELF_C_READ, NULL));
 }
