@@ -6,7 +6,7 @@
 # number of samples. Needs root (or perf_event_paranoid <= 1) and perf.
 #
 #   bench/record.sh
-#   SECTIONS="slowdown symbolise events" RUNS=5 bench/record.sh   (which parts)
+#   SECTIONS="slowdown symbolise nofp events" RUNS=5 bench/record.sh   (which parts)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${LP_BUILD:-$top/build}/bin
@@ -28,7 +28,16 @@ best() {
 	done
 	echo "$b"
 }
-sections=" ${SECTIONS:-slowdown stack-size symbolise events} "
+# wall seconds of a command writing its output to file $1 (time(1) gives hundredths: lp-svg takes a few)
+seconds() {
+	local start out=$1
+	shift
+	start=$(date +%s.%N)
+	"$@" > "$out" 2> /dev/null
+	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+sections=" ${SECTIONS:-slowdown stack-size symbolise nofp events} "
 want() { [[ $sections == *" $1 "* ]]; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
 
@@ -62,15 +71,6 @@ if want symbolise; then
 # shape of issue #16's figures) and 25 (about 54 frames). Each side is run
 # $runs times (alternated) and its median rate kept: this host's noise moves
 # single runs by half (perf script 0.55-0.84 s for the same samples).
-# wall seconds of a command writing its output to file $1 (time(1) gives hundredths: lp-svg takes a few)
-seconds() {
-	local start out=$1
-	shift
-	start=$(date +%s.%N)
-	"$@" > "$out" 2> /dev/null
-	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }'
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for levels in ${LEVELS:-10 25}; do
 	shape="~$((2 * levels + 4)) frames a stack"
 	echo "== a symbolised stream of the same samples (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s, $levels levels: $shape; median of $runs runs each)"
@@ -122,6 +122,34 @@ for levels in ${LEVELS:-10 25}; do
 		echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
 	fi
 done
+
+fi
+
+if want nofp; then
+# The same workload built as most programs are, without frame pointers:
+# every caller comes from CFI. lp-record unwinds the stack it copied with
+# each sample (2 KB by default, enough here); perf record --call-graph dwarf
+# copies 8 KB and perf script unwinds it with libdw or libunwind.
+gcc -O2 -g -fomit-frame-pointer -pthread -o "$work/workload-nofp" "$top/bench/workload.c"
+levels=${LEVELS_NOFP:-10}
+echo "== without frame pointers: a symbolised stream by CFI (-F 4999, 2 threads, ${SECONDS_RECORDED:-4}s, $levels levels; median of $runs runs each)"
+perf record -q -F 4999 --call-graph dwarf -o "$work/nofp.data" "$work/workload-nofp" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> /dev/null
+: > "$work/nofp-rates"
+for r in $(seq "$runs"); do
+	"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/nofp.lp" "$work/workload-nofp" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/nofp.err"
+	n_lp=$(grep -c '^S' "$work/nofp.lp")
+	t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/nofp.err")
+	stopped=$(awk -F'\t' '$1 == "S" && $8 ~ /^\[unwind stopped\]/ { n++ } END { print n + 0 }' "$work/nofp.lp")
+	t_script=$(seconds "$work/nofp.txt" perf script -i "$work/nofp.data")
+	n_perf=$(grep -c '^$' "$work/nofp.txt" || true)
+	echo "$n_lp $t_sym $n_perf $t_script" >> "$work/nofp-rates"
+	echo "run $r: lp-record $n_lp samples ($stopped [unwind stopped]) written in ${t_sym}s; perf script $n_perf samples in ${t_script}s"
+done
+sym=$(awk '{ print $1 / ($2 > 0 ? $2 : 0.001) }' "$work/nofp-rates" | median)
+script=$(awk '{ print $3 / ($4 > 0 ? $4 : 0.001) }' "$work/nofp-rates" | median)
+echo "lp-record: $(printf '%.0f' "$sym") samples/s symbolised and written by CFI (median); perf.data $(stat -c %s "$work/nofp.data") bytes, the lp stream $(stat -c %s "$work/nofp.lp")"
+echo "perf script (--call-graph dwarf): $(printf '%.0f' "$script") samples/s (median)"
+echo "speed-up: $(awk -v a="$sym" -v b="$script" 'BEGIN { printf "%.1f", a / b }')x"
 
 fi
 
