@@ -85,10 +85,14 @@ static void read_layout(struct elfsym *e, Elf *elf)
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
+		/* only these two are read: the file is read, not mapped, section by section */
+		if (!(sh.sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0) &&
+		    strcmp(name, ".gnu_debuglink") != 0)
+			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf)
 			continue;
-		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0) {
+		if (sh.sh_type == SHT_NOTE) {
 			GElf_Nhdr nh;
 			size_t name_off, desc_off;
 
@@ -377,11 +381,14 @@ static int frame_pointer_share(Elf *elf)
 
 		const unsigned char *body;
 
-		if (!code || !gelf_getshdr(code, &sh) || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(code, NULL)) ||
-		    !d->d_buf || funcs[i].st_value < sh.sh_addr ||
-		    funcs[i].st_value - sh.sh_addr + funcs[i].st_size > d->d_size)
+		/* the function's bytes only, not its whole section (cc1's .text is 20 MB) */
+		if (!code || !gelf_getshdr(code, &sh) || sh.sh_type != SHT_PROGBITS || funcs[i].st_value < sh.sh_addr ||
+		    funcs[i].st_value - sh.sh_addr > sh.sh_size || funcs[i].st_size > sh.sh_size - (funcs[i].st_value - sh.sh_addr) ||
+		    !(d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + (funcs[i].st_value - sh.sh_addr)),
+					       funcs[i].st_size, ELF_T_BYTE)) ||
+		    !d->d_buf || d->d_size < funcs[i].st_size)
 			continue;
-		body = (const unsigned char *)d->d_buf + (funcs[i].st_value - sh.sh_addr);
+		body = d->d_buf;
 		/* leaves may go without a frame even when built with frame pointers: count callers (a call opcode) */
 		if (!memchr(body, 0xe8, funcs[i].st_size))
 			continue;
@@ -400,7 +407,8 @@ static int load_symbols_from(struct elfsym *e, const char *path, bool debug)
 
 	if (fd < 0)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: a file cut short while it is read (cp over it) would SIGBUS lp-record */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
