@@ -5,7 +5,6 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,37 +33,6 @@ enum { OWN_RULES = 1 };
 enum { OWN_RULES = 0 };
 #endif
 
-/* The image's .eh_frame and .eh_frame_hdr, as libelf holds them, or NULL. */
-static struct eh_frame *own_rules(Elf *elf)
-{
-	const Elf_Data *hdr = NULL, *eh = NULL;
-	uint64_t hdr_addr = 0, eh_addr = 0;
-	Elf_Scn *scn = NULL;
-	size_t names;
-
-	if (!OWN_RULES || elf_getshdrstrndx(elf, &names) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		/* LLVM's linker types them as x86-64's unwind tables */
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND) ||
-		    !(name = elf_strptr(elf, names, sh.sh_name)))
-			continue;
-		if (strcmp(name, ".eh_frame_hdr") == 0) {
-			hdr = elf_rawdata(scn, NULL);
-			hdr_addr = sh.sh_addr;
-		} else if (strcmp(name, ".eh_frame") == 0) {
-			eh = elf_rawdata(scn, NULL);
-			eh_addr = sh.sh_addr;
-		}
-	}
-	if (!hdr || !eh || !hdr->d_buf || !eh->d_buf)
-		return NULL;
-	return eh_frame__new(hdr->d_buf, hdr->d_size, hdr_addr, eh->d_buf, eh->d_size, eh_addr);
-}
-
 static struct cfi *wrap(int fd, Elf *elf)
 {
 	struct cfi *c;
@@ -89,7 +57,7 @@ static struct cfi *wrap(int fd, Elf *elf)
 	c->fd = fd;
 	c->elf = elf;
 	c->cfi = cfi;
-	c->eh = own_rules(elf);
+	c->eh = OWN_RULES ? eh_frame__from_elf(elf) : NULL;
 	return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,26 +61,8 @@ static uint64_t fixed(struct cursor *c, size_t n)
 	return v;
 }
 
-static uint64_t uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-
-	for (unsigned shift = 0;; shift += 7) {
-		uint8_t b;
-
-		if (c->p == c->end || shift >= 64) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p;
-		skip(c, 1);
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-}
-
-static int64_t sleb(struct cursor *c)
+/* A LEB128 number; signed, its last byte's bit 6 extended. */
+static uint64_t leb128(struct cursor *c, bool is_signed)
 {
 	uint64_t v = 0;
 
@@ -94,11 +77,21 @@ static int64_t sleb(struct cursor *c)
 		skip(c, 1);
 		v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
-			if (shift + 7 < 64 && (b & 0x40))
+			if (is_signed && shift + 7 < 64 && (b & 0x40))
 				v |= ~(uint64_t)0 << (shift + 7);
-			return (int64_t)v;
+			return v;
 		}
 	}
+}
+
+static uint64_t uleb(struct cursor *c)
+{
+	return leb128(c, false);
+}
+
+static int64_t sleb(struct cursor *c)
+{
+	return (int64_t)leb128(c, true);
 }
 
 /*
@@ -174,6 +167,40 @@ struct eh_frame *eh_frame__new(const uint8_t *hdr, size_t hdr_size, uint64_t hdr
 	for (size_t i = 0; i < f->ncoarse; i++)
 		f->coarse[i] = table_loc(f, i * COARSE_STEP, 0);
 	return f;
+}
+
+struct eh_frame *eh_frame__from_elf(Elf *elf)
+{
+	const Elf_Data *hdr = NULL, *eh = NULL;
+	uint64_t hdr_addr = 0, eh_addr = 0;
+	Elf_Scn *scn = NULL;
+	size_t names;
+
+	if (elf_getshdrstrndx(elf, &names) != 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		/* LLVM's linker types them as x86-64's unwind tables */
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND) ||
+		    !(name = elf_strptr(elf, names, sh.sh_name)))
+			continue;
+		if (strcmp(name, ".eh_frame_hdr") == 0) {
+			hdr = elf_rawdata(scn, NULL);
+			hdr_addr = sh.sh_addr;
+		} else if (strcmp(name, ".eh_frame") == 0) {
+			eh = elf_rawdata(scn, NULL);
+			eh_addr = sh.sh_addr;
+		}
+	}
+	if (!hdr || !eh || !hdr->d_buf || !eh->d_buf) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return eh_frame__new(hdr->d_buf, hdr->d_size, hdr_addr, eh->d_buf, eh->d_size, eh_addr);
 }
 
 void eh_frame__free(struct eh_frame *f)

@@ -13,6 +13,7 @@
 #ifndef LP_EHFRAME_H
 #define LP_EHFRAME_H
 
+#include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,12 @@ struct eh_frame;
  */
 struct eh_frame *eh_frame__new(const uint8_t *hdr, size_t hdr_size, uint64_t hdr_addr, const uint8_t *eh,
 			       size_t eh_size, uint64_t eh_addr);
+/*
+ * The same from an ELF image's .eh_frame_hdr and .eh_frame sections, as
+ * libelf holds them (the image must outlive the object): NULL+errno, ENOENT
+ * where it has not both.
+ */
+struct eh_frame *eh_frame__from_elf(Elf *elf);
 void eh_frame__free(struct eh_frame *f);
 
 /*

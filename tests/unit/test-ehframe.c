@@ -52,37 +52,21 @@ struct image {
 
 static bool open_image(const char *path, struct image *im)
 {
-	const Elf_Data *hdr = NULL, *eh = NULL;
-	uint64_t hdr_addr = 0, eh_addr = 0;
 	Elf_Scn *scn = NULL;
-	size_t names;
 
 	memset(im, 0, sizeof(*im));
 	elf_version(EV_CURRENT);
 	if ((im->fd = open(path, O_RDONLY)) < 0)
 		return false;
-	im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL);
-	if (!im->elf || elf_getshdrstrndx(im->elf, &names) != 0)
+	if (!(im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL)))
 		return false;
 	while ((scn = elf_nextscn(im->elf, scn))) {
 		GElf_Shdr sh;
-		const char *name;
 
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(im->elf, names, sh.sh_name)))
-			continue;
-		if (strcmp(name, ".eh_frame_hdr") == 0) {
-			hdr = elf_rawdata(scn, NULL);
-			hdr_addr = sh.sh_addr;
-		} else if (strcmp(name, ".eh_frame") == 0) {
-			eh = elf_rawdata(scn, NULL);
-			eh_addr = sh.sh_addr;
-		} else if ((sh.sh_flags & SHF_EXECINSTR) && im->ncode < 16) {
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && im->ncode < 16)
 			im->code[im->ncode++] = (struct section){ sh.sh_addr, sh.sh_size };
-		}
 	}
-	if (!hdr || !eh)
-		return false;
-	im->eh = eh_frame__new(hdr->d_buf, hdr->d_size, hdr_addr, eh->d_buf, eh->d_size, eh_addr);
+	im->eh = eh_frame__from_elf(im->elf);
 	return im->eh != NULL;
 }
 
