@@ -343,6 +343,24 @@ static int cmp_size_desc(const void *a, const void *b)
 	return (x->st_size < y->st_size) - (x->st_size > y->st_size);
 }
 
+/* The bytes of function sym, read alone (not its whole section: cc1's .text is 20 MB), or NULL. */
+static const unsigned char *function_bytes(Elf *elf, const GElf_Sym *sym)
+{
+	Elf_Scn *code = elf_getscn(elf, sym->st_shndx);
+	GElf_Shdr sh;
+	Elf_Data *d;
+	uint64_t off;
+
+	if (!code || !gelf_getshdr(code, &sh) || sh.sh_type != SHT_PROGBITS || sym->st_value < sh.sh_addr)
+		return NULL;
+	off = sym->st_value - sh.sh_addr;
+	if (off > sh.sh_size || sym->st_size > sh.sh_size - off ||
+	    !(d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + off), sym->st_size, ELF_T_BYTE)) ||
+	    !d->d_buf || d->d_size < sym->st_size)
+		return NULL;
+	return d->d_buf;
+}
+
 /* The share of the 50 biggest non-leaf functions of .symtab that set up a frame pointer. */
 static int frame_pointer_share(Elf *elf)
 {
@@ -376,19 +394,10 @@ static int frame_pointer_share(Elf *elf)
 	if (n)
 		qsort(funcs, n, sizeof(*funcs), cmp_size_desc);
 	for (size_t i = 0; i < n && checked < 50; i++) {
-		Elf_Scn *code = elf_getscn(elf, funcs[i].st_shndx);
-		Elf_Data *d;
+		const unsigned char *body = function_bytes(elf, &funcs[i]);
 
-		const unsigned char *body;
-
-		/* the function's bytes only, not its whole section (cc1's .text is 20 MB) */
-		if (!code || !gelf_getshdr(code, &sh) || sh.sh_type != SHT_PROGBITS || funcs[i].st_value < sh.sh_addr ||
-		    funcs[i].st_value - sh.sh_addr > sh.sh_size || funcs[i].st_size > sh.sh_size - (funcs[i].st_value - sh.sh_addr) ||
-		    !(d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + (funcs[i].st_value - sh.sh_addr)),
-					       funcs[i].st_size, ELF_T_BYTE)) ||
-		    !d->d_buf || d->d_size < funcs[i].st_size)
+		if (!body)
 			continue;
-		body = d->d_buf;
 		/* leaves may go without a frame even when built with frame pointers: count callers (a call opcode) */
 		if (!memchr(body, 0xe8, funcs[i].st_size))
 			continue;

@@ -408,8 +408,6 @@ static struct elfsym *file_symbols(struct file *f)
 	return f->elf;
 }
 
-
-/* Appends a user frame; 1 (not 0) when ip lies in no executable mapping of pid. */
 /* Whether process p maps a file whose name starts with prefix (a runtime's program or library: python3.11). */
 static bool maps_file(const struct symbolizer *s, const struct process *p, const char *prefix)
 {
@@ -495,6 +493,10 @@ static struct mapping *mapping_at(struct process *p, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Appends a user frame of pid, at mapping m of process p (either NULL where
+ * there is none); 1 (not 0) when ip lies in no executable mapping of pid.
+ */
 static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const struct mapping *m, uint64_t ip,
 		      bool precise, struct strbuf *stack, struct strbuf *locs)
 {
