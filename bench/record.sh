@@ -118,6 +118,17 @@ for levels in ${LEVELS:-10 25}; do
 		echo "perf script | stackcollapse-perf.pl | flamegraph.pl: $(printf '%.0f' "$fg") samples/s (median)"
 		echo "speed-up: $(awk -v a="$one" -v b="$fg" 'BEGIN { printf "%.1f", a / b }')x (target 50x), one core"
 		echo "speed-up: $(awk -v a="$two" -v b="$fg" 'BEGIN { printf "%.1f", a / b }')x (target 50x), lp-record | lp-svg on two cores (the peer's pipeline runs on both too)"
+		# What the stream's bytes alone cost on this machine, next to what
+		# 50x leaves for all of lp's work: a floor no parser can go under
+		# (copies and pipes are far dearer in some VMs than on bare metal).
+		: > "$work/floor"
+		for _ in $(seq "$runs"); do
+			echo "$(seconds /dev/null cat "$work/lp.lp") $(seconds /dev/null sh -c 'cat "$1" | cat' sh "$work/lp.lp")" >> "$work/floor"
+		done
+		n_last=$(grep -c '^S' "$work/lp.lp")
+		echo "the stream alone ($(awk -v s="$(stat -c %s "$work/lp.lp")" 'BEGIN { printf "%.1f", s / 1e6 }') MB, $n_last samples):" \
+			"read $(cut -d' ' -f1 "$work/floor" | median)s, through a pipe $(cut -d' ' -f2 "$work/floor" | median)s (medians);" \
+			"the 50x target leaves $(awk -v n="$n_last" -v r="$fg" 'BEGIN { printf "%.4f", n / r / 50 }')s for these samples"
 	else
 		echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
 	fi
