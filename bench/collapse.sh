@@ -13,6 +13,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 lp=${LP_BUILD:-$top/build}/bin/lp-collapse
+svg=${LP_BUILD:-$top/build}/bin/lp-svg
 min_mb=${MIN_MB:-200}
 seconds=${SECONDS_RECORDED:-6}
 work=$(mktemp -d /tmp/lp-bench-collapse.XXXXXX)
@@ -83,9 +84,23 @@ else
 	echo "== stackcollapse-perf.pl skipped: set FLAMEGRAPH to a FlameGraph checkout"
 fi
 
+echo "== perf script text -> SVG (best of 3): lp-svg -j 2 and -j 1$([ -n "${FLAMEGRAPH:-}" ] && echo "; stackcollapse-perf.pl | flamegraph.pl")"
+read -r t_svg kb_svg < <(measure 3 "$svg" -j 2 "$work/perf.txt")
+cp "$work/out" "$work/two.svg"
+read -r t_svg1 kb_svg1 < <(measure 3 "$svg" -j 1 "$work/perf.txt")
+cmp -s "$work/out" "$work/two.svg" && same="the same SVG" || same="a DIFFERENT SVG"
+echo "lp-svg -j 2: ${t_svg}s, peak ${kb_svg} KB; -j 1: ${t_svg1}s, peak ${kb_svg1} KB, $same"
+t_fg=
+if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
+	read -r t_fg kb_fg < <(measure 1 sh -c 'perl "$1/stackcollapse-perf.pl" "$2" | perl "$1/flamegraph.pl"' sh \
+		"$FLAMEGRAPH" "$work/perf.txt")
+	echo "stackcollapse-perf.pl | flamegraph.pl: ${t_fg}s, peak ${kb_fg} KB"
+fi
+
 echo "== summary"
 echo "lp-collapse throughput on perf script text: $(mbps "$bytes" "$t_lp") MB/s on 2 cores, $(mbps "$bytes" "$t_lpj1") MB/s on one (target >= 400; issue #16: about 1 GB/s)"
 echo "lp-collapse throughput on lp stream: $(mbps "$lpbytes" "$t_lpin") MB/s"
 [ -z "$t_pl" ] || echo "speed-up over stackcollapse-perf.pl: $(ratio "$t_pl" "$t_lp")x on 2 cores, $(ratio "$t_pl" "$t_lpj1")x on one (target >= 30x); memory: $(ratio "$kb_pl" "$kb_lp")x less"
+[ -z "$t_fg" ] || echo "perf script text -> SVG: lp-svg $(ratio "$t_fg" "$t_svg")x faster than stackcollapse-perf.pl | flamegraph.pl on 2 cores, $(ratio "$t_fg" "$t_svg1")x on one"
 echo "speed-up over perf script report stackcollapse: $(ratio "$(awk -v t="$t_report" -v c="$copies" 'BEGIN { print t * c }')" "$t_lp")x"
 echo "speed-up over perf script alone (text generation): $(ratio "$(awk -v t="$t_script" -v c="$copies" 'BEGIN { print t * c }')" "$t_lp")x"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "numparse.h"
 
@@ -77,6 +78,22 @@ void usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
 	exit(EXIT_USAGE);
+}
+
+unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n >= 2 ? 2 : 1;
+}
+
+unsigned jobs_arg(const char *arg)
+{
+	uint64_t n;
+
+	if (parse_u64(arg, strlen(arg), &n) < 0 || n < 1 || n > 1024)
+		usage_error("--jobs needs a number of cores from 1 to 1024, got '%s'", arg);
+	return (unsigned)n;
 }
 
 void widen_pipe(int fd)

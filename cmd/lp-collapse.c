@@ -5,11 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmdutil.h"
 #include "inputs.h"
-#include "numparse.h"
 #include "profile.h"
 
 static const char usage_text[] =
@@ -47,14 +45,6 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
 	OPT_SAMPLES, OPT_TIME_ORDERED, OPT_BY,
 };
-
-/* Cores for perf script text: two halves at most, when there are two CPUs to run them. */
-static unsigned default_jobs(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n >= 2 ? 2 : 1;
-}
 
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -116,14 +106,9 @@ int main(int argc, char **argv)
 		case OPT_EVENT_FILTER:
 			o.event_filter = optarg;
 			break;
-		case 'j': {
-			uint64_t n;
-
-			if (parse_u64(optarg, strlen(optarg), &n) < 0 || n < 1 || n > 1024)
-				usage_error("--jobs needs a number of cores from 1 to 1024, got '%s'", optarg);
-			o.jobs = (unsigned)n;
+		case 'j':
+			o.jobs = jobs_arg(optarg);
 			break;
-		}
 		case 'e':
 			add_events(optarg, &events, &o.nevents);
 			break;

@@ -52,6 +52,8 @@ static const char usage_text[] =
 	"      --max-depth=N     draw N frames of a deeper stack, the rest as one frame\n"
 	"                        (2048; 0: all)\n"
 	"  -f, --format=FMT      read inputs as lp, perf or folded (default auto)\n"
+	"  -j, --jobs=N          perf: read a big file (32 MB or more) on 2 cores when N\n"
+	"                        is 2 or more (default: 2 when there are 2 CPUs); 1: one\n"
 	"Looks (flamegraph.pl's options):\n"
 	"      --title=TEXT --subtitle=TEXT --notes=TEXT\n"
 	"      --width=PX (1200) --height=PX frame height (16) --minwidth=PX|N% (0.1)\n"
@@ -102,6 +104,7 @@ static const struct option long_options[] = {
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "event", required_argument, NULL, 'e' },
 	{ "format", required_argument, NULL, 'f' },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -191,7 +194,7 @@ int main(int argc, char **argv)
 		.fontsize = 12, .fontwidth = 0.59, .width = 1200, .frameheight = 16,
 		.minwidth = 1, .palette = "hot", .hash = HASH_NAME_RANDOM,
 	};
-	struct profile_opts co = { .warn = print_warning, .diff = true };
+	struct profile_opts co = { .warn = print_warning, .diff = true, .jobs = default_jobs() };
 	struct flamesvg_assets assets = { flamegraph_js, flamegraph_css, flamegraph_js_len,
 					  flamegraph_css_len };
 	const char **events = NULL;
@@ -205,7 +208,7 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 20];
 
 	progname = "lp-svg";
-	while ((opt = getopt_long(argc, argv, "e:f:hV", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:f:j:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_TITLE: so.title = optarg; break;
 		case OPT_SUBTITLE: so.subtitle = optarg; break;
@@ -274,6 +277,7 @@ int main(int argc, char **argv)
 			co.only_pid = (int64_t)u;
 			break;
 		case 'e': add_events(optarg, &events, &co.nevents); break;
+		case 'j': co.jobs = jobs_arg(optarg); break;
 		case OPT_BY: parse_by(optarg, &co); break;
 		case 'f':
 			if (lp_format__parse(optarg, &co.format) < 0)

@@ -232,3 +232,61 @@ setup() {
 	[[ "$stderr" == *"1 stacks are deeper than 10 frames"* ]]
 	run -2 --separate-stderr lp-svg --max-depth many deep.folded
 }
+
+# perf script text big enough to be read on two cores (32 MB or more): the demo's, 340 times.
+big_perf() {
+	for i in $(seq 340); do cat "$DATA/demo.perf-script.txt"; done > big.txt
+	[ "$(stat -c %s big.txt)" -ge $((32 << 20)) ]
+}
+
+@test "perf script on two cores: the same picture as on one, the second half read by a thread" {
+	big_perf
+	run --separate-stderr lp-svg -j 2 big.txt
+	assert_success
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" > two.svg
+	lp-svg -j 1 big.txt > one.svg
+	cmp one.svg two.svg
+	# a picture of what one copy says, 340 times over
+	lp-collapse "$DATA/demo.perf-script.txt" | awk '{ n = $NF; $NF = ""; printf "%s%.0f\n", $0, n * 340 }' > expected.folded
+	lp-svg expected.folded > expected.svg
+	grep -o '<rect [^>]*>\|<text [^>]*>[^<]*</text>' expected.svg > expected.frames
+	grep -o '<rect [^>]*>\|<text [^>]*>[^<]*</text>' two.svg > two.frames
+	[ "$(wc -l < two.frames)" -gt 10 ]
+	cmp expected.frames two.frames
+	if command -v strace > /dev/null; then
+		# (LeakSanitizer, in the sanitizer build, cannot work under ptrace)
+		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+		strace -f -e trace=clone3,clone -o two.trace lp-svg -j 2 big.txt > /dev/null
+		grep -q 'clone' two.trace || fail "lp-svg -j 2 started no thread"
+		strace -f -e trace=clone3,clone -o one.trace lp-svg -j 1 big.txt > /dev/null
+		! grep -q 'clone' one.trace || fail "lp-svg -j 1 started a thread"
+	fi
+}
+
+@test "perf script on two cores: --max-depth counts every sample it cuts, in both halves" {
+	big_perf
+	run --separate-stderr lp-svg -j 1 --max-depth 3 big.txt
+	assert_success
+	one_err=$stderr
+	# the samples of four frames with the comm: the main thread's
+	deep=$(awk '/^demo / { n = 0; next } /^\t/ { n++ } /^$/ && n == 3 { d++ } END { print d }' big.txt)
+	assert_equal "$one_err" "lp-svg: warning: $deep stacks are deeper than 3 frames: their deeper frames are drawn as one [deeper frames folded] frame (--max-depth)"
+	run --separate-stderr lp-svg -j 2 --max-depth 3 big.txt
+	assert_success
+	assert_equal "$stderr" "$one_err"
+}
+
+@test "perf script on two cores: an error in the second half is the one of one core, on its line" {
+	big_perf
+	{ cat big.txt; printf 'demo 1 1.0: 1 cpu-clock:pppH:\n\tnot a frame line at all\n'; } > bad.txt
+	run -1 --separate-stderr lp-svg -j 2 bad.txt
+	[[ "$stderr" == "lp-svg: bad.txt:$(( $(wc -l < big.txt) + 2 )): "* ]] || fail "$stderr"
+	assert_output ''
+	two_err=$stderr
+	run -1 --separate-stderr lp-svg -j 1 bad.txt
+	assert_equal "$stderr" "$two_err"
+	run -2 --separate-stderr lp-svg -j 0 big.txt
+	assert_equal "$stderr" "lp-svg: --jobs needs a number of cores from 1 to 1024, got '0'
+Try 'lp-svg --help' for more information."
+}

@@ -25,7 +25,7 @@ static int reverse_frames(struct strbuf *out, const char *stack, size_t len)
 /*
  * A stack of more than max_depth frames keeps its first max_depth, and one
  * FLAME_DEEPER frame stands for the rest: a picture of a runaway recursion
- * stays drawable (a 25M-frame stack made a 3 GB SVG).
+ * stays drawable (a 25M-frame stack made a 3 GB SVG). 1 when it was cut.
  */
 static int cap_depth(struct flame_sink *s, const char **stack, size_t *len)
 {
@@ -47,13 +47,13 @@ static int cap_depth(struct flame_sink *s, const char **stack, size_t *len)
 		return -ENOMEM;
 	*stack = s->capped.s;
 	*len = s->capped.len;
-	s->folded++;
-	return 0;
+	return 1;
 }
 
-int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t weight)
+int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t weight, uint64_t samples)
 {
 	struct flame_sink *s = ctx;
+	int cut;
 
 	if (s->reverse) {
 		if (reverse_frames(&s->reversed, stack, len) < 0)
@@ -61,8 +61,9 @@ int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t 
 		stack = s->reversed.s;
 		len = s->reversed.len;
 	}
-	if (cap_depth(s, &stack, &len) < 0)
-		return -ENOMEM;
+	if ((cut = cap_depth(s, &stack, &len)) < 0)
+		return cut;
+	s->folded += cut ? samples : 0;
 	return flametree__add_merged(s->tree, stack, len, col == 0 ? weight : 0, col == 1 ? weight : 0);
 }
 
@@ -75,9 +76,11 @@ void flame_sink__release(struct flame_sink *s)
 static int add_timed(void *ctx, const char *stack, size_t len, uint64_t count)
 {
 	struct flame_sink *s = ctx;
+	int cut = cap_depth(s, &stack, &len);
 
-	if (cap_depth(s, &stack, &len) < 0)
-		return -ENOMEM;
+	if (cut < 0)
+		return cut;
+	s->folded += (uint64_t)cut;
 	return flametree__add(s->tree, stack, len, count, 0);
 }
 

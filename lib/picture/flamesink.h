@@ -23,12 +23,12 @@ struct flame_sink {
 	struct flametree *tree;
 	bool reverse;		/* leaf first: merge stacks from their leaves */
 	size_t max_depth;	/* frames drawn of a stack, the rest folded into FLAME_DEEPER; 0: all */
-	uint64_t folded;	/* stacks that were deeper */
+	uint64_t folded;	/* stacks that were deeper (of a merged stack, as many as its samples) */
 	struct strbuf reversed, capped;
 };
 
-/* A profile_opts.sink: column 0 or 1 of the tree gets weight. -ENOMEM, -EOVERFLOW. */
-int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t weight);
+/* A profile_opts.sink: column 0 or 1 of the tree gets weight, of samples samples. -ENOMEM, -EOVERFLOW. */
+int flame_sink__add(void *ctx, const char *stack, size_t len, int col, uint64_t weight, uint64_t samples);
 void flame_sink__release(struct flame_sink *s);
 
 /* Each thread's samples of p in time order, merged while consecutive stacks are equal: a flame chart. */

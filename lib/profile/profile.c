@@ -56,6 +56,13 @@ struct profile {
 	int fd;
 	off_t fd_base;		/* where in fd its reading began; -1: not a place (a pipe) */
 	bool event_defaulted;	/* the second half of a split: its event is the first one seen */
+	/*
+	 * The second half of a split whose reader has a sink: how many samples
+	 * went into each column of each stack (by id), for the sink's count.
+	 */
+	uint64_t (*adds)[STACKMAP_COLUMNS];
+	size_t adds_cap;
+	bool count_adds;
 
 	char **note_keys, **note_texts;	/* threads' summaries (T records) by root name, for tooltips */
 	size_t nnotes, notes_cap;
@@ -103,6 +110,7 @@ void profile__free(struct profile *c)
 	stackmap__free(c->stacks);
 	stackmap__free(c->threads);
 	free(c->timed);
+	free(c->adds);
 	strbuf__release(&c->key);
 	strbuf__release(&c->hexless);
 	strbuf__release(&c->last_event);
@@ -135,6 +143,25 @@ void profile__free(struct profile *c)
 static void warn(struct profile *c, const char *msg)
 {
 	lp_warn(c->o.warn, c->o.ctx, c->file, c->lines ? lines__lineno(c->lines) : 0, "%s", msg);
+}
+
+/* One more sample in column col of stack id, for a half's merge into a sink. */
+static int count_add(struct profile *c, uint32_t id, int col)
+{
+	if (id >= c->adds_cap) {
+		size_t cap = c->adds_cap ? 2 * c->adds_cap : 1024;
+		uint64_t (*v)[STACKMAP_COLUMNS];
+
+		while (cap <= id)
+			cap *= 2;
+		if (!(v = realloc(c->adds, cap * sizeof(*v))))
+			return -ENOMEM;
+		memset(v + c->adds_cap, 0, (cap - c->adds_cap) * sizeof(*v));
+		c->adds = v;
+		c->adds_cap = cap;
+	}
+	c->adds[id][col]++;
+	return 0;
 }
 
 static bool is_hex(char ch)
@@ -175,7 +202,7 @@ static int add(struct profile *c, const char *key, size_t len, int col, uint64_t
 		len = c->hexless.len;
 	}
 	if (c->o.sink) {
-		int ret = c->o.sink(c->o.sink_ctx, key, len, col, c->o.samples ? 1 : weight);
+		int ret = c->o.sink(c->o.sink_ctx, key, len, col, c->o.samples ? 1 : weight, 1);
 
 		return ret < 0 ? lp_error__set(err, ret, "%s", ret == -EOVERFLOW ?
 				      "a count does not fit 64 bits" : "out of memory") : 0;
@@ -184,6 +211,8 @@ static int add(struct profile *c, const char *key, size_t len, int col, uint64_t
 	if (!e)
 		return lp_error__set(err, -errno, "%s", errno == EOVERFLOW ?
 			    "a stack's count does not fit 64 bits" : "out of memory");
+	if (c->count_adds && count_add(c, e->id, col) < 0)
+		return lp_error__set(err, -ENOMEM, "out of memory");
 	if (!c->o.time_ordered)
 		return 0;
 	t = stackmap__add(c->threads, thread, threadlen, 0, 0);
@@ -218,7 +247,9 @@ static void perf_warn(void *ctx, const struct lp_error *w)
  * perf script text on two cores: once the first sample is read (its event
  * is the one counted), the second half of a big regular file, from a sample
  * boundary, goes to a thread with its own profile; its unique stacks are
- * merged at the end. The output is the same: folded stacks are sorted. If
+ * merged at the end. The output is the same: folded stacks are sorted, and
+ * a sink (lp-svg's tree) is handed them in the order they were first seen
+ * there, the order one core meets them in, each with its samples' sum. If
  * the second half had anything to say (a warning, an error), it is read
  * again in order after the first, so messages and line numbers are exactly
  * those of one core.
@@ -285,7 +316,7 @@ static void start_half(struct profile *c, struct perfscript *p, int col, struct 
 	uint64_t split;
 
 	h->tried = true;
-	if (c->o.jobs < 2 || c->o.sink || c->o.time_ordered || c->fd_base < 0 || fstat(c->fd, &st) < 0 ||
+	if (c->o.jobs < 2 || c->o.time_ordered || c->fd_base < 0 || fstat(c->fd, &st) < 0 ||
 	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < (uint64_t)c->fd_base + SPLIT_MIN ||
 	    !(event = perfscript__event(p, &len)) || !(h->event = strndup(event, len)))
 		return;
@@ -300,6 +331,9 @@ static void start_half(struct profile *c, struct perfscript *p, int col, struct 
 	h->col = col;
 	o.jobs = 1;
 	o.event_filter = h->event;
+	/* the half keeps its stacks, for the merge */
+	o.sink = NULL;
+	o.sink_ctx = NULL;
 	o.warn = half_warn;
 	o.ctx = h;
 	h->q = profile__new(&o);
@@ -309,10 +343,11 @@ static void start_half(struct profile *c, struct perfscript *p, int col, struct 
 	h->q->event_defaulted = !c->o.event_filter;
 	h->q->fd = c->fd;
 	h->q->fd_base = -1;
+	h->q->count_adds = c->o.sink != NULL;
 	h->joinable = pthread_create(&h->thread, NULL, read_half, h) == 0;
 }
 
-/* The second half's stacks into c's. */
+/* The second half's stacks into c's, or to its sink in the order they came. */
 static int merge_half(struct profile *c, const struct profile *q, struct lp_error *err)
 {
 	size_t n = stackmap__size(q->stacks);
@@ -320,10 +355,21 @@ static int merge_half(struct profile *c, const struct profile *q, struct lp_erro
 	for (size_t i = 0; i < n; i++) {
 		const struct stack_entry *e = stackmap__entry(q->stacks, (uint32_t)i);
 
-		for (int col = 0; col < STACKMAP_COLUMNS; col++)
-			if (e->count[col] && !stackmap__add(c->stacks, e->key, e->len, col, e->count[col]))
-				return lp_error__set(err, -errno, "%s", errno == EOVERFLOW ?
-						     "a stack's count does not fit 64 bits" : "out of memory");
+		for (int col = 0; col < STACKMAP_COLUMNS; col++) {
+			int ret;
+
+			if (!c->o.sink) {
+				if (e->count[col] && !stackmap__add(c->stacks, e->key, e->len, col, e->count[col]))
+					return lp_error__set(err, -errno, "%s", errno == EOVERFLOW ?
+							     "a stack's count does not fit 64 bits" : "out of memory");
+				continue;
+			}
+			/* a sample of weight 0 still makes its frames */
+			if (q->adds[i][col] &&
+			    (ret = c->o.sink(c->o.sink_ctx, e->key, e->len, col, e->count[col], q->adds[i][col])) < 0)
+				return lp_error__set(err, ret, "%s", ret == -EOVERFLOW ?
+						     "a count does not fit 64 bits" : "out of memory");
+		}
 	}
 	return 0;
 }

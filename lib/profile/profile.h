@@ -35,9 +35,10 @@ struct profile_opts {
 	unsigned jobs;			/* perf script text: cores to read a big file with (0, 1: one) */
 	/*
 	 * If set, every sample goes here instead of being kept (no --time-ordered):
-	 * for consumers that build their own structure as they read.
+	 * for consumers that build their own structure as they read. weight is
+	 * that of samples samples: 1, or a stack of a big file's second half.
 	 */
-	int (*sink)(void *ctx, const char *key, size_t len, int col, uint64_t weight);
+	int (*sink)(void *ctx, const char *key, size_t len, int col, uint64_t weight, uint64_t samples);
 	void *sink_ctx;
 	/* Warnings, with the file and line; lib/ prints nothing itself. */
 	lp_warn_fn warn;
