@@ -891,7 +891,10 @@ static int read_lp(struct profile *c, int col, struct lp_error *err)
 		if ((ret = lp_key(c, &s)) < 0)
 			return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
 				    "out of memory");
-		snprintf(tid, sizeof(tid), "%" PRId64, s.tid);
+		/* the thread is only --time-ordered's key: printf per sample would be dear for nothing */
+		tid[0] = 0;
+		if (c->o.time_ordered)
+			snprintf(tid, sizeof(tid), "%" PRId64, s.tid);
 		ret = add(c, c->key.s, c->key.len,
 			  c->o.offcpu_column && lp_span__eq(s.event, "offcpu", 6) ? 1 : col, s.weight, s.time,
 			  tid, strlen(tid), err);
