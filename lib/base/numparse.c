@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,5 +100,26 @@ char *format_u64(char *end, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
+	return p;
+}
+
+char *format_tenths(char *p, double v)
+{
+	char digits[24], *end = digits + sizeof(digits), *d;
+	double k, off;
+	uint64_t tenths;
+
+	/* below 2^52 / 10, k + 0.5 is exact: the rounding is decided on exact values */
+	if (!(v >= 0 && v < 1e14) || signbit(v))
+		return p + snprintf(p, FORMAT_TENTHS_MAX, "%.1f", v);
+	k = floor(v * 10);
+	/* v * 10 - (k + 0.5) rounded once: its sign is the exact difference's */
+	off = fma(v, 10, -(k + 0.5));
+	tenths = (uint64_t)k + (off > 0 || (off == 0 && ((uint64_t)k & 1)));
+	d = format_u64(end, tenths / 10);
+	memcpy(p, d, (size_t)(end - d));
+	p += end - d;
+	*p++ = '.';
+	*p++ = (char)('0' + tenths % 10);
 	return p;
 }

@@ -24,6 +24,16 @@ int parse_decimal(const char *s, size_t len, double *out);
  */
 char *format_u64(char *end, uint64_t v);
 
+/*
+ * v as printf's "%.1f" writes it (rounded to the nearest tenth on v's exact
+ * value, ties to even), at p; where it ends. printf's own goes through
+ * multi-precision arithmetic, dear per call in a picture of thousands of
+ * frames: this one takes 0 to 1e14 by hand and hands printf the rest. Room
+ * for FORMAT_TENTHS_MAX characters at p is enough.
+ */
+enum { FORMAT_TENTHS_MAX = 320 };
+char *format_tenths(char *p, double v);
+
 /* The value of a hexadecimal digit, either case; -1 for any other character. */
 static inline int hex_digit(unsigned char c)
 {

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,40 @@ int main(void)
 		p = format_u64(buf + sizeof(buf), UINT64_MAX);
 		good &= (size_t)(buf + sizeof(buf) - p) == 20 && memcmp(p, "18446744073709551615", 20) == 0;
 		ok(good, "format_u64 writes what printf writes, up to UINT64_MAX");
+	}
+	{
+		/* ties, their neighbours a bit either side, powers of ten, and what printf takes back */
+		static const double edge[] = { 0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.95, 9.95, 99.95, 1199.95, 0.04999999999999999,
+					       1e-300, 5e-324, 123456789.25, 1e14 - 0.05, 99999999999999.95, 1e14, 1e15, 1e300,
+					       -0.0, -1.25, INFINITY, -INFINITY, NAN };
+		char want[FORMAT_TENTHS_MAX + 1], got[FORMAT_TENTHS_MAX + 1];
+		unsigned long long seed = 88172645463325252ULL;
+		int bad = 0;
+
+		for (size_t k = 0; k < sizeof(edge) / sizeof(edge[0]) + 1000000; k++) {
+			double v;
+
+			if (k < sizeof(edge) / sizeof(edge[0])) {
+				v = edge[k];
+			} else {
+				seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+				/* a twentieth (a tie when odd) nudged by up to 2 ulps, or any double below 2^20 */
+				if (k % 2) {
+					v = (double)(seed % 40000000) / 20;
+					for (long n = (long)(seed >> 40) % 5 - 2; n > 0; n--)
+						v = nextafter(v, INFINITY);
+					for (long n = (long)(seed >> 40) % 5 - 2; n < 0; n++)
+						v = nextafter(v, 0);
+				} else {
+					v = ldexp((double)(seed >> 11), -33);
+				}
+			}
+			snprintf(want, sizeof(want), "%.1f", v);
+			*format_tenths(got, v) = 0;
+			if (strcmp(want, got) != 0 && bad++ < 5)
+				printf("# %.17g: printf %s, format_tenths %s\n", v, want, got);
+		}
+		ok(bad == 0, "format_tenths writes what printf's %.1f writes (24 edge values, 1M more)");
 	}
 	ok(parse_u64("18446744073709551615", 20, &u) == 0 && u == UINT64_MAX, "u64 max");
 	ok(parse_u64("18446744073709551616", 20, &u) == -ERANGE, "u64 max + 1 is out of range");
