@@ -233,13 +233,6 @@ setup() {
 	run -2 --separate-stderr lp-svg --max-depth many deep.folded
 }
 
-# perf script text big enough to be read on two cores (32 MB or more): the demo's, 340 times.
-big_perf() {
-	# one cat of 340 names: a cat each would take seconds in a VM
-	yes "$DATA/demo.perf-script.txt" | head -n 340 | xargs -d "\n" cat > big.txt
-	[ "$(stat -c %s big.txt)" -ge $((32 << 20)) ]
-}
-
 @test "perf script on two cores: the same picture as on one, the second half read by a thread" {
 	big_perf
 	run --separate-stderr lp-svg -j 2 big.txt

@@ -22,3 +22,11 @@ browser() {
 	run --separate-stderr env LP_SHOTS="$LP_BUILD/screenshots" node "$TOP/tests/browser/$1.mjs" "${@:2}"
 	[ "$status" -eq 0 ] || fail "$1: $stderr $output"
 }
+
+# perf script text big enough to be read on two cores (32 MB or more):
+# the demo's 340 times, as big.txt in the current directory. One cat of
+# 340 names: a cat each takes seconds in a VM.
+big_perf() {
+	yes "$DATA/demo.perf-script.txt" | head -n 340 | xargs -d "\n" cat > big.txt
+	[ "$(stat -c %s big.txt)" -ge $((32 << 20)) ]
+}
