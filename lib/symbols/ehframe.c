@@ -211,6 +211,24 @@ void eh_frame__free(struct eh_frame *f)
 	free(f);
 }
 
+/*
+ * A cursor over the body of the CIE or FDE at offset off of .eh_frame (past
+ * its length, which sets where it ends): 0, or -ENOTSUP (64-bit lengths are
+ * not read).
+ */
+static int open_record(const struct eh_frame *f, uint64_t off, struct cursor *c)
+{
+	uint64_t len;
+
+	if (off >= f->eh_size)
+		return -ENOTSUP;
+	*c = (struct cursor){ f->eh + off, f->eh + f->eh_size, f->eh_addr + off, false };
+	len = fixed(c, 4);
+	if (c->bad || len == 0 || len == 0xffffffff || len > (size_t)(c->end - c->p))
+		return -ENOTSUP;
+	c->end = c->p + len;
+	return 0;
+}
 
 struct cie {
 	uint64_t code_align;
@@ -224,17 +242,13 @@ struct cie {
 /* The CIE at offset off of .eh_frame: 0, or -ENOTSUP. */
 static int read_cie(const struct eh_frame *f, uint64_t off, struct cie *cie)
 {
-	struct cursor c = { f->eh + off, f->eh + f->eh_size, f->eh_addr + off, false };
-	uint64_t len, ra;
+	struct cursor c;
+	uint64_t ra;
 	uint8_t version;
 	const char *aug;
 
-	if (off >= f->eh_size)
+	if (open_record(f, off, &c) < 0)
 		return -ENOTSUP;
-	len = fixed(&c, 4);
-	if (c.bad || len == 0 || len == 0xffffffff || len > (size_t)(c.end - c.p))
-		return -ENOTSUP;
-	c.end = c.p + len;
 	if (fixed(&c, 4) != 0)
 		return -ENOTSUP;	/* an FDE where its CIE should be */
 	version = (uint8_t)fixed(&c, 1);
@@ -391,18 +405,11 @@ static int run(struct machine *m, struct cursor c, bool in_cie)
 				set_rule(m, uleb(&c), RULE_SAME, 0);
 				break;
 			case DW_CFA_register:
-				reg = uleb(&c);
-				uleb(&c);
-				set_rule(m, reg, RULE_OTHER, 0);
-				break;
 			case DW_CFA_val_offset:
-				reg = uleb(&c);
-				uleb(&c);
-				set_rule(m, reg, RULE_OTHER, 0);
-				break;
 			case DW_CFA_val_offset_sf:
 				reg = uleb(&c);
-				sleb(&c);
+				/* the operand, signed or not, is skipped: a LEB128's bytes are the same either way */
+				uleb(&c);
 				set_rule(m, reg, RULE_OTHER, 0);
 				break;
 			case DW_CFA_expression:
@@ -475,7 +482,7 @@ static bool fits(int64_t v)
 int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 {
 	size_t lo = 0, hi = f->ncoarse;
-	uint64_t fde_off, cie_field, cie_id, len, begin, range;
+	uint64_t fde_off, cie_field, cie_id, begin, range;
 	struct cursor c;
 	struct cie cie;
 	struct machine m;
@@ -503,13 +510,8 @@ int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 			hi = mid;
 	}
 	fde_off = table_loc(f, lo - 1, 1) - f->eh_addr;
-	if (fde_off >= f->eh_size)
-		return -ENOTSUP;
-	c = (struct cursor){ f->eh + fde_off, f->eh + f->eh_size, f->eh_addr + fde_off, false };
-	len = fixed(&c, 4);
-	if (c.bad || len == 0 || len == 0xffffffff || len > (size_t)(c.end - c.p))
-		return -ENOTSUP;
-	c.end = c.p + len;
+	if ((ret = open_record(f, fde_off, &c)) < 0)
+		return ret;
 	cie_field = fde_off + 4;
 	cie_id = fixed(&c, 4);
 	if (c.bad || cie_id == 0 || cie_id > cie_field)
