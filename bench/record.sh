@@ -93,9 +93,8 @@ for levels in ${LEVELS:-10 25}; do
 		n_perf=$(grep -c '^$' "$work/perf.txt" || true)
 		t_fg=
 		if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
-			start=$(date +%s.%N)
-			perf script -i "$work/perf.data" 2> /dev/null | "$FLAMEGRAPH/stackcollapse-perf.pl" | "$FLAMEGRAPH/flamegraph.pl" > "$work/perf.svg"
-			t_fg=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+			t_fg=$(seconds "$work/perf.svg" sh -c 'perf script -i "$1" | "$2/stackcollapse-perf.pl" | "$2/flamegraph.pl"' \
+				sh "$work/perf.data" "$FLAMEGRAPH")
 		fi
 		echo "$r $n_lp $t_sym $t_svg $n_pipe $t_pipe_sym $t_pipe $n_perf $t_script ${t_fg:-0}" >> "$work/rates"
 		echo "run $r: lp-record $n_lp samples written in ${t_sym}s, lp-svg ${t_svg}s; piped: write ${t_pipe_sym}s, all ${t_pipe}s; perf script $n_perf samples in ${t_script}s${t_fg:+, with FlameGraph ${t_fg}s}"

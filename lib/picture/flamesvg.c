@@ -124,10 +124,7 @@ static double frame_y(const struct layout *l, uint32_t depth)
 /* before, then v as "%.1f": where it ends (printf's own is a third of the drawing's time) */
 static char *put_tenths(char *p, const char *before, double v)
 {
-	size_t n = strlen(before);
-
-	memcpy(p, before, n);
-	return format_tenths(p + n, v);
+	return format_tenths(stpcpy(p, before), v);
 }
 
 /* A colour as "%06x" */
@@ -156,10 +153,9 @@ static void draw(struct writer *w, double x, uint64_t value, uint32_t depth, uin
 	p = put_tenths(p, "\" y=\"", y1);
 	p = put_tenths(p, "\" width=\"", width);
 	p = put_tenths(p, "\" height=\"", h);
-	memcpy(p, "\" fill=\"#", 9);
-	p = put_color(p + 9, color);
-	memcpy(p, "\"/>", 3);
-	emit(w, buf, (size_t)(p + 3 - buf));
+	p = put_color(stpcpy(p, "\" fill=\"#"), color);
+	p = stpcpy(p, "\"/>");
+	emit(w, buf, (size_t)(p - buf));
 	len = strip_annotation(name, len);
 	if (chars >= 3) {
 		size_t n = len < chars ? len : chars - 2;
@@ -169,8 +165,8 @@ static void draw(struct writer *w, double x, uint64_t value, uint32_t depth, uin
 			n--;
 		p = put_tenths(buf, "<text x=\"", x1 + 3);
 		p = put_tenths(p, "\" y=\"", 3 + y1 + h / 2);
-		memcpy(p, "\">", 2);
-		emit(w, buf, (size_t)(p + 2 - buf));
+		p = stpcpy(p, "\">");
+		emit(w, buf, (size_t)(p - buf));
 		emit_xml(w, name, n);
 		if (n < len)
 			emit_lit(w, "..");
