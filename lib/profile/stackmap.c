@@ -1,16 +1,24 @@
 #include "stackmap.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
+#include "hugemem.h"
 
-enum { ARENA_CHUNK = 1 << 20 };
+/*
+ * A map's first chunk of keys comes from malloc; once it holds that much,
+ * the next ones are huge pages, as are its big tables: a fault for each 4 KB
+ * of a map of 100 MB of stacks was half of lp-collapse's time on a VM.
+ */
+enum { ARENA_CHUNK = 1 << 20, HUGE_CHUNK = 4 << 20 };
 
 struct arena_chunk {
 	struct arena_chunk *next;
 	size_t used, cap;
+	bool huge;	/* from hugemem__alloc(sizeof(chunk) + cap) */
 	_Alignas(16) char data[];
 };
 
@@ -30,8 +38,28 @@ struct stackmap {
 	struct stack_entry **entries;	/* by id */
 	size_t n, entries_cap;
 	struct stack_entry **sorted;
+	size_t sorted_n;
 	struct arena_chunk *chunks;
+	size_t arena_bytes;	/* in all chunks */
 };
+
+/* A table of n empty slots, or NULL. */
+static struct map_slot *new_slots(size_t n)
+{
+	return n * sizeof(struct map_slot) >= HUGEMEM_FROM ? hugemem__alloc(n * sizeof(struct map_slot)) :
+							      calloc(n, sizeof(struct map_slot));
+}
+
+static void free_slots(struct map_slot *slots, size_t n)
+{
+	hugemem__release(slots, n * sizeof(*slots));
+}
+
+static void free_sorted(struct stackmap *m)
+{
+	hugemem__release(m->sorted, m->sorted_n * sizeof(*m->sorted));
+	m->sorted = NULL;
+}
 
 struct stackmap *stackmap__new(void)
 {
@@ -40,7 +68,7 @@ struct stackmap *stackmap__new(void)
 	if (!m)
 		return NULL;
 	m->mask = 1023;
-	m->slots = calloc(m->mask + 1, sizeof(*m->slots));
+	m->slots = new_slots(m->mask + 1);
 	if (!m->slots) {
 		free(m);
 		return NULL;
@@ -56,11 +84,14 @@ void stackmap__free(struct stackmap *m)
 		return;
 	for (c = m->chunks; c; c = next) {
 		next = c->next;
-		free(c);
+		if (c->huge)
+			hugemem__free(c, sizeof(*c) + c->cap);
+		else
+			free(c);
 	}
-	free(m->slots);
-	free(m->entries);
-	free(m->sorted);
+	free_slots(m->slots, m->mask + 1);
+	hugemem__release(m->entries, m->entries_cap * sizeof(*m->entries));
+	free_sorted(m);
 	free(m);
 }
 
@@ -70,14 +101,21 @@ static void *arena_alloc(struct stackmap *m, size_t size)
 
 	size = (size + 15) & ~(size_t)15;
 	if (!c || c->cap - c->used < size) {
-		size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+		bool huge = m->arena_bytes >= ARENA_CHUNK;
+		size_t least = huge ? HUGE_CHUNK - sizeof(*c) : ARENA_CHUNK;
+		bool own = size > least / 4;	/* a big key gets a chunk of its own */
+		size_t cap = own ? size : least;
 
-		c = malloc(sizeof(*c) + cap);
+		if (huge)
+			cap = hugemem__round_up(sizeof(*c) + cap) - sizeof(*c);
+		c = huge ? hugemem__alloc(sizeof(*c) + cap) : malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
 		c->used = 0;
 		c->cap = cap;
-		if (m->chunks && cap != ARENA_CHUNK) {
+		c->huge = huge;
+		m->arena_bytes += cap;
+		if (m->chunks && own) {
 			/* keep the current chunk first: it still has room */
 			c->next = m->chunks->next;
 			m->chunks->next = c;
@@ -93,7 +131,7 @@ static void *arena_alloc(struct stackmap *m, size_t size)
 static int grow(struct stackmap *m)
 {
 	size_t mask = m->mask * 2 + 1;
-	struct map_slot *slots = calloc(mask + 1, sizeof(*slots));
+	struct map_slot *slots = new_slots(mask + 1);
 
 	if (!slots)
 		return -ENOMEM;
@@ -104,7 +142,7 @@ static int grow(struct stackmap *m)
 			j = (j + 1) & mask;
 		slots[j] = (struct map_slot){ m->entries[i]->hash, m->entries[i] };
 	}
-	free(m->slots);
+	free_slots(m->slots, m->mask + 1);
 	m->slots = slots;
 	m->mask = mask;
 	return 0;
@@ -121,7 +159,7 @@ static struct stack_entry *insert(struct stackmap *m, size_t slot, uint64_t hash
 	}
 	if (m->n == m->entries_cap) {
 		size_t cap = m->entries_cap ? m->entries_cap * 2 : 1024;
-		struct stack_entry **v = realloc(m->entries, cap * sizeof(*v));
+		struct stack_entry **v = hugemem__grow(m->entries, m->entries_cap * sizeof(*v), cap * sizeof(*v));
 
 		if (!v)
 			return NULL;
@@ -138,8 +176,7 @@ static struct stack_entry *insert(struct stackmap *m, size_t slot, uint64_t hash
 	memcpy(e->key, key, len);
 	m->slots[slot] = (struct map_slot){ hash, e };
 	m->entries[m->n++] = e;
-	free(m->sorted);
-	m->sorted = NULL;
+	free_sorted(m);
 	if (m->n * 2 > m->mask && grow(m) < 0) {
 		errno = ENOMEM;
 		return NULL;
@@ -213,7 +250,8 @@ struct stack_entry **stackmap__sorted(struct stackmap *m)
 {
 	if (m->sorted)
 		return m->sorted;
-	m->sorted = malloc((m->n ? m->n : 1) * sizeof(*m->sorted));
+	m->sorted_n = m->n ? m->n : 1;
+	m->sorted = hugemem__grow(NULL, 0, m->sorted_n * sizeof(*m->sorted));
 	if (!m->sorted)
 		return NULL;
 	if (m->n)

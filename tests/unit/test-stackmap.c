@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stackmap.h"
 #include "tap.h"
@@ -39,6 +40,39 @@ int main(void)
 	errno = 0;
 	ok(!stackmap__add(m, "big", 3, 0, 1) && errno == EOVERFLOW, "a sum past 64 bits fails");
 	stackmap__free(m);
+
+	/* keys of every size, before and after the map's memory moves to huge pages, each kept whole */
+	{
+		static const size_t sizes[] = { 300 << 10, 10, 1500 << 10, 5 << 20, 7 };
+		struct stackmap *big = stackmap__new();
+		size_t nkeys = 0, wrong = 0;
+		char *text = malloc(5 << 20);
+
+		for (size_t i = 0; text && i < (size_t)(5 << 20); i++)
+			text[i] = (char)('a' + i * 7919 % 26);
+		for (int round = 0; text && big && round < 4000; round++) {
+			size_t len = sizes[round % 5] > 1000 && round > 10 ? 600 : sizes[round % 5];
+
+			/* each key a different slice: the round in its first bytes */
+			memcpy(text, &round, sizeof(round));
+			if (!stackmap__add(big, text, len, 0, 1) || !stackmap__add(big, text, len, 1, 2))
+				wrong++;
+			nkeys++;
+		}
+		for (int round = 0; text && big && round < 4000; round++) {
+			size_t len = sizes[round % 5] > 1000 && round > 10 ? 600 : sizes[round % 5];
+			struct stack_entry *k;
+
+			memcpy(text, &round, sizeof(round));
+			k = stackmap__find(big, text, len);
+			wrong += !k || k->id != (uint32_t)round || k->len != len || memcmp(k->key, text, len) != 0 ||
+				 k->count[0] != 1 || k->count[1] != 2 || stackmap__entry(big, (uint32_t)round) != k;
+		}
+		ok(text && big && wrong == 0 && stackmap__size(big) == nkeys,
+		   "keys of 7 bytes to 5 MB, past the first MB of keys: each found whole, with its id and counts");
+		stackmap__free(big);
+		free(text);
+	}
 	stackmap__free(NULL);
 	ok(1, "stackmap__free(NULL) is a no-op");
 	return tap_done();
