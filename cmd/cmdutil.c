@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hugemem.h"
 #include "numparse.h"
 
 const char *progname = "lp";
@@ -94,6 +95,26 @@ unsigned jobs_arg(const char *arg)
 	if (parse_u64(arg, strlen(arg), &n) < 0 || n < 1 || n > 1024)
 		usage_error("--jobs needs a number of cores from 1 to 1024, got '%s'", arg);
 	return (unsigned)n;
+}
+
+/* Regular files of this many bytes in all, or any pipe, make a big input. */
+enum { BIG_INPUT = 8 << 20 };
+
+void heap_for_inputs(char *const *paths, int n)
+{
+	uint64_t bytes = 0;
+	struct stat st;
+
+	for (int i = 0; i < (n ? n : 1) && bytes < BIG_INPUT; i++) {
+		const char *path = n ? paths[i] : "-";
+		int ret = strcmp(path, "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(path, &st);
+
+		/* one that cannot be read is said so by the reading */
+		if (ret == 0)
+			bytes += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : BIG_INPUT;
+	}
+	if (bytes >= BIG_INPUT)
+		hugemem__heap(HUGEMEM_HEAP_MAX);
 }
 
 void widen_pipe(int fd)

@@ -41,6 +41,14 @@ unsigned default_jobs(void);
 /* The argument of -j/--jobs: 1 to 1024, a usage error otherwise. */
 unsigned jobs_arg(const char *arg);
 
+/*
+ * malloc's heap in huge pages (hugemem__heap) when the inputs, paths[0..n)
+ * ("-" or none: stdin), are big: in a VM each first touch of a 4 KB page
+ * costs about 13 us, and a big input's tables are thousands of them; a small
+ * input is left its few pages, not 2 MB each. A pipe counts as big.
+ */
+void heap_for_inputs(char *const *paths, int n);
+
 /* Lets a pipe at fd hold more, where it is one. */
 void widen_pipe(int fd);
 

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
-#include "hugemem.h"
 #include "export.h"
 #include "inputs.h"
 
@@ -57,8 +56,6 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 20];
 
 	progname = "lp-export";
-	/* malloc's memory in huge pages: in a VM each first touch of a 4 KB page costs about 13 us */
-	hugemem__heap(HUGEMEM_HEAP_MAX);
 	while ((opt = getopt_long(argc, argv, "f:e:o:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -96,6 +93,7 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
+	heap_for_inputs(argv + optind, argc - optind);
 	if (export_inputs(e, argv + optind, argc - optind) == 0)
 		ret = close_stdout() ? EXIT_RUNTIME : 0;
 cleanup:

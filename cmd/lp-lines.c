@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cmdutil.h"
-#include "hugemem.h"
 #include "inputs.h"
 #include "lineprofile.h"
 
@@ -56,8 +55,6 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 16];
 
 	progname = "lp-lines";
-	/* malloc's memory in huge pages: in a VM each first touch of a 4 KB page costs about 13 us */
-	hugemem__heap(HUGEMEM_HEAP_MAX);
 	while ((opt = getopt_long(argc, argv, "e:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
@@ -84,6 +81,7 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
+	heap_for_inputs(argv + optind, argc - optind);
 	if (optind == argc && read_input_with("-", read_lines, p) < 0)
 		goto cleanup;
 	for (int i = optind; i < argc; i++)

@@ -13,7 +13,6 @@
 #include "flamesink.h"
 #include "flamesvg.h"
 #include "flametree.h"
-#include "hugemem.h"
 #include "export.h"
 #include "numparse.h"
 #include "palette.h"
@@ -209,8 +208,6 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 20];
 
 	progname = "lp-svg";
-	/* malloc's memory in huge pages: in a VM each first touch of a 4 KB page costs about 13 us */
-	hugemem__heap(HUGEMEM_HEAP_MAX);
 	while ((opt = getopt_long(argc, argv, "e:f:j:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_TITLE: so.title = optarg; break;
@@ -291,6 +288,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ninputs = argc - optind;
+	heap_for_inputs(argv + optind, ninputs);
 	if (roofline) {
 		if (timeline || so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp ||
 		    sink.reverse || so.inverted)
