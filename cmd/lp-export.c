@@ -93,7 +93,6 @@ int main(int argc, char **argv)
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
-	heap_for_inputs(argv + optind, argc - optind);
 	if (export_inputs(e, argv + optind, argc - optind) == 0)
 		ret = close_stdout() ? EXIT_RUNTIME : 0;
 cleanup:
