@@ -11,7 +11,7 @@
 /*
  * A map's first chunk of keys comes from malloc; once it holds that much,
  * the next ones are huge pages, as are its big tables: a fault for each 4 KB
- * of a map of 100 MB of stacks was half of lp-collapse's time on a VM.
+ * of a map of 160 MB of stacks was most of lp-collapse's time on a VM.
  */
 enum { ARENA_CHUNK = 1 << 20, HUGE_CHUNK = 4 << 20 };
 

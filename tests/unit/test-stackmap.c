@@ -5,6 +5,15 @@
 #include "stackmap.h"
 #include "tap.h"
 
+/* The length of key number round in the big-key test: the sizes in turn, then only small ones. */
+static size_t key_len(int round)
+{
+	static const size_t sizes[] = { 300 << 10, 10, 1500 << 10, 5 << 20, 7 };
+	size_t len = sizes[round % 5];
+
+	return len > 1000 && round > 10 ? 600 : len;
+}
+
 int main(void)
 {
 	struct stackmap *m = stackmap__new();
@@ -43,7 +52,6 @@ int main(void)
 
 	/* keys of every size, before and after the map's memory moves to huge pages, each kept whole */
 	{
-		static const size_t sizes[] = { 300 << 10, 10, 1500 << 10, 5 << 20, 7 };
 		struct stackmap *big = stackmap__new();
 		size_t nkeys = 0, wrong = 0;
 		char *text = malloc(5 << 20);
@@ -51,7 +59,7 @@ int main(void)
 		for (size_t i = 0; text && i < (size_t)(5 << 20); i++)
 			text[i] = (char)('a' + i * 7919 % 26);
 		for (int round = 0; text && big && round < 4000; round++) {
-			size_t len = sizes[round % 5] > 1000 && round > 10 ? 600 : sizes[round % 5];
+			size_t len = key_len(round);
 
 			/* each key a different slice: the round in its first bytes */
 			memcpy(text, &round, sizeof(round));
@@ -60,7 +68,7 @@ int main(void)
 			nkeys++;
 		}
 		for (int round = 0; text && big && round < 4000; round++) {
-			size_t len = sizes[round % 5] > 1000 && round > 10 ? 600 : sizes[round % 5];
+			size_t len = key_len(round);
 			struct stack_entry *k;
 
 			memcpy(text, &round, sizeof(round));
