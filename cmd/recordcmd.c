@@ -67,6 +67,10 @@ static const char record_usage[] =
 	"      --spill-after=SIZE keep SIZE of records in memory (64M), the rest in an\n"
 	"                        unlinked file beside FILE (else in $TMPDIR or /var/tmp)\n"
 	"                        until written; 0: all in memory\n"
+	"      --live            write the stream while COMMAND runs, each record a\n"
+	"                        moment after it happens: a reader (lp-svg) is done\n"
+	"                        soon after COMMAND ends; on-CPU and custom events\n"
+	"                        only (no off-CPU), lost-sample counts at the end\n"
 	"      --time-tolerance=PCT warn of threads whose sampled on-CPU time strays\n"
 	"                        more than PCT% from the kernel's exact figure (20)\n"
 	"  -q, --quiet           no summary on stderr\n"
@@ -109,7 +113,7 @@ static const char offcpu_usage[] =
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
-       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER };
+       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER, OPT_LIVE };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -131,6 +135,7 @@ static const struct option long_options[] = {
 	{ "buffer", required_argument, NULL, OPT_BUFFER },
 	{ "no-spawn-stacks", no_argument, NULL, OPT_NO_SPAWN },
 	{ "spill-after", required_argument, NULL, OPT_SPILL_AFTER },
+	{ "live", no_argument, NULL, OPT_LIVE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -427,7 +432,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	struct lp_error err = { 0 };
 	pid_t *pids = NULL;
 	FILE *out = stdout;
-	bool quiet = false, check = false;
+	bool quiet = false, check = false, offcpu_given = false;
 	int opt, ret, status = EXIT_OWN;
 	struct timespec t0, t1;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -447,7 +452,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	o.perf.customs = customs;
 	while ((opt = getopt_long(argc, argv, "+o:p:F:m:e:aC:qhV", long_options, NULL)) != -1) {
 		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER ||
-				    opt == 'e' || opt == OPT_LIST_EVENTS))
+				    opt == 'e' || opt == OPT_LIST_EVENTS || opt == OPT_LIVE))
 			opt = '?';
 		if (!offcpu_only && opt == OPT_RAW_TP)
 			opt = '?';
@@ -465,7 +470,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		case OPT_OFFCPU_FREQ:
 			o.offcpu_opts.freq = offcpu_freq("--offcpu-freq", optarg, true);
 			o.offcpu = o.offcpu_opts.freq != 0;
+			offcpu_given = true;
 			break;
+		case OPT_LIVE: o.live = true; break;
 		case OPT_OFFCPU_BUFFER:
 			o.offcpu_opts.wakeup_every = (unsigned)count("--offcpu-buffer", optarg, 0, 1 << 20);
 			break;
@@ -516,6 +523,14 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		default:
 			common_option(opt, offcpu_only ? offcpu_usage : record_usage);
 		}
+	}
+	if (o.live && offcpu_given && o.offcpu)
+		usage_error("--live writes no off-CPU samples (each is known only when its interval ends, after "
+			    "later records): give --offcpu-freq=0, or leave --live out");
+	if (o.live) {
+		/* its records are let go of as they are written */
+		o.offcpu = false;
+		o.spill_after = 0;
 	}
 	if (check)
 		exit(run_checks(o.perf.freq));
@@ -580,6 +595,15 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		} else {
 			error("%s: %s", err.msg, strerror(-ret));
 		}
+		goto cleanup;
+	}
+	if (o.live && (ret = recorder__write_live(active, out, &st)) < 0) {
+		if (ret == -EIO)
+			error("cannot write %s%s%s: %s", output ? "'" : "the stream to stdout", output ? output : "",
+			      output ? "'" : "", strerror(EIO));
+		else
+			error("writing the stream: %s", strerror(-ret));
+		recorder__signal(active, SIGKILL);
 		goto cleanup;
 	}
 	ret = recorder__run(active, &stop);
@@ -654,10 +678,11 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      (unsigned long long)st.faster_than_clock);
 	if (!quiet)
 		error("%llu %ssamples (%llu callers recovered from CFI), %llu processes and %llu threads "
-		      "spawned; symbolised and written in %.3f s",
+		      "spawned; symbolised and written %sin %.3f s",
 		      (unsigned long long)(offcpu_only ? st.offcpu_samples : st.samples),
 		      offcpu_only ? "off-CPU " : "on-CPU ", (unsigned long long)st.recovered,
 		      (unsigned long long)st.processes, (unsigned long long)st.threads,
+		      o.live ? "while recording, the rest " : "",
 		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	/* after the on-CPU summary: lp-record's main figure comes first */
 	if (!quiet && st.offcpu_attachment)

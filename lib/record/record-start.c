@@ -317,9 +317,10 @@ int recorder__start(struct recorder *r, struct lp_error *err)
 		perf_session__poll_also(r->session, offcpu__fd(r->offcpu));
 	/*
 	 * Started once the command is (a thread is no company for a fork), and
-	 * not for the whole system: every program it runs, sampled or not.
+	 * not for the whole system: every program it runs, sampled or not. A
+	 * live recording's writer reads each file at its first frame instead.
 	 */
-	if (ret == 0 && !r->o.perf.system_wide)
+	if (ret == 0 && !r->o.perf.system_wide && !r->o.live)
 		recorder__load_symbols(r);
 	return ret;
 }

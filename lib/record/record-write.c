@@ -34,6 +34,8 @@ enum { RELEASE_EVERY = 16384 };
 /* records written between looks for chunks all written: a chunk is some thousands */
 enum { CHUNKS_CHECKED_EVERY = 512 };
 
+/* how far apart a fork's tracepoint sample and its FORK record are looked for, in records */
+enum { FORK_WINDOW = 256 };
 /* how many records ahead the next one to write is fetched (its header twice as far) */
 enum { PREFETCH_AHEAD = 3 };
 /* the root of a sample taken while the kernel loaded a program: no user code runs there */
@@ -111,7 +113,12 @@ struct writer {
 	struct lp_writer out;
 	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
 	struct record_stats *stats;
-	const struct perf_event_header **fork_stacks;	/* tracepoint sample by index of the FORK */
+	size_t *fork_samples;	/* by index of the FORK: 1 + the index of its tracepoint sample, or 0 */
+	size_t fork_cap;
+	size_t visible;		/* records that may be read ahead: all, or in a live recording the settled ones */
+	/* a live recording's: records settled (in their places), collected (forks, ends, clocks), written */
+	size_t settled, collected, done;
+	struct record_stats live_stats;	/* a live recording's, the caller's at its end */
 	uint64_t chain[2 * OFFCPU_MAX_STACK + 3];	/* an off-CPU record's, as perf orders one */
 	struct frame_buf frames;	/* a callchain's, reused from sample to sample */
 	struct frame_buf ahead;		/* the same for look_ahead's samples */
@@ -365,7 +372,7 @@ static int look_ahead(struct writer *w, pid_t pid)
 
 	if (!mark)
 		return -ENOMEM;
-	for (j = mark->until > w->at ? mark->until : w->at + 1; j < r->n && ret == 0; j++) {
+	for (j = mark->until > w->at ? mark->until : w->at + 1; j < w->visible && ret == 0; j++) {
 		const struct perf_event_header *h = r->index[j].h;
 		struct perf_sample sm;
 		struct unwound u;
@@ -817,11 +824,11 @@ enum { EXIT_READ_WINDOW = 512 };
  * Adds each PERF_RECORD_READ (one per CPU's counter, as the thread exits,
  * just after its EXIT record) to that EXIT's total.
  */
-static int collect_clocks(struct writer *w)
+static int collect_clocks(struct writer *w, size_t from, size_t to)
 {
 	const struct recorder *r = w->r;
 
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = from; i < to; i++) {
 		struct perf_read rd;
 		struct perf_task t;
 		struct exit_clock *e;
@@ -870,9 +877,9 @@ static bool exit_clock(const struct writer *w, size_t exit, uint64_t *total)
 }
 
 /* Collects the processes' and threads' ends the off-CPU program reported. */
-static int collect_ends(struct writer *w)
+static int collect_ends(struct writer *w, size_t from, size_t to)
 {
-	for (size_t i = 0; i < w->r->n; i++) {
+	for (size_t i = from; i < to; i++) {
 		const struct offcpu_event *ev;
 		uint64_t hash;
 		struct proc_end *e;
@@ -961,7 +968,7 @@ static int write_comm(struct writer *w, size_t i, uint64_t time)
 static int write_fork(struct writer *w, size_t i, uint64_t time)
 {
 	struct recorder *r = w->r;
-	const struct perf_event_header *tp = w->fork_stacks[i];
+	const struct perf_event_header *tp = w->fork_samples[i] ? r->index[w->fork_samples[i] - 1].h : NULL;
 	struct thread_end *e;
 	struct perf_sample sm;
 	struct perf_task t;
@@ -1139,15 +1146,24 @@ static int write_living_threads(struct writer *w)
 	return ret;
 }
 
-/* Matches each FORK record with the tracepoint sample of the same child, taken in the parent. */
-static int match_fork_stacks(struct writer *w)
+/* Matches each FORK record of from..to with the tracepoint sample of the same child, taken in the parent. */
+static int match_fork_stacks(struct writer *w, size_t from, size_t to)
 {
 	struct recorder *r = w->r;
 
-	w->fork_stacks = calloc(r->n ? r->n : 1, sizeof(*w->fork_stacks));
-	if (!w->fork_stacks)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++) {
+	if (w->fork_cap < r->n) {
+		/* most of it is pages never touched (the FORKs are found by the index), which a copy would fault in */
+		size_t cap = r->cap > r->n ? r->cap : r->n;
+		size_t *v = w->fork_cap ? realloc(w->fork_samples, cap * sizeof(*v)) : calloc(cap ? cap : 1, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		if (w->fork_cap)
+			memset(v + w->fork_cap, 0, (cap - w->fork_cap) * sizeof(*v));
+		w->fork_samples = v;
+		w->fork_cap = cap;
+	}
+	for (size_t i = from; i < to; i++) {
 		const struct perf_event_header *h = r->index[i].h;
 		struct perf_sample sm;
 		int32_t child;
@@ -1158,14 +1174,14 @@ static int match_fork_stacks(struct writer *w)
 			continue;
 		memcpy(&child, sm.raw + r->fork_child_offset, 4);
 		/* the FORK record is near in time: search around */
-		for (size_t j = i > 256 ? i - 256 : 0; j < r->n && j < i + 256; j++) {
+		for (size_t j = i > FORK_WINDOW ? i - FORK_WINDOW : 0; j < w->visible && j < i + FORK_WINDOW; j++) {
 			struct perf_task t;
 
 			if (r->index[j].type != PERF_RECORD_FORK)
 				continue;
 			perf_task__decode(r->index[j].h, &t);
 			if (t.tid == child) {
-				w->fork_stacks[j] = h;
+				w->fork_samples[j] = i + 1;
 				break;
 			}
 		}
@@ -1174,7 +1190,49 @@ static int match_fork_stacks(struct writer *w)
 }
 
 
-static int write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st)
+/*
+ * What the kernel lost of each event and the rate it sampled at: the end of
+ * the header, or of a live recording's stream (known once recording ended).
+ */
+static int write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st)
+{
+	char buf[64];
+	const char *v[2];
+	int ret = 0;
+
+	if (perf_opts__samples(&r->o.perf)) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->lost);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_writer__meta(out, "lost", v, 2);
+	}
+	if (ret == 0 && r->offcpu) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->offcpu_drops);
+		v[0] = "offcpu";
+		v[1] = buf;
+		ret = lp_writer__meta(out, "lost", v, 2);
+	}
+	for (size_t k = 0; ret == 0 && k < r->o.nevents; k++) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, k < RECORD_MAX_EVENTS ? st->custom_lost[k] : 0);
+		v[0] = r->o.events[k].key;
+		v[1] = buf;
+		ret = lp_writer__meta(out, "lost", v, 2);
+		if (ret == 0 && k < RECORD_MAX_EVENTS && st->custom_doubt[k][0]) {
+			v[0] = st->custom_doubt[k];
+			ret = lp_writer__meta(out, "warning", v, 1);
+		}
+	}
+	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
+		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
+		v[0] = "cpu";
+		v[1] = buf;
+		ret = lp_writer__meta(out, "achieved-hz", v, 2);
+	}
+	return ret;
+}
+
+/* The stream's header; its counts (write_counts) at its end, or in a live recording's trailer. */
+static int write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live)
 {
 	struct utsname u;
 	char buf[64];
@@ -1225,12 +1283,6 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 		v[2] = mode;
 		ret = lp_writer__meta(out, "sampling", v, 3);
 	}
-	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, st->lost);
-		v[0] = "cpu";
-		v[1] = buf;
-		ret = lp_writer__meta(out, "lost", v, 2);
-	}
 	if (ret == 0 && r->offcpu) {
 		char mode[64];
 
@@ -1242,10 +1294,6 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 		v[1] = "sched_switch";
 		v[2] = mode;
 		ret = lp_writer__meta(out, "sampling", v, 3);
-		snprintf(buf, sizeof(buf), "%" PRIu64, st->offcpu_drops);
-		v[1] = buf;
-		if (ret == 0)
-			ret = lp_writer__meta(out, "lost", v, 2);
 	}
 	for (size_t k = 0; ret == 0 && k < r->o.nevents; k++) {
 		const struct event_spec *e = &r->o.events[k];
@@ -1253,22 +1301,9 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 
 		snprintf(buf, sizeof(buf), "%" PRIu64, e->period);
 		ret = lp_writer__meta(out, "event", d, 5);
-		snprintf(buf, sizeof(buf), "%" PRIu64, k < RECORD_MAX_EVENTS ? st->custom_lost[k] : 0);
-		v[0] = e->key;
-		v[1] = buf;
-		if (ret == 0)
-			ret = lp_writer__meta(out, "lost", v, 2);
-		if (ret == 0 && k < RECORD_MAX_EVENTS && st->custom_doubt[k][0]) {
-			v[0] = st->custom_doubt[k];
-			ret = lp_writer__meta(out, "warning", v, 1);
-		}
 	}
-	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
-		snprintf(buf, sizeof(buf), "%.0f", st->achieved_hz);
-		v[0] = "cpu";
-		v[1] = buf;
-		ret = lp_writer__meta(out, "achieved-hz", v, 2);
-	}
+	if (ret == 0 && !live)
+		ret = write_counts(r, out, st);
 	return ret;
 }
 
@@ -1306,27 +1341,10 @@ static bool write_beside(FILE *out)
 	       sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1;
 }
 
-int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
+/* The losses and rates the kernel's counts give, known once recording ended. */
+static void count_losses(struct recorder *r, struct record_stats *stats)
 {
-	struct writer w = {
-		.r = r, .stats = stats, .values = HTAB_INIT(struct last_value), .ends = HTAB_INIT(struct proc_end),
-		.thread_ends = HTAB_INIT(struct thread_end),
-		.clocks = HTAB_INIT(struct exit_clock), .looked = HTAB_INIT(struct looked_ahead),
-	};
-	int ret = 0;
-
-	lp_writer__init(&w.out, out);
-	lp_writer__batch(&w.out);
-	/* without the thread, batches are written on this one */
-	if (write_beside(out))
-		lp_writer__background(&w.out);
-	memset(stats, 0, sizeof(*stats));
 	stats->offcpu_drops = r->offcpu_drops;
-	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
-	if ((ret = recorder__settle(r)) < 0)
-		return ret;
-	index__sort(r->index, r->n);
-	/* counted as the records came, for the header */
 	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
 	stats->task_records_lost = perf_session__lost(r->session, PERF_SESSION_LIFE);
 	/* counts a PMU shared with other events, or made up, are not data: say so */
@@ -1347,31 +1365,85 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		stats->achieved_hz = r->counts.samples / (r->child_cpu_ns / 1e9);
 	else if (r->counts.sample_ns)
 		stats->achieved_hz = r->counts.samples / (r->counts.sample_ns / 1e9);
+}
+
+static void writer_free(struct writer *w)
+{
+	if (!w)
+		return;
+	symbolizer__free(w->sym);
+	stack_roots__free(w->roots);
+	thread_stats__free(w->threads);
+	stackmap__free(w->programs);
+	free(w->fork_samples);
+	free(w->frames.v);
+	free(w->ahead.v);
+	htab__release(&w->looked);
+	strbuf__release(&w->ahead_stack);
+	strbuf__release(&w->ahead_locs);
+	htab__release(&w->values);
+	htab__release(&w->ends);
+	htab__release(&w->thread_ends);
+	htab__release(&w->clocks);
+	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
+		tp_fields__free(w->tp[k]);
+	strbuf__release(&w->stack);
+	strbuf__release(&w->locs);
+	lp_writer__release(&w->out);
+	free(w);
+}
+
+/* A writer of r's stream to out, with the symbolizer the loader read into (or a new one); NULL+errno. */
+static struct writer *writer_new(struct recorder *r, FILE *out, struct record_stats *stats)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->r = r;
+	w->stats = stats;
+	w->values = HTAB_INIT(struct last_value);
+	w->ends = HTAB_INIT(struct proc_end);
+	w->thread_ends = HTAB_INIT(struct thread_end);
+	w->clocks = HTAB_INIT(struct exit_clock);
+	w->looked = HTAB_INIT(struct looked_ahead);
+	lp_writer__init(&w->out, out);
+	lp_writer__batch(&w->out);
+	/* without the thread, batches are written on this one */
+	if (write_beside(out))
+		lp_writer__background(&w->out);
+	memset(stats, 0, sizeof(*stats));
+	stats->offcpu_attachment = r->offcpu ? offcpu__attachment(r->offcpu) : NULL;
 	/* what the loader read while recording, once it is done */
 	sym_loader__free(r->loader);
 	r->loader = NULL;
-	w.sym = r->sym ? r->sym : symbolizer__new(r->o.warn, r->o.ctx);
+	w->sym = r->sym ? r->sym : symbolizer__new(r->o.warn, r->o.ctx);
 	r->sym = NULL;
-	w.programs = stackmap__new();
-	w.roots = stack_roots__new();
-	w.threads = thread_stats__new();
-	if (!w.sym || !w.programs || !w.roots || !w.threads || match_fork_stacks(&w) < 0 ||
-	    collect_ends(&w) < 0 || collect_clocks(&w) < 0 || load_tp_fields(&w) < 0) {
-		ret = -ENOMEM;
-		goto cleanup;
+	w->programs = stackmap__new();
+	w->roots = stack_roots__new();
+	w->threads = thread_stats__new();
+	if (!w->sym || !w->programs || !w->roots || !w->threads || load_tp_fields(w) < 0) {
+		writer_free(w);
+		errno = ENOMEM;
+		return NULL;
 	}
-	/*
-	 * A fork's stack is read when its FORK record is written, maybe after
-	 * the rest of its chunk. (The FORKs are found by the index: most of
-	 * fork_stacks is pages never touched, which reading would fault in.)
-	 */
-	if (recorder__plan_release(r) == 0)
-		for (size_t i = 0; i < r->n; i++)
-			if (r->index[i].type == PERF_RECORD_FORK && w.fork_stacks[i])
-				recorder__hold(r, w.fork_stacks[i], i);
-	if ((ret = write_header(r, &w.out, stats)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < r->n && ret == 0; i++) {
+	return w;
+}
+
+/* Has the records from..to known what they need of the records near them: forks' stacks, ends, clocks. */
+static int collect(struct writer *w, size_t from, size_t to)
+{
+	if (match_fork_stacks(w, from, to) < 0 || collect_ends(w, from, to) < 0 || collect_clocks(w, from, to) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int write_records(struct writer *w, size_t from, size_t to)
+{
+	struct recorder *r = w->r;
+	int ret = 0;
+
+	for (size_t i = from; i < to && ret == 0; i++) {
 		/* what was read of the spill file leaves the resident set now and then */
 		if ((i & (RELEASE_EVERY - 1)) == 0)
 			recorder__release_read(r, i, RELEASE_EVERY);
@@ -1391,35 +1463,135 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 			for (size_t off = 64; off < next->size; off += 64)
 				__builtin_prefetch((const char *)next + off);
 		}
-		w.at = i;
-		ret = write_record(&w, i);
+		w->at = i;
+		ret = write_record(w, i);
 	}
+	return ret;
+}
+
+/* The end of a stream: the threads still living, what only the end knows, the last batch. */
+static int write_end(struct writer *w, bool live)
+{
+	int ret = write_living_threads(w);
+
+	if (ret == 0 && live)
+		ret = write_counts(w->r, &w->out, w->stats);
 	if (ret == 0)
-		ret = write_living_threads(&w);
+		ret = write_trailer(&w->out, w->stats);
 	if (ret == 0)
-		ret = write_trailer(&w.out, stats);
+		ret = lp_writer__foreground(&w->out);
+	return ret;
+}
+
+int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *stats)
+{
+	struct writer *w;
+	int ret;
+
+	if (!(w = writer_new(r, out, stats)))
+		return -errno;
+	w->live_stats = *stats;
+	w->stats = &w->live_stats;
+	r->live = w;
+	if ((ret = write_header(r, &w->out, w->stats, true)) == 0)
+		ret = lp_writer__flush(&w->out);
+	return ret;
+}
+
+/*
+ * Records come from each CPU's ring in time order, the rings one after
+ * another: once those up to settled have come, they are sorted among
+ * themselves and keep their places. A record is written once those a few
+ * hundred after it are settled too (a fork's stack, a thread's end and its
+ * clocks are found near it): the index entries up to there are final.
+ */
+int recorder__write_settled(struct recorder *r, uint64_t settled)
+{
+	struct writer *w = r->live;
+	size_t stable = w->settled, collect_to, write_to, oldest;
+	int ret;
+
+	index__sort(r->index + w->settled, r->n - w->settled);
+	while (stable < r->n && r->index[stable].time <= settled)
+		stable++;
+	w->settled = w->visible = stable;
+	collect_to = stable > FORK_WINDOW ? stable - FORK_WINDOW : 0;
+	if (collect_to > w->collected) {
+		if ((ret = collect(w, w->collected, collect_to)) < 0)
+			return ret;
+		w->collected = collect_to;
+	}
+	write_to = w->collected > EXIT_READ_WINDOW ? w->collected - EXIT_READ_WINDOW : 0;
+	if (write_to <= w->done)
+		return 0;
+	if ((ret = write_records(w, w->done, write_to)) < 0)
+		return ret;
+	w->done = write_to;
+	/* the records not written yet, and the fork stacks they will read, keep their chunks */
+	oldest = r->n;
+	for (size_t i = w->done; i < r->n; i++) {
+		if (r->index[i].seq < oldest)
+			oldest = r->index[i].seq;
+		if (i < w->collected && w->fork_samples[i] && r->index[w->fork_samples[i] - 1].seq < oldest)
+			oldest = r->index[w->fork_samples[i] - 1].seq;
+	}
+	recorder__release_before(r, oldest);
+	return lp_writer__flush(&w->out);
+}
+
+/* The rest of a live recording's stream, once recording ended. */
+static int finish_live(struct recorder *r, struct record_stats *stats)
+{
+	struct writer *w = r->live;
+	int ret;
+
+	r->live = NULL;
+	index__sort(r->index + w->settled, r->n - w->settled);
+	w->settled = w->visible = r->n;
+	count_losses(r, w->stats);
+	if ((ret = r->live_error) == 0 && (ret = collect(w, w->collected, r->n)) == 0)
+		ret = write_records(w, w->done, r->n);
 	if (ret == 0)
-		ret = lp_writer__foreground(&w.out);
+		ret = write_end(w, true);
+	*stats = w->live_stats;
+	stats->write_errno = w->out.err;
+	writer_free(w);
+	return ret;
+}
+
+int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
+{
+	struct writer *w;
+	int ret = 0;
+
+	if (r->live)
+		return finish_live(r, stats);
+	if ((ret = recorder__settle(r)) < 0)
+		return ret;
+	index__sort(r->index, r->n);
+	if (!(w = writer_new(r, out, stats)))
+		return -errno;
+	/* counted as the records came, for the header */
+	count_losses(r, stats);
+	w->visible = r->n;
+	if ((ret = collect(w, 0, r->n)) < 0)
+		goto cleanup;
+	/*
+	 * A fork's stack is read when its FORK record is written, maybe after
+	 * the rest of its chunk. (The FORKs are found by the index: most of
+	 * fork_samples is pages never touched, which reading would fault in.)
+	 */
+	if (recorder__plan_release(r) == 0)
+		for (size_t i = 0; i < r->n; i++)
+			if (r->index[i].type == PERF_RECORD_FORK && w->fork_samples[i])
+				recorder__hold(r, r->index[w->fork_samples[i] - 1].h, i);
+	if ((ret = write_header(r, &w->out, stats, false)) < 0)
+		goto cleanup;
+	ret = write_records(w, 0, r->n);
+	if (ret == 0)
+		ret = write_end(w, false);
 cleanup:
-	symbolizer__free(w.sym);
-	stack_roots__free(w.roots);
-	thread_stats__free(w.threads);
-	stackmap__free(w.programs);
-	free(w.fork_stacks);
-	free(w.frames.v);
-	free(w.ahead.v);
-	htab__release(&w.looked);
-	strbuf__release(&w.ahead_stack);
-	strbuf__release(&w.ahead_locs);
-	htab__release(&w.values);
-	htab__release(&w.ends);
-	htab__release(&w.thread_ends);
-	htab__release(&w.clocks);
-	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
-		tp_fields__free(w.tp[k]);
-	strbuf__release(&w.stack);
-	strbuf__release(&w.locs);
-	lp_writer__release(&w.out);
-	stats->write_errno = w.out.err;
+	stats->write_errno = w->out.err;
+	writer_free(w);
 	return ret;
 }

@@ -30,6 +30,7 @@ void index__sort(struct index_entry *index, size_t n);
 
 struct chunk;
 struct spill;
+struct writer;
 struct spilled_range;
 struct symbolizer;
 struct sym_loader;
@@ -62,8 +63,12 @@ struct recorder {
 	uint64_t start_ns, end_ns;	/* recording began, ended */
 	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at start_ns: streams of other hosts on one axis */
 
-	struct chunk *chunks;
+	struct chunk *chunks;	/* the newest first */
+	struct chunk *spare;	/* a chunk let go of in a live recording, for the next ones */
 	size_t chunk_size, kept_bytes;	/* in chunks */
+	uint64_t max_time;	/* of the records kept so far */
+	struct writer *live;	/* the stream's writer, when it is written while recording (o.live) */
+	int live_error;		/* why it could not write, when it could not */
 	struct chunk_use *uses;	/* the chunks by address, with where each is last read; NULL: not planned */
 	size_t nuses, next_release;
 	size_t *release_order;	/* of uses, by their last reads */
@@ -109,6 +114,14 @@ void recorder__release_read(struct recorder *r, size_t from, size_t n);
 int recorder__plan_release(struct recorder *r);
 void recorder__hold(struct recorder *r, const struct perf_event_header *h, size_t i);
 void recorder__release_written(struct recorder *r, size_t done);
+/* Lets go of the chunks whose records all came before record seq (in arrival order). */
+void recorder__release_before(struct recorder *r, size_t seq);
+/*
+ * A live recording's stream, written up to the records of time settled
+ * (all of those have come): all but the last few hundred, which records
+ * still to come may need. 0, -ENOMEM or -EIO.
+ */
+int recorder__write_settled(struct recorder *r, uint64_t settled);
 
 /* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,

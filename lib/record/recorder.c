@@ -98,6 +98,8 @@ void recorder__free(struct recorder *r)
 		next = c->next;
 		free_chunk(r, c);
 	}
+	if (r->spare)
+		free_chunk(r, r->spare);
 	hugemem__free(r->index, r->cap * sizeof(*r->index));
 	htab__release(&r->names);
 	free(r);
@@ -213,8 +215,13 @@ static struct chunk *chunk_for(struct recorder *r, size_t size)
 		}
 		r->spill_errno = -ret;
 	}
-	c = r->chunk_size >= HUGEMEM_PAGE / 2 ? hugemem__alloc(sizeof(*c) + r->chunk_size) :
-						 malloc(sizeof(*c) + r->chunk_size);
+	if (r->spare) {
+		c = r->spare;
+		r->spare = NULL;
+	} else {
+		c = r->chunk_size >= HUGEMEM_PAGE / 2 ? hugemem__alloc(sizeof(*c) + r->chunk_size) :
+							 malloc(sizeof(*c) + r->chunk_size);
+	}
 	if (!c) {
 		errno = ENOMEM;
 		return NULL;
@@ -345,6 +352,28 @@ static void let_go(struct recorder *r, struct chunk *c)
 	}
 }
 
+void recorder__release_before(struct recorder *r, size_t seq)
+{
+	/* chunks fill in arrival order: those older than one whose first record is below seq hold only older ones */
+	for (struct chunk *c = r->chunks; c; c = c->next) {
+		struct chunk *old = c->next, *next;
+
+		if (c->first > seq)
+			continue;
+		c->next = NULL;
+		for (; old; old = next) {
+			next = old->next;
+			r->kept_bytes -= r->chunk_size;
+			/* one kept for the next records: a new chunk's pages are faulted in again */
+			if (!r->spare)
+				r->spare = old;
+			else
+				free_chunk(r, old);
+		}
+		return;
+	}
+}
+
 void recorder__release_written(struct recorder *r, size_t done)
 {
 	if (!r->uses)
@@ -411,6 +440,8 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	}
 	r->index[r->n].fork_sample = count(r, copy);
 	r->index[r->n].time = record_time(copy);
+	if (r->index[r->n].time > r->max_time)
+		r->max_time = r->index[r->n].time;
 	r->index[r->n].seq = (uint32_t)r->n;
 	r->index[r->n].type = copy->type;
 	r->index[r->n].h = copy;
@@ -506,11 +537,17 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 	int ret;
 
 	for (;;) {
+		/* every record up to the latest one read before this round has come once the round is read */
+		uint64_t settled = r->max_time;
+
 		ret = perf_session__read(r->session, 100, recorder__keep, r, &hangup);
 		if (ret >= 0 && r->offcpu)
 			ret = offcpu__read(r->offcpu, keep_offcpu, r);
 		if (ret < 0)
 			return ret;
+		/* a stream that cannot be written ends the recording: recorder__write says why */
+		if (r->live && (r->live_error = recorder__write_settled(r, settled)) < 0)
+			break;
 		if (r->child > 0 && !r->exited) {
 			struct rusage ru;
 			pid_t w = wait4(r->child, &r->wait_status, WNOHANG, &ru);

@@ -32,6 +32,7 @@ struct record_opts {
 	const pid_t *pids;
 	size_t npids;
 	int workload_stdout;		/* fd the command's stdout goes to, or -1 to keep ours */
+	bool live;			/* write the stream while recording (recorder__write_live) */
 	size_t spill_after;		/* bytes of records kept in memory before the rest go to a file; 0: all in memory */
 	const char *spill_dir;		/* where that file goes (unlinked); NULL: /var/tmp */
 	const char *rank, *job;		/* where the recording stands in a parallel job, or NULL */
@@ -90,5 +91,15 @@ int recorder__wait_status(const struct recorder *r);
  * before the command starts. -ENOMEM, -EIO.
  */
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats);
+
+/*
+ * Has a recording with o.live write its stream to out while it goes on,
+ * from its header, after recorder__start: recorder__run writes records
+ * once those around them have come (a few hundred later), and
+ * recorder__write, after it, the rest, with the counts known only at the
+ * end (lost samples, the rate achieved) in the stream's trailer. Its
+ * records are let go of as they are written. -ENOMEM, -EIO.
+ */
+int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *stats);
 
 #endif
