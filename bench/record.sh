@@ -6,7 +6,7 @@
 # number of samples. Needs root (or perf_event_paranoid <= 1) and perf.
 #
 #   bench/record.sh
-#   SECTIONS="slowdown symbolise nofp events" RUNS=5 bench/record.sh   (which parts)
+#   SECTIONS="slowdown symbolise live nofp events" RUNS=5 bench/record.sh   (which parts)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${LP_BUILD:-$top/build}/bin
@@ -37,7 +37,7 @@ seconds() {
 	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-sections=" ${SECTIONS:-slowdown stack-size symbolise nofp events} "
+sections=" ${SECTIONS:-slowdown stack-size symbolise live nofp events} "
 want() { [[ $sections == *" $1 "* ]]; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
 
@@ -132,6 +132,58 @@ for levels in ${LEVELS:-10 25}; do
 		echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
 	fi
 done
+
+fi
+
+if want live; then
+# lp-record --live | lp-svg against the peer streamed the same way (perf record
+# -o - | perf script | stackcollapse-perf.pl | flamegraph.pl), and against
+# lp-record | lp-svg: how long after the command ends its flame graph is
+# done (the wait), and the CPU each whole pipeline spent (the workload's
+# included: a fixed amount of work, so what differs is the tools'). The
+# command is wrapped to note its end: sh -c 'workload ...; date > end'.
+levels=${LEVELS_LIVE:-10}
+live_iters=${LIVE_ITERATIONS:-160000}
+printf '#!/bin/sh\n"$@"\nstatus=$?\ndate +%%s.%%N > "$MARK"\nexit $status\n' > "$work/marked.sh"
+chmod +x "$work/marked.sh"
+echo "== live: from the command's end to its flame graph (bench/workload.c n$live_iters, 2 threads, $levels levels, -F 4999; median of $runs runs each)"
+ways="lp-live lp"
+if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/flamegraph.pl" ]; then
+	ways="$ways perf-stream perf"
+else
+	echo "(FLAMEGRAPH unset: the perf + FlameGraph side is skipped)"
+fi
+: > "$work/live"
+for r in $(seq "$runs"); do
+	for way in $ways; do
+		case $way in
+		lp-live) cmd='"$B/lp-record" -q --live -F 4999 "$D/marked.sh" "$D/workload" "$N" 2 "$L" | "$B/lp-svg" > "$D/out.svg"' ;;
+		lp) cmd='"$B/lp-record" -q --offcpu-freq 0 -F 4999 "$D/marked.sh" "$D/workload" "$N" 2 "$L" | "$B/lp-svg" > "$D/out.svg"' ;;
+		perf-stream) cmd='perf record -q -g -F 4999 -o - "$D/marked.sh" "$D/workload" "$N" 2 "$L" 2> /dev/null |
+			perf script -i - 2> /dev/null | "$FG/stackcollapse-perf.pl" | "$FG/flamegraph.pl" > "$D/out.svg"' ;;
+		perf) cmd='perf record -q -g -F 4999 -o "$D/live.data" "$D/marked.sh" "$D/workload" "$N" 2 "$L" 2> /dev/null &&
+			perf script -i "$D/live.data" 2> /dev/null | "$FG/stackcollapse-perf.pl" | "$FG/flamegraph.pl" > "$D/out.svg"' ;;
+		esac
+		rm -f "$work/end" "$work/out.svg"
+		MARK=$work/end B=$bin D=$work N=n$live_iters L=$levels FG=${FLAMEGRAPH:-} \
+			/usr/bin/time -f '%e %U %S' -o "$work/t" bash -o pipefail -c "$cmd"
+		done_at=$(date +%s.%N)
+		read -r wall user sys < "$work/t"
+		grep -q '<svg' "$work/out.svg" || { echo "bench: $way drew no SVG" >&2; exit 1; }
+		echo "$way $(awk -v a="$(cat "$work/end")" -v b="$done_at" -v u="$user" -v s="$sys" -v w="$wall" \
+			'BEGIN { printf "%.4f %.2f %.2f", b - a, w, u + s }')" >> "$work/live"
+	done
+	echo "run $r: $(tail -n "$(wc -w <<< "$ways")" "$work/live" | awk '{ printf "%s waited %ss (all %ss, CPU %ss); ", $1, $2, $3, $4 }')"
+done
+col() { awk -v w="$1" -v c="$2" '$1 == w { print $c }' "$work/live" | median; }
+for way in $ways; do
+	echo "$way: the wait after the command $(col "$way" 2)s, all $(col "$way" 3)s, CPU $(col "$way" 4)s (medians)"
+done
+if [[ $ways == *perf* ]]; then
+	echo "the wait: lp-record --live | lp-svg $(awk -v a="$(col perf-stream 2)" -v b="$(col lp-live 2)" 'BEGIN { printf "%.1f", a / b }')x shorter than the peer streamed," \
+		"$(awk -v a="$(col perf 2)" -v b="$(col lp-live 2)" 'BEGIN { printf "%.1f", a / b }')x shorter than perf record, then perf script | ... | flamegraph.pl"
+	echo "CPU of the whole pipeline: lp --live $(col lp-live 4)s, lp $(col lp 4)s, the peer streamed $(col perf-stream 4)s, the peer $(col perf 4)s"
+fi
 
 fi
 

@@ -98,3 +98,13 @@ setup() {
 	assert_equal "$status" 125
 	assert_equal "$stderr" "lp-record: cannot write the stream to stdout: Broken pipe"
 }
+
+@test "--live: a thread whose stacks reach its root only 2.5 s in has it from its first sample: the writer waits for it" {
+	run --separate-stderr lp-record -q --live -o late.lp -- "$W/lateroot" 2.5
+	assert_success
+	# frame pointers reach start_thread only; CFI reaches clone3 in the last 0.05 s
+	awk -F'\t' '$1 == "S" && $3 != $4 { n++; if ($8 ~ /^clone3;start_thread(;|$)/) m++
+			if ($8 ~ /;deep_work(;|$)/) deep++ }
+		END { if (deep < 100 || m < n) { print m " of " n " stacks of the thread (" deep " deep) start at clone3"; exit 1 } }' late.lp
+	awk -F'\t' '$1 !~ /^#/ { if ($2 < last) { print "line " NR " goes back in time"; exit 1 } last = $2 }' late.lp
+}

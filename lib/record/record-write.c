@@ -34,6 +34,12 @@ enum { RELEASE_EVERY = 16384 };
 /* records written between looks for chunks all written: a chunk is some thousands */
 enum { CHUNKS_CHECKED_EVERY = 512 };
 
+/*
+ * How long a live recording's writer waits, at most, for a sample that
+ * reaches a process's root (look_ahead) before it writes one whose root is
+ * not known yet, in ns: the records after it wait as long, in memory.
+ */
+#define LIVE_ROOT_WAIT 5000000000ull
 /* how far apart a fork's tracepoint sample and its FORK record are looked for, in records */
 enum { FORK_WINDOW = 256 };
 /* how many records ahead the next one to write is fetched (its header twice as far) */
@@ -118,6 +124,8 @@ struct writer {
 	size_t visible;		/* records that may be read ahead: all, or in a live recording the settled ones */
 	/* a live recording's: records settled (in their places), collected (forks, ends, clocks), written */
 	size_t settled, collected, done;
+	uint64_t settled_time;	/* records up to it have all come */
+	bool more_to_come;	/* records after the settled ones may come: look_ahead cannot tell "none" */
 	struct record_stats live_stats;	/* a live recording's, the caller's at its end */
 	uint64_t chain[2 * OFFCPU_MAX_STACK + 3];	/* an off-CPU record's, as perf orders one */
 	struct frame_buf frames;	/* a callchain's, reused from sample to sample */
@@ -361,7 +369,8 @@ static bool changes_process(const struct perf_event_header *h, pid_t pid)
  * on-CPU samples are unwound until one reaches its root, whose chain is then
  * rendered, and so learned, now. Where it stopped is kept: no sample is
  * looked at twice. 1 when a sample reaching its root was found, else 0, or
- * -errno.
+ * -errno; -EAGAIN when none was found among the records that have come,
+ * and others may yet come (a live recording).
  */
 static int look_ahead(struct writer *w, pid_t pid)
 {
@@ -398,6 +407,8 @@ static int look_ahead(struct writer *w, pid_t pid)
 		ret = ret & SYM_CHAIN_STOPPED ? 0 : 1;
 	}
 	mark->until = j;
+	if (ret == 0 && j >= w->visible && w->more_to_come)
+		return -EAGAIN;
 	return ret;
 }
 
@@ -406,9 +417,11 @@ static int look_ahead(struct writer *w, pid_t pid)
  * cut: the kernel stopped the chain at its depth limit; it is counted as
  * truncated only when that lost real callers (not a loop, not stack data).
  * past_copy, where not NULL, counts the stacks that stopped where the stack
- * copy ended.
+ * copy ended. may_wait: in a live recording, -EAGAIN (nothing counted)
+ * rather than a chain without the root records yet to come may give.
  */
-static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy)
+static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
+		     bool may_wait)
 {
 	bool stopped, completed;
 	struct unwound u;
@@ -416,11 +429,15 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 
 	if ((ret = unwind_chain(w, sm, pid, &w->frames, &u)) < 0)
 		return ret;
-	w->stats->recovered += u.changed;
 	ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
 	while (ret >= 0 && ret & SYM_CHAIN_ROOT_PENDING) {
 		int found = look_ahead(w, pid);
 
+		if (found == -EAGAIN) {
+			if (may_wait && sm->time + LIVE_ROOT_WAIT > w->settled_time)
+				return -EAGAIN;
+			found = 0;
+		}
 		if (found <= 0) {
 			ret = found < 0 ? found : ret;
 			break;
@@ -429,6 +446,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (ret < 0)
 		return ret;
+	w->stats->recovered += u.changed;
 	/* completed: it reaches the process's root after all */
 	completed = ret & SYM_CHAIN_COMPLETED;
 	stopped = (ret & SYM_CHAIN_STOPPED) && !completed;
@@ -611,13 +629,14 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 
 	if (!perf_sample__decode(h, &w->r->layout, false, &sm))
 		return 0;
-	weight = sample_weight(w, &sm);
+	/* (all of it again when a live recording's writer waits for the root: -EAGAIN) */
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
 	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
-	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), &w->stats->stopped_past_copy);
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), &w->stats->stopped_past_copy, true);
 	if (ret < 0)
 		return ret;
+	weight = sample_weight(w, &sm);
 	w->stats->samples++;
 	t->sampled_cpu += weight;
 	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, "cpu", weight)) < 0 ||
@@ -693,7 +712,7 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
 	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
-	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), NULL);
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), NULL, false);
 	if (ret < 0)
 		return ret;
 	if (k < RECORD_MAX_EVENTS)
@@ -746,7 +765,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
 		return -ENOMEM;
 	/* off the CPU, a thread is in the kernel */
-	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated == 1, NULL);
+	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated == 1, NULL, false);
 	if (ret < 0)
 		return ret;
 	w->stats->offcpu_samples++;
@@ -989,7 +1008,7 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 	}
 	strbuf__reset(&w->stack);
 	strbuf__reset(&w->locs);
-	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false, NULL)) < 0)
+	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false, NULL, false)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
 	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)
@@ -1438,12 +1457,14 @@ static int collect(struct writer *w, size_t from, size_t to)
 	return 0;
 }
 
-static int write_records(struct writer *w, size_t from, size_t to)
+/* Writes records from..to, or up to one that waits for records to come (-EAGAIN): *end, where it stopped. */
+static int write_records(struct writer *w, size_t from, size_t to, size_t *end)
 {
 	struct recorder *r = w->r;
+	size_t i;
 	int ret = 0;
 
-	for (size_t i = from; i < to && ret == 0; i++) {
+	for (i = from; i < to && ret == 0; i++) {
 		/* what was read of the spill file leaves the resident set now and then */
 		if ((i & (RELEASE_EVERY - 1)) == 0)
 			recorder__release_read(r, i, RELEASE_EVERY);
@@ -1464,9 +1485,11 @@ static int write_records(struct writer *w, size_t from, size_t to)
 				__builtin_prefetch((const char *)next + off);
 		}
 		w->at = i;
-		ret = write_record(w, i);
+		if ((ret = write_record(w, i)) == -EAGAIN)
+			break;
 	}
-	return ret;
+	*end = i;
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 /* The end of a stream: the threads still living, what only the end knows, the last batch. */
@@ -1524,9 +1547,12 @@ int recorder__write_settled(struct recorder *r, uint64_t settled)
 	write_to = w->collected > EXIT_READ_WINDOW ? w->collected - EXIT_READ_WINDOW : 0;
 	if (write_to <= w->done)
 		return 0;
-	if ((ret = write_records(w, w->done, write_to)) < 0)
+	w->settled_time = settled;
+	w->more_to_come = true;
+	ret = write_records(w, w->done, write_to, &w->done);
+	w->more_to_come = false;
+	if (ret < 0)
 		return ret;
-	w->done = write_to;
 	/* the records not written yet, and the fork stacks they will read, keep their chunks */
 	oldest = r->n;
 	for (size_t i = w->done; i < r->n; i++) {
@@ -1550,7 +1576,7 @@ static int finish_live(struct recorder *r, struct record_stats *stats)
 	w->settled = w->visible = r->n;
 	count_losses(r, w->stats);
 	if ((ret = r->live_error) == 0 && (ret = collect(w, w->collected, r->n)) == 0)
-		ret = write_records(w, w->done, r->n);
+		ret = write_records(w, w->done, r->n, &w->done);
 	if (ret == 0)
 		ret = write_end(w, true);
 	*stats = w->live_stats;
@@ -1587,7 +1613,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 				recorder__hold(r, r->index[w->fork_samples[i] - 1].h, i);
 	if ((ret = write_header(r, &w->out, stats, false)) < 0)
 		goto cleanup;
-	ret = write_records(w, 0, r->n);
+	ret = write_records(w, 0, r->n, &w->done);
 	if (ret == 0)
 		ret = write_end(w, false);
 cleanup:
