@@ -1565,6 +1565,12 @@ int recorder__write_settled(struct recorder *r, uint64_t settled)
 	return lp_writer__flush(&w->out);
 }
 
+void recorder__drop_live(struct recorder *r)
+{
+	writer_free(r->live);
+	r->live = NULL;
+}
+
 /* The rest of a live recording's stream, once recording ended. */
 static int finish_live(struct recorder *r, struct record_stats *stats)
 {

@@ -122,6 +122,8 @@ void recorder__release_before(struct recorder *r, size_t seq);
  * still to come may need. 0, -ENOMEM or -EIO.
  */
 int recorder__write_settled(struct recorder *r, uint64_t settled);
+/* Frees a live recording's writer that recorder__write did not end (recording failed); no-op without one. */
+void recorder__drop_live(struct recorder *r);
 
 /* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,

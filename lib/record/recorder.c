@@ -86,6 +86,7 @@ void recorder__free(struct recorder *r)
 
 	if (!r)
 		return;
+	recorder__drop_live(r);
 	sym_loader__free(r->loader);
 	symbolizer__free(r->sym);
 	free(r->uses);
