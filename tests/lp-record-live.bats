@@ -76,14 +76,14 @@ setup() {
 	xmllint --noout demo.svg
 }
 
-@test "--live lets records go as it writes them: its peak is a fraction of what it recorded" {
+@test "--live lets records go as it writes them: its peak is under half of what it recorded" {
 	# 3 s of CPU at 4999 Hz: some 15k samples of 8 KB of stack each (without --live: 140 MB)
 	/usr/bin/time -f %M -o peak.txt lp-record -q --live -F 4999 --stack-size 8192 -o split.lp -- \
 		env SPLIT_SECONDS=3 "$W/split"
 	recorded_kb=$(( $(grep -c '^S' split.lp) * (8192 + 200) / 1024 ))
 	peak_kb=$(cat peak.txt)
 	[ "$recorded_kb" -gt 60000 ] || fail "only $recorded_kb KB of records: too few to tell"
-	[ "$peak_kb" -lt $((recorded_kb / 3)) ] || fail "peak $peak_kb KB for $recorded_kb KB of records"
+	[ "$peak_kb" -lt $((recorded_kb / 2)) ] || fail "peak $peak_kb KB for $recorded_kb KB of records"
 }
 
 @test "--live with off-CPU sampling is a usage error naming the way out" {
