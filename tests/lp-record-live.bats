@@ -108,3 +108,22 @@ setup() {
 		END { if (deep < 100 || m < n) { print m " of " n " stacks of the thread (" deep " deep) start at clone3"; exit 1 } }' late.lp
 	awk -F'\t' '$1 !~ /^#/ { if ($2 < last) { print "line " NR " goes back in time"; exit 1 } last = $2 }' late.lp
 }
+
+@test "--live: JIT code compiled after the perf map was first read is named, not [anon]: the map is read again" {
+	command -v node > /dev/null || skip "node is not installed"
+	# fib runs hot from the start; 'late' is compiled 2.5 s in, long after the map was read for fib
+	cat > late.js <<-'JS'
+	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+	const t0 = Date.now();
+	while (Date.now() - t0 < 2500) fib(25);
+	const late = new Function('n', 'let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * 1.0001; return s');
+	const t1 = Date.now();
+	while (Date.now() - t1 < 1500) late(1e6);
+	JS
+	run --separate-stderr lp-record -q --live -o node.lp -- node --perf-basic-prof late.js
+	assert_success
+	rm -f "/tmp/perf-$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' node.lp).map"
+	awk -F'\t' '$1 == "S" { n = split($8, f, ";"); leaf = f[n]
+			if (leaf ~ /^JS:\*fib /) fib++; else if (leaf ~ /^JS:.* :1:/) late++; else if (leaf == "[anon]") anon++ }
+		END { if (fib < 500 || late < 500 || anon > 10) { print fib " in fib, " late " in late, " anon " [anon]"; exit 1 } }' node.lp
+}

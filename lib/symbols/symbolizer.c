@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 
 #include "arch.h"
 #include "cfi.h"
@@ -32,6 +33,7 @@ struct process {
 	size_t n, cap;
 	size_t last_map;	/* the mapping mapping_at found last */
 	struct symtab *perfmap;
+	off_t perfmap_size;	/* of the file when it was read: a JIT adds to it as it compiles */
 	bool perfmap_tried;
 };
 
@@ -419,6 +421,33 @@ static bool maps_file(const struct symbolizer *s, const struct process *p, const
 	return false;
 }
 
+/* /tmp/perf-PID.map's symbols, and its size then; NULL+errno (EINVAL: err says where it is not one). */
+static struct symtab *load_perfmap(const char *path, off_t *size, struct lp_error *err)
+{
+	struct stat st;
+
+	*size = stat(path, &st) == 0 ? st.st_size : 0;
+	return perfmap__load(path, err);
+}
+
+/* Whether p's perf map was read again, having grown since it was last read. */
+static bool reload_perfmap(struct process *p, pid_t pid)
+{
+	char path[64];
+	struct lp_error err;
+	struct symtab *t;
+	struct stat st;
+	off_t size;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	if (stat(path, &st) != 0 || st.st_size <= p->perfmap_size || !(t = load_perfmap(path, &size, &err)))
+		return false;
+	symtab__free(p->perfmap);
+	p->perfmap = t;
+	p->perfmap_size = size;
+	return true;
+}
+
 /* How the runtime that made a process's JIT code is told to write /tmp/perf-PID.map. */
 static const char *jit_remedy(const struct symbolizer *s, const struct process *p)
 {
@@ -535,7 +564,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 
 		p->perfmap_tried = true;
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-		p->perfmap = perfmap__load(path, &err);
+		p->perfmap = load_perfmap(path, &p->perfmap_size, &err);
 		if (!p->perfmap && errno == EINVAL) {
 			snprintf(loc, sizeof(loc), "cannot read JIT symbols: '%s' line %ld is not 'START SIZE NAME'",
 				 path, err.line);
@@ -550,6 +579,9 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 	if (p && p->perfmap) {
 		const char *sym = symtab__lookup(p->perfmap, look, NULL);
 
+		/* code compiled since the map was read (while the process still runs): read it again */
+		if (!sym && in_anonymous && reload_perfmap(p, pid))
+			sym = symtab__lookup(p->perfmap, look, NULL);
 		if (sym) {
 			snprintf(loc, sizeof(loc), "/tmp/perf-%d.map+0x%" PRIx64, (int)pid, ip);
 			return emit(sym, loc, stack, locs);
