@@ -127,3 +127,14 @@ setup() {
 			if (leaf ~ /^JS:\*fib /) fib++; else if (leaf ~ /^JS:.* :1:/) late++; else if (leaf == "[anon]") anon++ }
 		END { if (fib < 500 || late < 500 || anon > 10) { print fib " in fib, " late " in late, " anon " [anon]"; exit 1 } }' node.lp
 }
+
+@test "--live: a program deleted as soon as it ran is named: it was held open from its mapping until read" {
+	cp "$W/demo" prog
+	run --separate-stderr lp-record -q --live -o gone.lp -- sh -c './prog 0.15 && rm prog'
+	assert_success
+	[ ! -e prog ]
+	# its few hundred records come after the program is gone: read by path, it would be [prog]
+	run -0 awk -F'\t' '$1 == "S" && $5 == "prog" && $8 ~ /(^|;)main;worker;crunch_numbers$/ { n++ } END { print n + 0 }' gone.lp
+	(( output > 20 )) || fail "$output samples of main;worker;crunch_numbers: $(cut -f8 gone.lp | sort | uniq -c | sort -rn | head -5)"
+	run ! grep -q '\[prog\]' gone.lp
+}

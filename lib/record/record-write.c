@@ -1565,6 +1565,15 @@ int recorder__write_settled(struct recorder *r, uint64_t settled)
 	return lp_writer__flush(&w->out);
 }
 
+void recorder__hold_mapped(struct recorder *r, const struct perf_event_header *h)
+{
+	struct perf_mmap2 m;
+
+	perf_mmap2__decode(h, &m);
+	/* out of memory: the file is read by path, as it would be without */
+	symbolizer__hold(r->live->sym, m.path, m.dev, m.ino);
+}
+
 void recorder__drop_live(struct recorder *r)
 {
 	writer_free(r->live);

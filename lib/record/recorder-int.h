@@ -122,6 +122,8 @@ void recorder__release_before(struct recorder *r, size_t seq);
  * still to come may need. 0, -ENOMEM or -EIO.
  */
 int recorder__write_settled(struct recorder *r, uint64_t settled);
+/* Has a live recording's writer hold the file of MMAP2 record h open until it reads it (symbolizer__hold). */
+void recorder__hold_mapped(struct recorder *r, const struct perf_event_header *h);
 /* Frees a live recording's writer that recorder__write did not end (recording failed); no-op without one. */
 void recorder__drop_live(struct recorder *r);
 

@@ -449,6 +449,8 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	r->n++;
 	if (r->loader && copy->type == PERF_RECORD_MMAP2)
 		load_mapped(r, copy);
+	if (r->live && copy->type == PERF_RECORD_MMAP2)
+		recorder__hold_mapped(r, copy);
 	if (r->loader && r->n >= r->next_expect && r->next_expect <= EXPECT_UP_TO) {
 		sym_loader__expect_chains(r->loader, r->n / RECORDS_PER_CHAIN);
 		r->next_expect = r->n * 2;

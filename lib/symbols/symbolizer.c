@@ -2,12 +2,15 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "cfi.h"
@@ -47,7 +50,12 @@ struct file {
 	bool tried;
 	struct cfi *cfi;
 	bool cfi_tried;
+	uint64_t dev, ino;	/* as the mapping said, when it said */
+	int fd;			/* the file held open until read (symbolizer__hold), or -1 */
 };
+
+/* Files held open at most (symbolizer__hold): the rest are read by path as before. */
+enum { HELD_FILES_MAX = 256 };
 
 /* A frame already resolved: its escaped name and location in the arena. */
 struct cached_frame {
@@ -130,6 +138,7 @@ struct symbolizer {
 	size_t nfiles, files_cap;
 	struct stackmap *file_ids;	/* path -> index + 1 (in count[0]) */
 	struct symtab *kernel;
+	size_t held;		/* files held open */
 	bool kernel_tried;
 	bool python_hinted;
 	lp_warn_fn warn;
@@ -167,6 +176,8 @@ void symbolizer__free(struct symbolizer *s)
 		free(s->files[i].path);
 		elfsym__free(s->files[i].elf);
 		cfi__free(s->files[i].cfi);
+		if (s->files[i].fd >= 0)
+			close(s->files[i].fd);
 	}
 	free(s->procs);
 	free(s->files);
@@ -253,6 +264,9 @@ static int file_id(struct symbolizer *s, const char *path, uint64_t dev, uint64_
 		if (!s->files[s->nfiles].path)
 			return -ENOMEM;
 		s->files[s->nfiles].anonymous = anonymous(path);
+		s->files[s->nfiles].dev = dev;
+		s->files[s->nfiles].ino = ino;
+		s->files[s->nfiles].fd = -1;
 		e->count[0] = ++s->nfiles;
 	}
 	by_path->count[0] = e->count[0];
@@ -377,23 +391,57 @@ static const Elf64_Ehdr *own_vdso(size_t *size)
 	return vdso;
 }
 
-static struct cfi *file_cfi(struct file *f)
+/* Whether st is of the file a mapping names by dev (major << 32 | minor, as perf's MMAP2) and ino. */
+static bool same_file(const struct stat *st, uint64_t dev, uint64_t ino)
+{
+	return ((uint64_t)major(st->st_dev) << 32 | minor(st->st_dev)) == dev && st->st_ino == ino;
+}
+
+/*
+ * Where f is read: its path, or, when it is held open and its path names
+ * another file now or none (deleted, or a copy over it), its descriptor.
+ */
+static const char *path_to_read(const struct file *f, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (f->fd < 0 || (stat(f->path, &st) == 0 && same_file(&st, f->dev, f->ino)))
+		return f->path;
+	snprintf(buf, size, "/proc/self/fd/%d", f->fd);
+	return buf;
+}
+
+/* Closes f's descriptor once both its symbols and CFI were read. */
+static void let_go_read(struct symbolizer *s, struct file *f)
+{
+	if (f->fd >= 0 && f->tried && f->cfi_tried) {
+		close(f->fd);
+		f->fd = -1;
+		s->held--;
+	}
+}
+
+static struct cfi *file_cfi(struct symbolizer *s, struct file *f)
 {
 	size_t size;
 	const Elf64_Ehdr *vdso;
+	char buf[32];
 
 	if (!f->cfi_tried) {
 		f->cfi_tried = true;
 		if (strcmp(f->path, "[vdso]") == 0 && (vdso = own_vdso(&size)))
 			f->cfi = cfi__open_memory(vdso, size);
 		else if (f->path[0] == '/')
-			f->cfi = cfi__open(f->path);
+			f->cfi = cfi__open(path_to_read(f, buf, sizeof(buf)));
+		let_go_read(s, f);
 	}
 	return f->cfi;
 }
 
-static struct elfsym *file_symbols(struct file *f)
+static struct elfsym *file_symbols(struct symbolizer *s, struct file *f)
 {
+	char buf[32];
+
 	if (!f->tried) {
 		f->tried = true;
 		if (strcmp(f->path, "[vdso]") == 0) {
@@ -404,8 +452,9 @@ static struct elfsym *file_symbols(struct file *f)
 			if (vdso)
 				f->elf = elfsym__load_memory(vdso, size);
 		} else if (f->path[0] == '/') {
-			f->elf = elfsym__load(f->path, "/usr/lib/debug");
+			f->elf = elfsym__load(path_to_read(f, buf, sizeof(buf)), "/usr/lib/debug");
 		}
+		let_go_read(s, f);
 	}
 	return f->elf;
 }
@@ -498,8 +547,34 @@ int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint6
 		return 0;
 	if ((ret = file_id(s, path, dev, ino, &id)) < 0)
 		return ret;
-	file_symbols(&s->files[id]);
-	file_cfi(&s->files[id]);
+	file_symbols(s, &s->files[id]);
+	file_cfi(s, &s->files[id]);
+	return 0;
+}
+
+int symbolizer__hold(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino)
+{
+	struct file *f;
+	struct stat st;
+	uint32_t id;
+	int ret, fd;
+
+	if (anonymous(path) || path[0] != '/' || !ino || s->held >= HELD_FILES_MAX)
+		return 0;
+	if ((ret = file_id(s, path, dev, ino, &id)) < 0)
+		return ret;
+	f = &s->files[id];
+	if (f->fd >= 0 || (f->tried && f->cfi_tried))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	/* already another file by that name: the mapped one is gone */
+	if (fstat(fd, &st) != 0 || !same_file(&st, dev, ino)) {
+		close(fd);
+		return 0;
+	}
+	f->fd = fd;
+	s->held++;
 	return 0;
 }
 
@@ -541,7 +616,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 		uint64_t addr;
 		const char *sym;
 
-		e = file_symbols(f);
+		e = file_symbols(s, f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			dso_frame(name, sizeof(name), f->path);
 			snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, ip - m->start + m->pgoff);
@@ -886,7 +961,7 @@ static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct 
  */
 static bool at_entry(struct symbolizer *s, uint32_t file, uint64_t addr)
 {
-	struct elfsym *e = file_symbols(&s->files[file]);
+	struct elfsym *e = file_symbols(s, &s->files[file]);
 	uint64_t entry = e ? elfsym__entry(e) : 0;
 
 	/*
@@ -909,8 +984,8 @@ static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t
 	if (!m)
 		return NULL;
 	f = &s->files[m->file];
-	e = file_symbols(f);
-	c = file_cfi(f);
+	e = file_symbols(s, f);
+	c = file_cfi(s, f);
 	if (!e || !c || !elfsym__offset_to_addr(e, ip - m->start + m->pgoff, addr))
 		return NULL;
 	*file = m->file;
@@ -1083,7 +1158,7 @@ int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
 	uint32_t id;
 	struct elfsym *e;
 
-	if (file_id(s, path, 0, 0, &id) < 0 || !(e = file_symbols(&s->files[id])))
+	if (file_id(s, path, 0, 0, &id) < 0 || !(e = file_symbols(s, &s->files[id])))
 		return -1;
 	return elfsym__frame_pointer_share(e);
 }

@@ -34,6 +34,13 @@ int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t l
  */
 int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino);
 /*
+ * Holds the file a mapping maps open until it is read (at its first frame),
+ * so that it is read even if it is deleted or copied over before then (a
+ * live recording reads files late); the first few hundred files only. 0
+ * (a file that cannot be opened is read by path as before), or -ENOMEM.
+ */
+int symbolizer__hold(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino);
+/*
  * The key a file is known by where its inode is: into key (SYMBOLIZER_KEY_MAX
  * bytes), its length; 0 where ino is 0 (the file is known by its path).
  */

@@ -81,6 +81,26 @@ int main(void)
 	recorder__release_written(r, 4);
 	ok(gone(r) == 1, "then let go of");
 	recorder__free(r);
+
+	/* a live recording's: oldest first, once every record a chunk holds is written; one kept for the next */
+	o.spill_after = 1 << 20;
+	r = recorder__new(&o);
+	bad = 0;
+	for (uint64_t i = 0; i < RECORDS; i++)
+		bad += keep_at(r, 10 + i) != 0;
+	size_t kept = r->kept_bytes;
+
+	ok(!bad && kept == 3 * r->chunk_size, "three chunks");
+	recorder__release_before(r, PER_CHUNK - 1);
+	ok(r->kept_bytes == kept && !r->spare, "a chunk stays while one of its records is unwritten");
+	recorder__release_before(r, PER_CHUNK);
+	ok(r->kept_bytes == kept - r->chunk_size && r->spare, "then goes, kept for the records to come");
+	recorder__release_before(r, RECORDS);
+	ok(r->kept_bytes == r->chunk_size, "all written: the newest chunk stays, records come into it");
+	ok(r->index[RECORDS - 1].h->size == RECORD, "its records are still there to read");
+	ok(keep_at(r, 100) == 0 && !r->spare && r->kept_bytes == 2 * r->chunk_size,
+	   "the next chunk is the one kept, not a new one");
+	recorder__free(r);
 	recorder__free(NULL);
 	return tap_done();
 }

@@ -4,6 +4,7 @@
  * /usr/lib) still resolves, from the file first read.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,42 @@ static void fresh_chain(pid_t pid, const char *path, uint64_t start, uint64_t en
 
 	symbolizer__mmap(s, pid, start, end - start, off, path, dev, ino);
 	*ret = symbolizer__chain(s, pid, frames, n, NULL, stack, locs);
+	symbolizer__free(s);
+}
+
+/*
+ * A copy of this program in a temporary file, deleted after the mapping of
+ * it is given (held open or not, as hold says): how frame ip is named.
+ */
+static void frame_of_deleted_copy(uint64_t start, uint64_t end, uint64_t off, uintptr_t ip, bool hold,
+				  struct strbuf *stack)
+{
+	char copy[] = "/tmp/test-symbolizer-copy.XXXXXX", buf[65536];
+	struct symbolizer *s = symbolizer__new(ignore, NULL);
+	struct strbuf locs = STRBUF_INIT;
+	FILE *in = fopen("/proc/self/exe", "rb");
+	int fd = mkstemp(copy);
+	struct stat st;
+	size_t n;
+
+	while (in && fd >= 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (write(fd, buf, n) != (ssize_t)n)
+			break;
+	if (in)
+		fclose(in);
+	strbuf__reset(stack);
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		uint64_t dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
+
+		symbolizer__mmap(s, 700, start, end - start, off, copy, dev, st.st_ino);
+		if (hold)
+			symbolizer__hold(s, copy, dev, st.st_ino);
+		unlink(copy);
+		symbolizer__frame(s, 700, ip, false, true, stack, &locs);
+	}
+	if (fd >= 0)
+		close(fd);
+	strbuf__release(&locs);
 	symbolizer__free(s);
 }
 
@@ -228,9 +265,15 @@ int main(void)
 		stack_roots__free(roots);
 	}
 
+	symbolizer__free(s);
+
+	/* a file deleted before its first frame: read through the descriptor held from its mapping */
+	frame_of_deleted_copy(start, end, off, ip, true, &stack);
+	is_mem(stack.s, stack.len, "marker_function", 15, "a held file deleted before it is read still resolves");
+	frame_of_deleted_copy(start, end, off, ip, false, &stack);
+	ok(stack.len > 0 && stack.s[0] == '[', "not held, it is [DSO]");
 	strbuf__release(&stack);
 	strbuf__release(&locs);
-	symbolizer__free(s);
 	symbolizer__free(NULL);
 	return tap_done();
 }
