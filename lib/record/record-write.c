@@ -40,6 +40,8 @@ enum { CHUNKS_CHECKED_EVERY = 512 };
  * not known yet, in ns: the records after it wait as long, in memory.
  */
 #define LIVE_ROOT_WAIT 5000000000ull
+/* how callchain may give a chain */
+enum { CHAIN_MAY_WAIT = 1, CHAIN_IN_PARTS = 2 };
 /* how far apart a fork's tracepoint sample and its FORK record are looked for, in records */
 enum { FORK_WINDOW = 256 };
 /* how many records ahead the next one to write is fetched (its header twice as far) */
@@ -118,6 +120,9 @@ struct writer {
 	struct stack_roots *roots;	/* each process's stacks' one root */
 	struct lp_writer out;
 	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
+	/* or its callers, in the symbolizer's cache, when has_callers: stack and locs hold the leaf then */
+	struct lp_span callers_stack, callers_locs;
+	bool has_callers;
 	struct record_stats *stats;
 	size_t *fork_samples;	/* by index of the FORK: 1 + the index of its tracepoint sample, or 0 */
 	size_t fork_cap;
@@ -412,29 +417,94 @@ static int look_ahead(struct writer *w, pid_t pid)
 	return ret;
 }
 
+/* Counts what a chain's SYM_CHAIN_* flags and its unwinding say of it for the summary. */
+static int count_chain(struct writer *w, const struct unwound *u, int flags, bool cut, uint64_t *past_copy)
+{
+	/* completed: it reaches the process's root after all */
+	bool completed = flags & SYM_CHAIN_COMPLETED, stopped = (flags & SYM_CHAIN_STOPPED) && !completed;
+
+	w->stats->recovered += u->changed;
+	w->stats->unwind_stopped += stopped;
+	if (past_copy)
+		*past_copy += stopped && u->past_copy;
+	w->stats->truncated += cut && !u->whole_stack && !u->looped && !stopped && !completed;
+	return 0;
+}
+
+/*
+ * A chain whose callers the symbolizer keeps completed: them in its cache
+ * (w->callers_*), the leaf in w->stack and w->locs; their flags, or -ENOENT
+ * (a leaf that may end the stack, callers not kept so: symbolizer__chain).
+ */
+static int cached_callers(struct writer *w, pid_t pid, const struct unwound *u)
+{
+	const struct sym_frame *leaf = &w->frames.v[0];
+	int flags, ret;
+
+	if (u->n < 2 || !leaf->precise || (!leaf->kernel && leaf->ip == SYM_STOPPED_IP))
+		return -ENOENT;
+	flags = symbolizer__cached_callers(w->sym, pid, w->frames.v, u->n, &w->callers_stack.s, &w->callers_stack.len,
+					   &w->callers_locs.s, &w->callers_locs.len);
+	if (flags < 0)
+		return flags;
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if ((ret = symbolizer__frame(w->sym, pid, leaf->ip, leaf->kernel, leaf->precise, &w->stack, &w->locs)) < 0)
+		return ret;
+	w->has_callers = true;
+#ifdef VERIFY_PARTS
+	{
+		static struct strbuf vs = STRBUF_INIT, vl = STRBUF_INIT;
+		int f2 = symbolizer__chain(w->sym, pid, w->frames.v, u->n, w->roots, &vs, &vl);
+		char *js = NULL, *jl = NULL;
+		size_t a = w->callers_stack.len, b = w->callers_locs.len;
+
+		if (asprintf(&js, "%.*s%s%.*s", (int)a, w->callers_stack.s, a && w->stack.len ? ";" : "", (int)w->stack.len, w->stack.s) < 0 ||
+		    asprintf(&jl, "%.*s%s%.*s", (int)b, w->callers_locs.s, b && w->locs.len ? ";" : "", (int)w->locs.len, w->locs.s) < 0)
+			abort();
+		if (f2 != flags || strlen(js) != vs.len || memcmp(js, vs.s, vs.len) || strlen(jl) != vl.len || memcmp(jl, vl.s, vl.len)) {
+			fprintf(stderr, "MISMATCH flags %d/%d\n%s\n%.*s\n%s\n%.*s\n", flags, f2, js, (int)vs.len, vs.s, jl, (int)vl.len, vl.s);
+			abort();
+		}
+		free(js);
+		free(jl);
+		static unsigned long checked;
+		if (++checked % 10000 == 0)
+			fprintf(stderr, "verified %lu\n", checked);
+	}
+#endif
+	return flags;
+}
+
 /*
  * The frames of a sample's callchain, root first, into w->stack and w->locs.
  * cut: the kernel stopped the chain at its depth limit; it is counted as
  * truncated only when that lost real callers (not a loop, not stack data).
  * past_copy, where not NULL, counts the stacks that stopped where the stack
- * copy ended. may_wait: in a live recording, -EAGAIN (nothing counted)
- * rather than a chain without the root records yet to come may give.
+ * copy ended. how: CHAIN_MAY_WAIT, in a live recording -EAGAIN (nothing
+ * counted) rather than a chain without the root records yet to come may
+ * give; CHAIN_IN_PARTS, callers kept in the symbolizer's cache are left
+ * there (w->has_callers), for put_sample.
  */
 static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
-		     bool may_wait)
+		     unsigned how)
 {
-	bool stopped, completed;
 	struct unwound u;
 	int ret;
 
 	if ((ret = unwind_chain(w, sm, pid, &w->frames, &u)) < 0)
 		return ret;
+	if ((how & CHAIN_IN_PARTS) && (ret = cached_callers(w, pid, &u)) != -ENOENT) {
+		if (ret < 0)
+			return ret;
+		return count_chain(w, &u, ret, cut, past_copy);
+	}
 	ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
 	while (ret >= 0 && ret & SYM_CHAIN_ROOT_PENDING) {
 		int found = look_ahead(w, pid);
 
 		if (found == -EAGAIN) {
-			if (may_wait && sm->time + LIVE_ROOT_WAIT > w->settled_time)
+			if ((how & CHAIN_MAY_WAIT) && sm->time + LIVE_ROOT_WAIT > w->settled_time)
 				return -EAGAIN;
 			found = 0;
 		}
@@ -446,15 +516,7 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (ret < 0)
 		return ret;
-	w->stats->recovered += u.changed;
-	/* completed: it reaches the process's root after all */
-	completed = ret & SYM_CHAIN_COMPLETED;
-	stopped = (ret & SYM_CHAIN_STOPPED) && !completed;
-	w->stats->unwind_stopped += stopped;
-	if (past_copy)
-		*past_copy += stopped && u.past_copy;
-	w->stats->truncated += cut && !u.whole_stack && !u.looped && !stopped && !completed;
-	return 0;
+	return count_chain(w, &u, ret, cut, past_copy);
 }
 
 /*
@@ -560,6 +622,13 @@ static bool cut_at_max_stack(const struct writer *w, const struct perf_sample *s
 /* An S record up to its attributes, with the stack in w->stack and w->locs. */
 static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, const char *event, uint64_t weight)
 {
+	if (w->has_callers) {
+		const struct lp_span stack[2] = { w->callers_stack, lp_span__of(&w->stack) };
+		const struct lp_span locs[2] = { w->callers_locs, lp_span__of(&w->locs) };
+
+		w->has_callers = false;
+		return lp_writer__sample_parts(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, stack, locs);
+	}
 	return lp_writer__sample(&w->out, time, pid, tid, comm_of(w->r, tid), event, weight, lp_span__of(&w->stack),
 				 lp_span__of(&w->locs));
 }
@@ -633,7 +702,8 @@ static int write_sample(struct writer *w, const struct perf_event_header *h)
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
 	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
-	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), &w->stats->stopped_past_copy, true);
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), &w->stats->stopped_past_copy,
+			CHAIN_MAY_WAIT | CHAIN_IN_PARTS);
 	if (ret < 0)
 		return ret;
 	weight = sample_weight(w, &sm);
@@ -712,7 +782,7 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 	if (!(t = account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
 	ret = inside_exec(w, t, &sm, taken_in_kernel(h)) ? exec_chain(w, &sm) :
-	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), NULL, false);
+	      callchain(w, &sm, sm.pid, cut_at_max_stack(w, &sm), NULL, 0);
 	if (ret < 0)
 		return ret;
 	if (k < RECORD_MAX_EVENTS)
@@ -765,7 +835,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	if (!(t = account(w, sm.pid, sm.tid, ev->start)))
 		return -ENOMEM;
 	/* off the CPU, a thread is in the kernel */
-	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated == 1, NULL, false);
+	ret = inside_exec(w, t, &sm, true) ? exec_chain(w, &sm) : callchain(w, &sm, sm.pid, ev->truncated == 1, NULL, 0);
 	if (ret < 0)
 		return ret;
 	w->stats->offcpu_samples++;
@@ -1008,7 +1078,7 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 	}
 	strbuf__reset(&w->stack);
 	strbuf__reset(&w->locs);
-	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false, NULL, false)) < 0)
+	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = callchain(w, &sm, t.ppid, false, NULL, 0)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, comm_of(r, t.tid))) < 0 ||
 	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)

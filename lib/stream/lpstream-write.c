@@ -212,6 +212,33 @@ int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t t
 	return add_stack(w, stack, locs);
 }
 
+/* The parts of a list, joined by ';' */
+static int add_parts(struct lp_writer *w, const struct lp_span part[2])
+{
+	int ret = add_span(w, part[0]);
+
+	if (ret == 0 && part[0].len && part[1].len)
+		ret = strbuf__addc(&w->line, ';');
+	return ret < 0 ? ret : add_span(w, part[1]);
+}
+
+int lp_writer__sample_parts(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+			    const char *event, uint64_t weight, const struct lp_span stack[2],
+			    const struct lp_span locs[2])
+{
+	int ret;
+
+	begin(w);
+	if ((ret = add(w, "S\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
+	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, 0)) < 0 ||
+	    (ret = add_field(w, comm)) < 0 || (ret = add_field(w, event)) < 0 ||
+	    (ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_u64(w, weight, 0)) < 0 ||
+	    (ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_parts(w, stack)) < 0 ||
+	    (ret = strbuf__addc(&w->line, '\t')) < 0)
+		return ret;
+	return locs[0].len || locs[1].len ? add_parts(w, locs) : strbuf__addc(&w->line, '-');
+}
+
 int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, enum lp_proc_what what,
 		    const char *comm)
 {

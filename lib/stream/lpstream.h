@@ -326,6 +326,14 @@ int lp_writer__version(struct lp_writer *w);
 /* "#lp.KEY\tVALUE\t...": values raw, escaped here. */
 int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *values, size_t n);
 
+/*
+ * As lp_writer__sample, with STACK and LOCS each in parts (callers, leaf)
+ * joined by ';', an empty part adding none: a stack's cached callers are
+ * not copied once more to be joined.
+ */
+int lp_writer__sample_parts(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+			    const char *event, uint64_t weight, const struct lp_span stack[2],
+			    const struct lp_span locs[2]);
 /* An S record up to its attributes; comm and event raw, stack and locs escaped lists (locs "" = "-"). */
 int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
 		      const char *event, uint64_t weight, struct lp_span stack, struct lp_span locs);

@@ -934,6 +934,31 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 	return flags;
 }
 
+int symbolizer__cached_callers(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
+			       const char **stack, size_t *stack_len, const char **locs, size_t *locs_len)
+{
+	uint32_t generation;
+	uint64_t h, check;
+	const struct cached_chain *e;
+
+	if (n < 2 || !s->chains.n)
+		return -ENOENT;
+	generation = generation_of(s, pid);
+	h = chain_hash(pid, generation, frames + 1, n - 1, &check);
+	for (size_t i = h; (e = htab__at(&s->chains, i))->head.used; i++) {
+		if (e->head.hash != h || !same_chain(e, pid, generation, n - 1, check))
+			continue;
+		if (e->flags & CHAIN_PENDING)
+			return -ENOENT;
+		*stack = s->chain_text + e->text_off;
+		*stack_len = e->stack_len;
+		*locs = *stack + e->stack_len;
+		*locs_len = e->locs_len;
+		return e->flags;
+	}
+	return -ENOENT;
+}
+
 static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct strbuf *stack, struct strbuf *locs)
 {
 	char loc[320];

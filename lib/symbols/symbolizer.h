@@ -100,6 +100,16 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 		      struct stack_roots *roots, struct strbuf *stack, struct strbuf *locs);
 
 /*
+ * The callers frames[1..n) of a chain as symbolizer__chain with roots kept
+ * them, completed: their STACK and LOCS text in its cache (valid while s
+ * is), to be joined with the leaf's (symbolizer__frame) by ';'. Their
+ * SYM_CHAIN_* flags, or -ENOENT when they are not kept so (symbolizer__chain
+ * writes the chain then).
+ */
+int symbolizer__cached_callers(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
+			       const char **stack, size_t *stack_len, const char **locs, size_t *locs_len);
+
+/*
  * What the function at ip of pid does with %rbp there, by its CFI: ip a
  * return address (the call before it is looked at), or with sampled the
  * instruction a sample interrupted.
