@@ -452,27 +452,6 @@ static int cached_callers(struct writer *w, pid_t pid, const struct unwound *u)
 	if ((ret = symbolizer__frame(w->sym, pid, leaf->ip, leaf->kernel, leaf->precise, &w->stack, &w->locs)) < 0)
 		return ret;
 	w->has_callers = true;
-#ifdef VERIFY_PARTS
-	{
-		static struct strbuf vs = STRBUF_INIT, vl = STRBUF_INIT;
-		int f2 = symbolizer__chain(w->sym, pid, w->frames.v, u->n, w->roots, &vs, &vl);
-		char *js = NULL, *jl = NULL;
-		size_t a = w->callers_stack.len, b = w->callers_locs.len;
-
-		if (asprintf(&js, "%.*s%s%.*s", (int)a, w->callers_stack.s, a && w->stack.len ? ";" : "", (int)w->stack.len, w->stack.s) < 0 ||
-		    asprintf(&jl, "%.*s%s%.*s", (int)b, w->callers_locs.s, b && w->locs.len ? ";" : "", (int)w->locs.len, w->locs.s) < 0)
-			abort();
-		if (f2 != flags || strlen(js) != vs.len || memcmp(js, vs.s, vs.len) || strlen(jl) != vl.len || memcmp(jl, vl.s, vl.len)) {
-			fprintf(stderr, "MISMATCH flags %d/%d\n%s\n%.*s\n%s\n%.*s\n", flags, f2, js, (int)vs.len, vs.s, jl, (int)vl.len, vl.s);
-			abort();
-		}
-		free(js);
-		free(jl);
-		static unsigned long checked;
-		if (++checked % 10000 == 0)
-			fprintf(stderr, "verified %lu\n", checked);
-	}
-#endif
 	return flags;
 }
 
