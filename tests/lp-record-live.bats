@@ -32,18 +32,9 @@ setup() {
 	assert_success
 	[[ "$stderr" == *"1 processes and 2 threads spawned; symbolised and written while recording, the rest in "*" s" ]] ||
 		fail "summary: $stderr"
-	root=$(awk -F'\t' '$1 == "P" && $5 == "exec" && $6 == "split" { print $3; exit }' split.lp)
-	[ -n "$root" ] || fail "no exec record of the workload"
-	child=$(awk -F'\t' -v r="$root" '$1 == "P" && $5 == "spawn" && $3 != r && $7 == r { print $3 }' split.lp)
-	[ -n "$child" ] || fail "no spawn record of the child process with its parent"
-	grep -qP "^P\t\d+\t$child\t$child\texec\tsplit\t$W/split\$" split.lp || fail "no exec of the child with its path"
-	grep -qP "^P\t\d+\t$child\t$child\tcomm\ttenner\$" split.lp || fail "the child's new name"
+	split_lifecycle split.lp
 	for name in sixty thirty; do
 		tid=$(awk -F'\t' -v n="$name" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' split.lp)
-		[ -n "$tid" ] || fail "no thread named $name"
-		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;pthread_create;[^\t]*;clone3\t" split.lp ||
-			fail "$name: spawning stack is not main;pthread_create;...;clone3"
-		grep -qP "^P\t\d+\t$root\t$tid\texit\t$name\$" split.lp || fail "$name: no exit"
 		grep -qP "^T\t\d+\t$root\t$tid\t$name\tstart=\d+\tend=\d+\tcpu=\d+\tsampled-cpu=\d+" split.lp ||
 			fail "$name: no summary with its exact CPU time"
 	done

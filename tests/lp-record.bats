@@ -76,21 +76,7 @@ within() {
 
 @test "every thread and process is there: spawned, named, parented, exec'd and exited" {
 	lp-record -q -o split.lp "$W/split"
-	root=$(awk -F'\t' '$1 == "P" && $5 == "exec" && $6 == "split" { print $3; exit }' split.lp)
-	[ -n "$root" ] || fail "no exec record of the workload"
-	child=$(awk -F'\t' -v r="$root" '$1 == "P" && $5 == "spawn" && $3 != r && $7 == r { print $3 }' split.lp)
-	[ -n "$child" ] || fail "no spawn record of the child process with its parent"
-	grep -qP "^P\t\d+\t$child\t$child\texec\tsplit\t$W/split\$" split.lp || fail "no exec of the child with its path"
-	grep -qP "^P\t\d+\t$child\t$child\tcomm\ttenner\$" split.lp || fail "the child's new name"
-	for name in sixty thirty; do
-		tid=$(awk -F'\t' -v n="$name" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' split.lp)
-		[ -n "$tid" ] || fail "no thread named $name"
-		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t" split.lp || fail "$name: no spawn from the main thread"
-		# clone3's syscall is outside its CFI: the caller is still found
-		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;pthread_create;[^\t]*;clone3\t" split.lp ||
-			fail "$name: spawning stack is not main;pthread_create;...;clone3"
-		grep -qP "^P\t\d+\t$root\t$tid\texit\t$name\$" split.lp || fail "$name: no exit"
-	done
+	split_lifecycle split.lp
 	grep -qP "^P\t\d+\t$child\t$child\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;[^\t]*fork[^\t]*\t" split.lp ||
 		fail "the child's spawning stack is not main;...fork"
 	! awk -F'\t' '$1 == "P" && $5 == "spawn" && $9 ~ /\[0x/' split.lp | grep . || fail "a spawning stack has an unknown frame"

@@ -30,3 +30,26 @@ big_perf() {
 	yes "$DATA/demo.perf-script.txt" | head -n 340 | xargs -d "\n" cat > big.txt
 	[ "$(stat -c %s big.txt)" -ge $((32 << 20)) ]
 }
+
+# Fails unless FILE, a recording of tests/workloads/split (as $W/split), has
+# its process tree: the root's child exec'd and named tenner, threads sixty
+# and thirty spawned by the main thread from main;pthread_create;...;clone3
+# and exited. Sets root and child (their pids).
+split_lifecycle() {
+	root=$(awk -F'\t' '$1 == "P" && $5 == "exec" && $6 == "split" { print $3; exit }' "$1")
+	[ -n "$root" ] || fail "no exec record of the workload"
+	child=$(awk -F'\t' -v r="$root" '$1 == "P" && $5 == "spawn" && $3 != r && $7 == r { print $3 }' "$1")
+	[ -n "$child" ] || fail "no spawn record of the child process with its parent"
+	grep -qP "^P\t\d+\t$child\t$child\texec\tsplit\t$W/split\$" "$1" || fail "no exec of the child with its path"
+	grep -qP "^P\t\d+\t$child\t$child\tcomm\ttenner\$" "$1" || fail "the child's new name"
+	local name tid
+	for name in sixty thirty; do
+		tid=$(awk -F'\t' -v n="$name" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' "$1")
+		[ -n "$tid" ] || fail "no thread named $name"
+		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t" "$1" || fail "$name: no spawn from the main thread"
+		# clone3's syscall is outside its CFI: the caller is still found
+		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;pthread_create;[^\t]*;clone3\t" "$1" ||
+			fail "$name: spawning stack is not main;pthread_create;...;clone3"
+		grep -qP "^P\t\d+\t$root\t$tid\texit\t$name\$" "$1" || fail "$name: no exit"
+	done
+}
