@@ -10,6 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -37,6 +38,7 @@ struct process {
 	size_t last_map;	/* the mapping mapping_at found last */
 	struct symtab *perfmap;
 	off_t perfmap_size;	/* of the file when it was read: a JIT adds to it as it compiles */
+	uint64_t perfmap_read_ns;	/* when (CLOCK_MONOTONIC) */
 	bool perfmap_tried;
 };
 
@@ -479,7 +481,19 @@ static struct symtab *load_perfmap(const char *path, off_t *size, struct lp_erro
 	return perfmap__load(path, err);
 }
 
-/* Whether p's perf map was read again, having grown since it was last read. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Whether p's perf map was read again, having grown since it was last read:
+ * not more than ten times a second (a JVM warming up compiles thousands of
+ * methods, each a miss, and its map is megabytes).
+ */
 static bool reload_perfmap(struct process *p, pid_t pid)
 {
 	char path[64];
@@ -487,9 +501,15 @@ static bool reload_perfmap(struct process *p, pid_t pid)
 	struct symtab *t;
 	struct stat st;
 	off_t size;
+	uint64_t now = now_ns();
 
+	if (now - p->perfmap_read_ns < 100000000u)
+		return false;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-	if (stat(path, &st) != 0 || st.st_size <= p->perfmap_size || !(t = load_perfmap(path, &size, &err)))
+	if (stat(path, &st) != 0 || st.st_size <= p->perfmap_size)
+		return false;
+	p->perfmap_read_ns = now;
+	if (!(t = load_perfmap(path, &size, &err)))
 		return false;
 	symtab__free(p->perfmap);
 	p->perfmap = t;
@@ -640,6 +660,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 		p->perfmap_tried = true;
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
 		p->perfmap = load_perfmap(path, &p->perfmap_size, &err);
+		p->perfmap_read_ns = now_ns();
 		if (!p->perfmap && errno == EINVAL) {
 			snprintf(loc, sizeof(loc), "cannot read JIT symbols: '%s' line %ld is not 'START SIZE NAME'",
 				 path, err.line);
