@@ -854,6 +854,19 @@ static bool same_chain(const struct cached_chain *e, pid_t pid, uint32_t generat
 	return e->check == check && e->pid == pid && e->generation == generation && e->n == n;
 }
 
+/* The kept chain of callers[0..n) of pid, or the free slot it would take (head.used false); its hashes. */
+static struct cached_chain *chain_slot(struct symbolizer *s, pid_t pid, uint32_t generation,
+				       const struct sym_frame *callers, size_t n, uint64_t *h, uint64_t *check)
+{
+	struct cached_chain *e;
+
+	*h = chain_hash(pid, generation, callers, n, check);
+	for (size_t i = *h; (e = htab__at(&s->chains, i))->head.used; i++)
+		if (e->head.hash == *h && same_chain(e, pid, generation, n, *check))
+			break;
+	return e;
+}
+
 /* Keeps the rendered callers frames[0..n) for the next sample with the same ones. */
 static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t h, uint64_t check, pid_t pid,
 			  uint32_t generation, size_t n, const struct strbuf *stack, const struct strbuf *locs,
@@ -900,19 +913,16 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 	if (ncallers > 0) {
 		if ((ret = htab__reserve(&s->chains)) < 0)
 			return ret;
-		h = chain_hash(pid, generation, callers, ncallers, &check);
-		for (size_t i = h; (e = htab__at(&s->chains, i))->head.used; i++) {
-			if (e->head.hash == h && same_chain(e, pid, generation, ncallers, check)) {
-				const char *text = s->chain_text + e->text_off;
+		e = chain_slot(s, pid, generation, callers, ncallers, &h, &check);
+		if (e->head.used) {
+			const char *text = s->chain_text + e->text_off;
 
-				if ((ret = strbuf__add(stack, text, e->stack_len)) < 0 ||
-				    (ret = strbuf__add(locs, text + e->stack_len, e->locs_len)) < 0)
-					return ret;
-				flags = e->flags & ~CHAIN_PENDING;
-				completed = !roots || !(e->flags & CHAIN_PENDING);
-				ncallers = 0;
-				break;
-			}
+			if ((ret = strbuf__add(stack, text, e->stack_len)) < 0 ||
+			    (ret = strbuf__add(locs, text + e->stack_len, e->locs_len)) < 0)
+				return ret;
+			flags = e->flags & ~CHAIN_PENDING;
+			completed = !roots || !(e->flags & CHAIN_PENDING);
+			ncallers = 0;
 		}
 	}
 	/* the callers rootward first, when not cached */
@@ -958,26 +968,19 @@ int symbolizer__chain(struct symbolizer *s, pid_t pid, const struct sym_frame *f
 int symbolizer__cached_callers(struct symbolizer *s, pid_t pid, const struct sym_frame *frames, size_t n,
 			       const char **stack, size_t *stack_len, const char **locs, size_t *locs_len)
 {
-	uint32_t generation;
 	uint64_t h, check;
 	const struct cached_chain *e;
 
 	if (n < 2 || !s->chains.n)
 		return -ENOENT;
-	generation = generation_of(s, pid);
-	h = chain_hash(pid, generation, frames + 1, n - 1, &check);
-	for (size_t i = h; (e = htab__at(&s->chains, i))->head.used; i++) {
-		if (e->head.hash != h || !same_chain(e, pid, generation, n - 1, check))
-			continue;
-		if (e->flags & CHAIN_PENDING)
-			return -ENOENT;
-		*stack = s->chain_text + e->text_off;
-		*stack_len = e->stack_len;
-		*locs = *stack + e->stack_len;
-		*locs_len = e->locs_len;
-		return e->flags;
-	}
-	return -ENOENT;
+	e = chain_slot(s, pid, generation_of(s, pid), frames + 1, n - 1, &h, &check);
+	if (!e->head.used || e->flags & CHAIN_PENDING)
+		return -ENOENT;
+	*stack = s->chain_text + e->text_off;
+	*stack_len = e->stack_len;
+	*locs = *stack + e->stack_len;
+	*locs_len = e->locs_len;
+	return e->flags;
 }
 
 static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct strbuf *stack, struct strbuf *locs)
