@@ -198,8 +198,9 @@ static int add_stack(struct lp_writer *w, struct lp_span stack, struct lp_span l
 	return locs.len ? add_span(w, locs) : strbuf__addc(&w->line, '-');
 }
 
-int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
-		      const char *event, uint64_t weight, struct lp_span stack, struct lp_span locs)
+/* An S record's fields up to its weight. */
+static int sample_head(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+		       const char *event, uint64_t weight)
 {
 	int ret;
 
@@ -207,9 +208,17 @@ int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t t
 	if ((ret = add(w, "S\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
 	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, 0)) < 0 ||
 	    (ret = add_field(w, comm)) < 0 || (ret = add_field(w, event)) < 0 ||
-	    (ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_u64(w, weight, 0)) < 0)
+	    (ret = strbuf__addc(&w->line, '\t')) < 0)
 		return ret;
-	return add_stack(w, stack, locs);
+	return add_u64(w, weight, 0);
+}
+
+int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+		      const char *event, uint64_t weight, struct lp_span stack, struct lp_span locs)
+{
+	int ret = sample_head(w, time, pid, tid, comm, event, weight);
+
+	return ret < 0 ? ret : add_stack(w, stack, locs);
 }
 
 /* The parts of a list, joined by ';' */
@@ -228,11 +237,7 @@ int lp_writer__sample_parts(struct lp_writer *w, uint64_t time, int64_t pid, int
 {
 	int ret;
 
-	begin(w);
-	if ((ret = add(w, "S\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
-	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, 0)) < 0 ||
-	    (ret = add_field(w, comm)) < 0 || (ret = add_field(w, event)) < 0 ||
-	    (ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_u64(w, weight, 0)) < 0 ||
+	if ((ret = sample_head(w, time, pid, tid, comm, event, weight)) < 0 ||
 	    (ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add_parts(w, stack)) < 0 ||
 	    (ret = strbuf__addc(&w->line, '\t')) < 0)
 		return ret;
