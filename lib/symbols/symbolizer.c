@@ -500,7 +500,6 @@ static bool reload_perfmap(struct process *p, pid_t pid)
 	struct lp_error err;
 	struct symtab *t;
 	struct stat st;
-	off_t size;
 	uint64_t now = now_ns();
 
 	if (now - p->perfmap_read_ns < 100000000u)
@@ -509,11 +508,12 @@ static bool reload_perfmap(struct process *p, pid_t pid)
 	if (stat(path, &st) != 0 || st.st_size <= p->perfmap_size)
 		return false;
 	p->perfmap_read_ns = now;
-	if (!(t = load_perfmap(path, &size, &err)))
+	if (!(t = perfmap__load(path, &err)))
 		return false;
 	symtab__free(p->perfmap);
 	p->perfmap = t;
-	p->perfmap_size = size;
+	/* what it grows by while being read is read again at the next miss */
+	p->perfmap_size = st.st_size;
 	return true;
 }
 
