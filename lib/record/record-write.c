@@ -126,12 +126,11 @@ struct writer {
 	struct record_stats *stats;
 	size_t *fork_samples;	/* by index of the FORK: 1 + the index of its tracepoint sample, or 0 */
 	size_t fork_cap;
-	size_t visible;		/* records that may be read ahead: all, or in a live recording the settled ones */
-	/* a live recording's: records settled (in their places), collected (forks, ends, clocks), written */
-	size_t settled, collected, done;
+	/* records in their places, that may be read ahead: all, or in a live recording those settled */
+	size_t visible;
+	size_t collected, done;	/* a live recording's: records collected (forks, ends, clocks), written */
 	uint64_t settled_time;	/* records up to it have all come */
 	bool more_to_come;	/* records after the settled ones may come: look_ahead cannot tell "none" */
-	struct record_stats live_stats;	/* a live recording's, the caller's at its end */
 	uint64_t chain[2 * OFFCPU_MAX_STACK + 3];	/* an off-CPU record's, as perf orders one */
 	struct frame_buf frames;	/* a callchain's, reused from sample to sample */
 	struct frame_buf ahead;		/* the same for look_ahead's samples */
@@ -418,7 +417,7 @@ static int look_ahead(struct writer *w, pid_t pid)
 }
 
 /* Counts what a chain's SYM_CHAIN_* flags and its unwinding say of it for the summary. */
-static int count_chain(struct writer *w, const struct unwound *u, int flags, bool cut, uint64_t *past_copy)
+static void count_chain(struct writer *w, const struct unwound *u, int flags, bool cut, uint64_t *past_copy)
 {
 	/* completed: it reaches the process's root after all */
 	bool completed = flags & SYM_CHAIN_COMPLETED, stopped = (flags & SYM_CHAIN_STOPPED) && !completed;
@@ -428,7 +427,6 @@ static int count_chain(struct writer *w, const struct unwound *u, int flags, boo
 	if (past_copy)
 		*past_copy += stopped && u->past_copy;
 	w->stats->truncated += cut && !u->whole_stack && !u->looped && !stopped && !completed;
-	return 0;
 }
 
 /*
@@ -476,7 +474,8 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	if ((how & CHAIN_IN_PARTS) && (ret = cached_callers(w, pid, &u)) != -ENOENT) {
 		if (ret < 0)
 			return ret;
-		return count_chain(w, &u, ret, cut, past_copy);
+		count_chain(w, &u, ret, cut, past_copy);
+		return 0;
 	}
 	ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
 	while (ret >= 0 && ret & SYM_CHAIN_ROOT_PENDING) {
@@ -495,7 +494,8 @@ static int callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (ret < 0)
 		return ret;
-	return count_chain(w, &u, ret, cut, past_copy);
+	count_chain(w, &u, ret, cut, past_copy);
+	return 0;
 }
 
 /*
@@ -1562,8 +1562,6 @@ int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *sta
 
 	if (!(w = writer_new(r, out, stats)))
 		return -errno;
-	w->live_stats = *stats;
-	w->stats = &w->live_stats;
 	r->live = w;
 	if ((ret = write_header(r, &w->out, w->stats, true)) == 0)
 		ret = lp_writer__flush(&w->out);
@@ -1580,13 +1578,13 @@ int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *sta
 int recorder__write_settled(struct recorder *r, uint64_t settled)
 {
 	struct writer *w = r->live;
-	size_t stable = w->settled, collect_to, write_to, oldest;
+	size_t stable = w->visible, collect_to, write_to, oldest;
 	int ret;
 
-	index__sort(r->index + w->settled, r->n - w->settled);
+	index__sort(r->index + w->visible, r->n - w->visible);
 	while (stable < r->n && r->index[stable].time <= settled)
 		stable++;
-	w->settled = w->visible = stable;
+	w->visible = stable;
 	collect_to = stable > FORK_WINDOW ? stable - FORK_WINDOW : 0;
 	if (collect_to > w->collected) {
 		if ((ret = collect(w, w->collected, collect_to)) < 0)
@@ -1636,14 +1634,16 @@ static int finish_live(struct recorder *r, struct record_stats *stats)
 	int ret;
 
 	r->live = NULL;
-	index__sort(r->index + w->settled, r->n - w->settled);
-	w->settled = w->visible = r->n;
+	index__sort(r->index + w->visible, r->n - w->visible);
+	w->visible = r->n;
 	count_losses(r, w->stats);
 	if ((ret = r->live_error) == 0 && (ret = collect(w, w->collected, r->n)) == 0)
 		ret = write_records(w, w->done, r->n, &w->done);
 	if (ret == 0)
 		ret = write_end(w, true);
-	*stats = w->live_stats;
+	/* filled in as it went: the caller's since recorder__write_live */
+	if (stats != w->stats)
+		*stats = *w->stats;
 	stats->write_errno = w->out.err;
 	writer_free(w);
 	return ret;
