@@ -160,6 +160,16 @@ static void on_signal(int sig)
 		recorder__signal(active, times == 1 ? sig : times == 2 ? SIGTERM : SIGKILL);
 }
 
+/* Why the stream to output (NULL: stdout) could not be written: -EIO with errno err (0: unknown), or -errno. */
+static void say_write_error(const char *output, int ret, int err)
+{
+	if (ret == -EIO)
+		error("cannot write %s%s%s: %s", output ? "'" : "the stream to stdout", output ? output : "",
+		      output ? "'" : "", strerror(err ? err : EIO));
+	else
+		error("writing the stream: %s", strerror(-ret));
+}
+
 static int write_version(FILE *out)
 {
 	struct lp_writer w;
@@ -562,8 +572,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
 	/* the stream's first line now: an output that cannot be written is found before the command runs */
 	if (write_version(out) < 0) {
-		error("cannot write %s%s%s: %s", output ? "'" : "the stream to stdout", output ? output : "",
-		      output ? "'" : "", strerror(errno ? errno : EIO));
+		say_write_error(output, -EIO, errno);
 		goto cleanup;
 	}
 
@@ -598,11 +607,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		goto cleanup;
 	}
 	if (o.live && (ret = recorder__write_live(active, out, &st)) < 0) {
-		if (ret == -EIO)
-			error("cannot write %s%s%s: %s", output ? "'" : "the stream to stdout", output ? output : "",
-			      output ? "'" : "", strerror(EIO));
-		else
-			error("writing the stream: %s", strerror(-ret));
+		say_write_error(output, ret, st.write_errno);
 		recorder__signal(active, SIGKILL);
 		goto cleanup;
 	}
@@ -614,14 +619,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = recorder__write(active, out, &st);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (ret == -EIO) {
-		/* the stream's own write failed, maybe on the thread that writes it */
-		error("cannot write %s%s%s: %s", output ? "'" : "the stream to stdout", output ? output : "",
-		      output ? "'" : "", strerror(st.write_errno ? st.write_errno : EIO));
-		goto cleanup;
-	}
 	if (ret < 0) {
-		error("writing the stream: %s", strerror(-ret));
+		/* the stream's own write failed (-EIO), maybe on the thread that writes it, or memory ran out */
+		say_write_error(output, ret, st.write_errno);
 		goto cleanup;
 	}
 	if (out == stdout ? close_stdout() != 0 : (fflush(out) != 0 || ferror(out) || fclose(out) != 0)) {

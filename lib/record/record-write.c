@@ -1565,6 +1565,7 @@ int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *sta
 	r->live = w;
 	if ((ret = write_header(r, &w->out, w->stats, true)) == 0)
 		ret = lp_writer__flush(&w->out);
+	stats->write_errno = w->out.err;
 	return ret;
 }
 

@@ -98,7 +98,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats);
  * once those around them have come (a few hundred later), and
  * recorder__write, after it, the rest, with the counts known only at the
  * end (lost samples, the rate achieved) in the stream's trailer. Its
- * records are let go of as they are written. -ENOMEM, -EIO.
+ * records are let go of as they are written. -ENOMEM, or -EIO (stats->write_errno says why).
  */
 int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *stats);
 
