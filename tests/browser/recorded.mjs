@@ -7,10 +7,11 @@ const [file] = process.argv.slice(2);
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 await scenario(async () => {
 	const { browser, page, errors } = await open(file);
+	check(errors.length === 0, 'no errors: ' + errors);
 	const fs = await frames(page);
 	for (const name of ['do_read', 'wait_lock', 'nap', 'reap']) {
 		const f = byText(fs, name)[0];
-		check(f, name + ' is drawn');
+		check(f, name + ' is drawn, among ' + fs.length + ' frames: ' + fs.map((g) => g.text).join(' '));
 		const [r, , b] = rgb(f.fill);
 		// a sample or two on the CPU (waking up) tints it: mostly blue
 		check(b > 200 && r < 120, name + ' (off the CPU) is blue: ' + f.fill);
