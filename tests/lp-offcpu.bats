@@ -40,22 +40,28 @@ lost_allowance() {
 	awk -F'\t' -v l="$2" '$1 == "#lp.lost" && $2 == "offcpu" { printf "%.6f\n", $3 * l }' "$1"
 }
 
+# The off-CPU intervals the stream FILE counted lost ("" without the line).
+offcpu_lost() {
+	awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' "$1"
+}
+
 # Records the workload on and off the CPU into b.lp with each kind of blocking
 # in it: a picture's test needs all four, and a counted loss (see
 # lost_allowance) may have taken the one interval of one kind; recorded again
 # then, up to five times. Missing with nothing counted lost is a failure.
 record_every_kind() {
-	local try missing
+	local try kind missing
 	for try in 1 2 3 4 5; do
 		lp-record -q -o b.lp -- "$W/blocking" 2> /dev/null
-		missing=$(lp-collapse b.lp | awk '{ for (k in want) if (index($0, want[k])) delete want[k] }
-			BEGIN { want[1] = ";do_read;"; want[2] = ";wait_lock;"; want[3] = ";nap;"; want[4] = ";reap;" }
-			END { for (k in want) { printf "%s%s", sep, want[k]; sep = " " } }')
+		lp-collapse b.lp > b.folded
+		missing=
+		for kind in do_read wait_lock nap reap; do
+			grep -q ";$kind;" b.folded || missing+=" $kind"
+		done
 		[ -n "$missing" ] || return 0
-		awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" && $3 > 0 { found = 1 } END { exit !found }' b.lp ||
-			fail "no stack with $missing and nothing counted lost"
+		[ "$(offcpu_lost b.lp)" -gt 0 ] || fail "no stack with$missing and nothing counted lost"
 	done
-	fail "five recordings in a row each lost a kind of blocking: $missing"
+	fail "five recordings in a row each lost a kind of blocking:$missing"
 }
 
 @test "lp-offcpu at 1000 Hz: off-CPU time per stack within 5% of what the workload measured" {
@@ -100,7 +106,7 @@ record_every_kind() {
 	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 1 "child_nap" "$(lost_allowance b.lp 0.11)"
 	# each of the 20 naps, or counted lost (rarely, and few)
 	grep -qP '^#lp.lost\toffcpu\t[012]$' b.lp || fail "$(grep '^#lp.lost' b.lp)"
-	[ $(($(grep -c $'^S\t.*main;nap;' b.lp) + $(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' b.lp))) -ge 20 ] ||
+	[ $(($(grep -c $'^S\t.*main;nap;' b.lp) + $(offcpu_lost b.lp))) -ge 20 ] ||
 		fail "fewer than the 20 naps"
 	# the weight is the interval itself
 	awk -F'\t' '$1 == "S" && "dur=" $7 != $10 { bad++ } END { exit bad }' b.lp
@@ -117,7 +123,7 @@ record_every_kind() {
 	printf '%s\n' "$stderr" > truth.txt
 	close_to "$(offcpu_seconds 'main;nap' out/b.lp)" "$(truth nap truth.txt)" 1 "nap" "$(lost_allowance out/b.lp 0.052)"
 	close_to "$(offcpu_seconds 'reader;do_read;read' out/b.lp)" "$(truth do_read truth.txt)" 1 "do_read" "$(lost_allowance out/b.lp 0.31)"
-	[ $(($(grep -c $'^S\t.*main;nap;' out/b.lp) + $(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' out/b.lp))) -ge 20 ] ||
+	[ $(($(grep -c $'^S\t.*main;nap;' out/b.lp) + $(offcpu_lost out/b.lp))) -ge 20 ] ||
 		fail "fewer than the 20 naps"
 	awk -F'\t' '$1 == "S" || $1 == "P" { if ($2 < last) exit 1; last = $2 }' out/b.lp || fail "records out of time order"
 	grep -qP '^S\t([^\t]*\t){4}cpu\t\d+\t[^\t]*main;spin' out/b.lp
@@ -179,7 +185,7 @@ record_every_kind() {
 	# its nap under child_nap, unless an interval was counted lost (rare: a
 	# switch the kernel did not show us), which the lifetimes above allowed for
 	grep -qP "^S\t\d+\t$child\t$child\tblocking\toffcpu\t\d+\t[^\t]*main;child_nap;" b.lp ||
-		awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" && $3 > 0 { found = 1 } END { exit !found }' b.lp ||
+		[ "$(offcpu_lost b.lp)" -gt 0 ] ||
 		fail "no off-CPU sample of child $child under main;child_nap, and none lost: $(awk -F'\t' -v c="$child" '$4 == c' b.lp | cut -c1-400)"
 }
 
@@ -246,7 +252,7 @@ record_every_kind() {
 	assert_success
 	# every one of the 20 naps reported, or counted lost (a rare switch-in the kernel did not show)
 	naps=$(grep -c $'^S\t.*main;nap;' b.lp) || true
-	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' b.lp)
+	lost=$(offcpu_lost b.lp)
 	[ $((naps + lost)) -ge 20 ] && [ "$lost" -le 2 ] || fail "$naps nap intervals of 20, $lost lost; $(grep '^#' b.lp)"
 }
 
@@ -322,7 +328,7 @@ record_every_kind() {
 		blocked=$(awk '$1 == "naps" { print $4 }' <<< "$stderr")
 		[ "${blocked:-0}" -gt 2500 ] || fail "the sleeper blocked only '${blocked}' times"
 		reported=$(awk -F'\t' '$1 == "S" && $6 == "offcpu" && $8 ~ /(^|;)sleeper;nap(;|$)/' c.lp | wc -l)
-		lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' c.lp)
+		lost=$(offcpu_lost c.lp)
 		[ $((reported + lost)) -ge "$blocked" ] ||
 			fail "${raw:-tp_btf}: blocked $blocked times, $reported intervals reported, $lost counted lost"
 	done
