@@ -45,23 +45,30 @@ offcpu_lost() {
 	awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' "$1"
 }
 
-# Records the workload on and off the CPU into b.lp with each kind of blocking
-# in it: a picture's test needs all four, and a counted loss (see
-# lost_allowance) may have taken the one interval of one kind; recorded again
-# then, up to five times. Missing with nothing counted lost is a failure.
-record_every_kind() {
-	local try kind missing
+# Runs COMMAND (which records into FILE) again, up to five times, while
+# CHECK FILE fails and the stream counted an off-CPU interval lost: where a
+# test needs the one interval of a kind the workload has, a counted loss (see
+# lost_allowance) may have taken it. CHECK failing with nothing counted lost
+# fails the test, with what CHECK printed.
+until_not_lost() {
+	local file=$1 check=$2 try said
+	shift 2
 	for try in 1 2 3 4 5; do
-		lp-record -q -o b.lp -- "$W/blocking" 2> /dev/null
-		lp-collapse b.lp > b.folded
-		missing=
-		for kind in do_read wait_lock nap reap; do
-			grep -q ";$kind;" b.folded || missing+=" $kind"
-		done
-		[ -n "$missing" ] || return 0
-		[ "$(offcpu_lost b.lp)" -gt 0 ] || fail "no stack with$missing and nothing counted lost"
+		"$@" 2> /dev/null
+		said=$("$check" "$file") && return 0
+		[ "$(offcpu_lost "$file")" -gt 0 ] || fail "$check: ${said:-failed} and nothing counted lost"
 	done
-	fail "five recordings in a row each lost a kind of blocking:$missing"
+	fail "$check: five recordings in a row each lost what it looks for: $said"
+}
+
+# Whether the recording FILE of blocking has each kind of blocking in a stack; says which not.
+every_kind() {
+	local kind missing=
+	lp-collapse "$1" > "$1.folded"
+	for kind in do_read wait_lock nap reap; do
+		grep -q ";$kind;" "$1.folded" || missing+=" $kind"
+	done
+	[ -z "$missing" ] || { echo "no stack with$missing"; return 1; }
 }
 
 @test "lp-offcpu at 1000 Hz: off-CPU time per stack within 5% of what the workload measured" {
@@ -85,12 +92,17 @@ record_every_kind() {
 	[[ "$stderr" == *"lp-offcpu: "*" off-CPU samples ("*" s off the CPU; eBPF on tp_btf)"* ]]
 }
 
+# Whether the recording FILE of blocking has libc's read, futex and nanosleep under their callers.
+callers_of_libc() {
+	lp-collapse "$1" > "$1.folded"
+	grep -qE '^blocking;[^ ]*main;nap;__nanosleep;clock_nanosleep [0-9]+$' "$1.folded" &&
+	grep -qE '^reader;[^ ]*reader;do_read;read [0-9]+$' "$1.folded" &&
+	grep -qE '^waiter;[^ ]*waiter;wait_lock;pthread_mutex_lock;__GI___lll_lock_wait [0-9]+$' "$1.folded" ||
+		{ echo "read, futex or nanosleep without its caller: $(grep -E ';(read|__GI___lll_lock_wait|clock_nanosleep) ' "$1.folded")"; return 1; }
+}
+
 @test "the caller of libc's read, futex and nanosleep is there (CFI recovery at switch-out)" {
-	lp-offcpu -q -o b.lp -- "$W/blocking" 2> /dev/null
-	lp-collapse b.lp > b.folded
-	grep -qE '^blocking;[^ ]*main;nap;__nanosleep;clock_nanosleep [0-9]+$' b.folded
-	grep -qE '^reader;[^ ]*reader;do_read;read [0-9]+$' b.folded
-	grep -qE '^waiter;[^ ]*waiter;wait_lock;pthread_mutex_lock;__GI___lll_lock_wait [0-9]+$' b.folded
+	until_not_lost b.lp callers_of_libc lp-offcpu -q -o b.lp -- "$W/blocking"
 	# every user frame has its file (or the vdso, where a preempted clock_gettime is) and offset in
 	# LOCS; only the root may be the [unwind stopped] marker (unwinding met stack data), located "-"
 	awk -F'\t' '$1 == "S" { n = split($8, s, ";"); m = split($9, l, ";"); if (n != m) bad++; for (i = 1; i <= m; i++) if (l[i] !~ /^(\/.*|\[vdso\])\+0x[0-9a-f]+$/ && !(i == 1 && s[1] == "[unwind stopped]" && l[1] == "-")) bad++ } END { exit bad }' b.lp
@@ -230,12 +242,21 @@ record_every_kind() {
 	done
 }
 
+# Whether the recording FILE has the reader's read with the kernel's frames under it (--capture both).
+read_into_kernel() {
+	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*do_read;read;[^\t]*(entry_SYSCALL_64|do_syscall_64)[^\t]*;[^\t]*\t[^\t]*\[kernel.kallsyms\]\+0x' "$1" ||
+		{ echo "no do_read;read;...entry_SYSCALL_64 with kernel locations"; return 1; }
+}
+
+# Whether the recording FILE has the reader in ksys_read (--capture kernel).
+read_in_kernel() {
+	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*ksys_read' "$1" || { echo "no reader in ksys_read"; return 1; }
+}
+
 @test "--capture both adds kernel frames, taken when the thread comes back" {
-	lp-offcpu -q --capture both -o b.lp -- "$W/blocking" 2> /dev/null
-	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*do_read;read;[^\t]*(entry_SYSCALL_64|do_syscall_64)[^\t]*;[^\t]*\t[^\t]*\[kernel.kallsyms\]\+0x' b.lp
-	lp-offcpu -q --capture kernel -o k.lp -- "$W/blocking" 2> /dev/null
+	until_not_lost b.lp read_into_kernel lp-offcpu -q --capture both -o b.lp -- "$W/blocking"
+	until_not_lost k.lp read_in_kernel lp-offcpu -q --capture kernel -o k.lp -- "$W/blocking"
 	! grep -qP '^S\t([^\t]*\t){7}[^\t]*/' k.lp || fail "user frames with --capture kernel"
-	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*ksys_read' k.lp
 }
 
 @test "the raw_tp fallback gives the same picture" {
@@ -304,7 +325,7 @@ record_every_kind() {
 }
 
 @test "a recording on and off the CPU draws as one flame graph" {
-	record_every_kind
+	until_not_lost b.lp every_kind lp-record -q -o b.lp -- "$W/blocking"
 	run --separate-stderr lp-svg b.lp
 	assert_success
 	printf '%s\n' "$output" > b.svg
@@ -313,7 +334,7 @@ record_every_kind() {
 }
 
 @test "browser: a recording on and off the CPU shows blocking blue and spinning warm" {
-	record_every_kind
+	until_not_lost b.lp every_kind lp-record -q -o b.lp -- "$W/blocking"
 	lp-svg --title "blocking, on and off the CPU" b.lp > b.svg
 	browser recorded b.svg
 }
