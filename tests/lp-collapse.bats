@@ -278,29 +278,59 @@ conforms() {
 	assert_line --partial '--event-filter'
 }
 
-@test "perf script text is told by its shape; anything else is read as folded and named where it fails" {
+@test "the format is told by the input's structure; what is none of them is refused with one message" {
+	none="not an lp stream, folded stacks or perf script text with call stacks"
 	# a bad count on line 1 of folded stacks gets the folded message, as on line 2
 	printf 'a;b 1.5\nc 2\n' > "$BATS_TEST_TMPDIR/bad1.folded"
 	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/bad1.folded"
 	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/bad1.folded:1: count '1.5' is not a non-negative integer"
-	# a header-like line without an event is not a perf script sample
+	# a header without an event, a frame under it: perf script, as stackcollapse-perf.pl reads it
 	printf 'zz 5 6:\n\tffff a (b)\n\n' > "$BATS_TEST_TMPDIR/zz.txt"
-	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/zz.txt"
-	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/zz.txt:1: count '6:' is not a non-negative integer"
+	run --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/zz.txt"
+	assert_success
+	assert_output 'zz;a 1'
 	# binary input is refused, and its bytes are quoted, not echoed
 	head -c 100000 /dev/urandom > "$BATS_TEST_TMPDIR/random.bin"
 	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/random.bin"
 	assert_output ''
 	[[ "$stderr" == "lp-collapse: $BATS_TEST_TMPDIR/random.bin:"* ]]
 	if printf '%s' "$stderr" | LC_ALL=C grep -qP '[^\x09\x0a\x20-\x7e]'; then fail "raw bytes in: $stderr"; fi
+	# a megabyte of bytes without a newline is none of them (it once passed as perf text)
+	head -c 1000000 /dev/urandom | tr -d '\n' > "$BATS_TEST_TMPDIR/random1m.bin"
+	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/random1m.bin"
+	assert_output ''
+	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/random1m.bin:1: $none"
 	printf 'a;b \x01\xff\n' > "$BATS_TEST_TMPDIR/binary.txt"
 	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/binary.txt"
-	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/binary.txt:1: count '\x01\xff' is not a non-negative integer"
+	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/binary.txt:1: $none"
+	# perf script of a recording without -g: headers and no stacks, named at the first line after the comments
+	printf '# perf script\napp 10 [000] 1.000: 5 cycles:  400100 main+0x10 (/app)\napp 10 [000] 1.001: 5 cycles:  400100 main+0x10 (/app)\n' > "$BATS_TEST_TMPDIR/flat.perf"
+	run -1 --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/flat.perf"
+	assert_equal "$stderr" "lp-collapse: $BATS_TEST_TMPDIR/flat.perf:2: $none"
 	# a perf sample whose header has an event, and a frame after it, is still perf script
 	printf 'app 10 [000] 1.000: 5 cycles:\n\t 400100 main+0x10 (/app)\n\n' > "$BATS_TEST_TMPDIR/one.perf"
 	run --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/one.perf"
 	assert_success
 	assert_output 'app;main 5'
+}
+
+@test "perf script: side-band lines are looked past, and a last one is not a cut sample" {
+	# --show-mmap-events puts a program's mappings first: more of them than any look-ahead by lines
+	{
+		for i in $(seq 3000); do
+			printf 'app 10 [000] 0.%06d: PERF_RECORD_MMAP2 10/10: [0x%x(0x1000) @ 0 fd:01 1 0]: r-xp /lib/l%d.so\n' "$i" "$i" "$i"
+		done
+		printf 'app 10 [000] 1.000: 5 cycles:\n\t 400100 main+0x10 (/app)\n\n'
+		printf 'app 10 [000] 1.500: PERF_RECORD_EXIT(10:10):(1:1)\n'
+	} > "$BATS_TEST_TMPDIR/side.perf"
+	run --separate-stderr lp-collapse "$BATS_TEST_TMPDIR/side.perf"
+	assert_success
+	assert_output 'app;main 5'
+	assert_equal "$stderr" ''
+	[ -d "$CORPUS/collapse" ] || skip "no conformance corpus at $CORPUS/collapse"
+	run --separate-stderr lp-collapse -f perf "$CORPUS/collapse/perf-script/lp-ls-task-events-61.txt"
+	assert_success
+	assert_equal "$stderr" ''
 }
 
 @test "perf script on two cores: the same folded stacks as on one, and as the counts say" {

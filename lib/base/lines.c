@@ -168,23 +168,32 @@ int lines__next(struct lines *r, char **line, size_t *len)
 	return 1;
 }
 
+int lines__peek_next(struct lines *r, size_t *at, const char **line, size_t *len)
+{
+	size_t eol;
+	int ret;
+
+	if (r->start + *at >= r->end && r->eof)
+		return 0;
+	ret = find_line(r, *at, &eol);
+	if (ret <= 0)
+		return ret;
+	*line = r->buf + r->start + *at;
+	*len = eol - *at;
+	*at = eol + 1;
+	return 1;
+}
+
 int lines__peek(struct lines *r, size_t n, const char **line, size_t *len)
 {
-	size_t from = 0, eol = 0;
+	size_t at = 0;
 
 	for (size_t i = 0; i <= n; i++) {
-		int ret = find_line(r, from, &eol);
+		int ret = lines__peek_next(r, &at, line, len);
 
 		if (ret <= 0)
 			return ret;
-		if (i < n) {
-			from = eol + 1;
-			if (r->start + from > r->end)
-				return 0;
-		}
 	}
-	*line = r->buf + r->start + from;
-	*len = eol - from;
 	return 1;
 }
 

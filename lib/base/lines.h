@@ -36,6 +36,14 @@ int lines__next(struct lines *r, char **line, size_t *len);
  */
 int lines__peek(struct lines *r, size_t n, const char **line, size_t *len);
 
+/*
+ * For looking far ahead in one pass: the line that starts *at bytes past the
+ * next unread one (start with *at = 0), and *at moved past it. Consumes
+ * nothing; the line is not terminated and stays valid until the next call.
+ * Same returns as lines__next.
+ */
+int lines__peek_next(struct lines *r, size_t *at, const char **line, size_t *len);
+
 /* Number of the line last returned by lines__next (1-based). */
 long lines__lineno(const struct lines *r);
 

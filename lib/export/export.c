@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect.h"
 #include "export-int.h"
 #include "lines.h"
 #include "lpstream.h"
@@ -416,6 +417,7 @@ static int read_records(struct exporter *e, struct lp_error *err)
 int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error *err)
 {
 	struct export_input *v;
+	enum lp_format format;
 	const char *first;
 	size_t first_len;
 	int ret;
@@ -441,7 +443,8 @@ int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error
 			lp_error__set(err, ret, "read error: %s", strerror(-ret));
 		goto cleanup;
 	}
-	if (lp_format__detect(e->lines) != LP_FORMAT_LP) {
+	if ((ret = lp_format__detect(e->lines, &format, err)) == -EINVAL || (ret == 0 && format != LP_FORMAT_LP)) {
+		err->line = 0;
 		ret = lp_error__set(err, -EINVAL, "not an lp stream (%s reads what lp-record writes)", e->o.reader ? e->o.reader : "lp-export");
 		goto cleanup;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect.h"
 #include "escape.h"
 #include "folded.h"
 #include "hash.h"
@@ -320,7 +321,8 @@ int lpfilter__run(const struct lpfilter_opts *o, int fd, const char *name, FILE 
 	if (!in)
 		return lp_error__set(err, -ENOMEM, "out of memory");
 	lp_writer__init(&r.out, out);
-	format = lp_format__detect(in);
+	if ((ret = lp_format__detect(in, &format, err)) < 0)
+		goto cleanup;
 	if (format == LP_FORMAT_PERF) {
 		ret = lp_error__set(err, -EINVAL, "this is perf script text, not an lp stream or folded stacks: "
 				    "fold it with lp-collapse first");

@@ -31,6 +31,7 @@ struct perfscript {
 	bool filter_defaulted, filter_warned;
 
 	bool has_pname;
+	bool sideband;	/* the header is a PERF_RECORD_* line: no sample follows it */
 	struct strbuf pname;
 	struct strbuf thread;
 	uint64_t period;
@@ -113,7 +114,7 @@ const char *perfscript__error(const struct perfscript *p)
 
 bool perfscript__pending(const struct perfscript *p)
 {
-	return p->has_pname;
+	return p->has_pname && !(p->sideband && p->npieces == 0);
 }
 
 /* Perl's \s and \w on bytes. */
@@ -160,6 +161,11 @@ static bool span_is(const char *s, size_t len, const char *lit)
 static bool contains(const char *s, size_t len, const char *lit)
 {
 	return memmem(s, len, lit, strlen(lit)) != NULL;
+}
+
+static bool is_sideband(const char *s, size_t len)
+{
+	return memmem(s, len, "PERF_RECORD_", 12) != NULL;
 }
 
 static int header(struct perfscript *p, const char *line, size_t len)
@@ -220,6 +226,7 @@ static int header(struct perfscript *p, const char *line, size_t len)
 		if (p->pname.s[i] == ' ')
 			p->pname.s[i] = '_';
 	p->has_pname = true;
+	p->sideband = is_sideband(line, len);
 	return 0;
 }
 
@@ -457,51 +464,82 @@ int perfscript__line(struct perfscript *p, const char *line, size_t len)
 	return -EINVAL;
 }
 
-/* The next whitespace-separated token of s[*i..len), or false at the end. */
-static bool next_token(const char *s, size_t len, size_t *i, const char **tok, size_t *toklen)
+/* RE_HEADER (above) from the line's start: a command, then PID or PID/TID between white space. */
+static bool has_header(const char *s, size_t len)
 {
-	while (*i < len && is_space((unsigned char)s[*i]))
-		++*i;
-	if (*i == len)
+	if (len < 2 || is_space((unsigned char)s[0]))
 		return false;
-	*tok = s + *i;
-	while (*i < len && !is_space((unsigned char)s[*i]))
-		++*i;
-	*toklen = (size_t)(s + *i - *tok);
-	return true;
-}
+	/* the command is at least two bytes: its first, then anything */
+	for (size_t i = 2; i < len; i++) {
+		size_t j = i, digits;
 
-/* PID or PID/TID */
-static bool is_ids(const char *t, size_t n)
-{
-	size_t i = 0, digits = 0;
-
-	while (i < n && t[i] >= '0' && t[i] <= '9')
-		i++, digits++;
-	if (i < n && t[i] == '/')
-		for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++)
-			;
-	return digits > 0 && i == n;
-}
-
-bool perfscript__is_header(const char *line, size_t len)
-{
-	const char *t;
-	size_t i = 0, n;
-	bool ids = false;
-
-	if (len == 0 || is_space((unsigned char)line[0]) || !next_token(line, len, &i, &t, &n))
-		return false;
-	/* the command's name may hold spaces: the ids are the first number after it */
-	while (!ids && next_token(line, len, &i, &t, &n))
-		ids = is_ids(t, n);
-	if (!ids)
-		return false;
-	/* then an event, "cycles:" or "sched:sched_switch:", after the CPU, time and period */
-	while (next_token(line, len, &i, &t, &n))
-		if (n >= 2 && t[n - 1] == ':' && (t[0] == '_' || ((t[0] | 0x20) >= 'a' && (t[0] | 0x20) <= 'z')))
+		if (!is_space((unsigned char)s[i]) || (i > 2 && is_space((unsigned char)s[i - 1])))
+			continue;
+		while (j < len && is_space((unsigned char)s[j]))
+			j++;
+		for (digits = 0; j < len && s[j] >= '0' && s[j] <= '9'; j++)
+			digits++;
+		while (j < len && s[j] == '/')
+			j++;
+		while (j < len && s[j] >= '0' && s[j] <= '9')
+			j++;
+		if (digits && j < len && is_space((unsigned char)s[j]))
 			return true;
+	}
 	return false;
+}
+
+/* RE_EVENT: :\s*(\d+)*\s+(\S+):\s*$, read from the end. */
+static bool has_event(const char *s, size_t len)
+{
+	size_t i = len, token;
+
+	while (i > 0 && is_space((unsigned char)s[i - 1]))
+		i--;
+	if (i == 0 || s[--i] != ':')
+		return false;
+	for (token = i; i > 0 && !is_space((unsigned char)s[i - 1]); i--)
+		;
+	if (i == token || i == 0)
+		return false;
+	while (i > 0 && is_space((unsigned char)s[i - 1]))
+		i--;
+	if (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') {
+		while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+			i--;
+		while (i > 0 && is_space((unsigned char)s[i - 1]))
+			i--;
+	}
+	return i > 0 && s[i - 1] == ':';
+}
+
+/* Indented, a word (the address), then " (" and a later ")": RE_FRAME's shape. */
+static bool has_frame(const char *s, size_t len)
+{
+	const char *end = s + len, *open;
+	size_t i = 0, word;
+
+	while (i < len && is_space((unsigned char)s[i]))
+		i++;
+	for (word = i; i < len && is_word((unsigned char)s[i]); i++)
+		;
+	if (i == 0 || i == word)
+		return false;
+	open = memmem(s + i, len - i, " (", 2);
+	return open && memchr(open + 2, ')', (size_t)(end - open - 2));
+}
+
+enum perfscript_shape perfscript__shape(const char *line, size_t len)
+{
+	if (len == 0)
+		return PERFSCRIPT_OTHER;
+	if (is_space((unsigned char)line[0]))
+		return has_frame(line, len) ? PERFSCRIPT_FRAME : PERFSCRIPT_OTHER;
+	if (line[0] == '#' || !has_header(line, len))
+		return PERFSCRIPT_OTHER;
+	if (is_sideband(line, len))
+		return PERFSCRIPT_SIDEBAND;
+	return has_event(line, len) ? PERFSCRIPT_EVENT_HEADER : PERFSCRIPT_HEADER;
 }
 
 const char *perfscript__event(const struct perfscript *p, size_t *len)

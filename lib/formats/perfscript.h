@@ -53,12 +53,22 @@ void perfscript__free(struct perfscript *p);
 int perfscript__line(struct perfscript *p, const char *line, size_t len);
 const struct perfscript_sample *perfscript__sample(const struct perfscript *p);
 
+/* What one line of perf script text is by its shape alone, for telling formats apart. */
+enum perfscript_shape {
+	PERFSCRIPT_OTHER,	/* none of the below (a blank line, a comment, anything else) */
+	PERFSCRIPT_HEADER,	/* a sample header without an event name: "ls 29419/29419  2272.847733: " */
+	PERFSCRIPT_EVENT_HEADER,	/* one with it, as the default fields give: "... 333444 cpu-clock: " */
+	PERFSCRIPT_SIDEBAND,	/* a header-like PERF_RECORD_* line (--show-task-events, --show-mmap-events) */
+	PERFSCRIPT_FRAME,	/* an indented "ADDR SYM (DSO)" */
+};
+
 /*
- * Whether line has the shape of a perf script sample header: a command, its
- * PID (or PID/TID), then an event name ending in ':'. For telling formats
- * apart; the parser itself accepts what stackcollapse-perf.pl does.
+ * The header and frame shapes are stackcollapse-perf.pl's own patterns
+ * (a command, then PID or PID/TID between white space; an event is a last
+ * "NAME:" after a ':' and an optional period), so what it reads as a sample
+ * is one here too.
  */
-bool perfscript__is_header(const char *line, size_t len);
+enum perfscript_shape perfscript__shape(const char *line, size_t len);
 const char *perfscript__error(const struct perfscript *p);
 
 /* The event being counted (given, or the first seen) and its length; NULL before any. */
@@ -67,6 +77,7 @@ const char *perfscript__event(const struct perfscript *p, size_t *len);
 /*
  * At end of input: true if a sample had started but no blank line ended it.
  * stackcollapse-perf.pl drops such a sample, and so do we (the caller warns).
+ * A last PERF_RECORD_* line without frames is no sample: false.
  */
 bool perfscript__pending(const struct perfscript *p);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "detect.h"
 #include "lines.h"
 #include "lpstream.h"
 #include "srcline.h"
@@ -318,19 +319,23 @@ fail:
 int line_profile__read(struct line_profile *p, int fd, const char *name, struct lp_error *err)
 {
 	struct lines *r = lines__new(fd);
+	enum lp_format format;
 	struct lp_sample s;
 	char *line;
 	size_t len;
-	int ret, col;
+	int ret = 0, col;
 
 	lp_error__clear(err);
 	err->file = p->file = name;
 	if (!r)
 		return lp_error__set(err, -ENOMEM, "out of memory");
-	if (lines__peek(r, 0, (const char **)&line, &len) > 0 && lp_format__detect(r) != LP_FORMAT_LP) {
+	if (lines__peek(r, 0, (const char **)&line, &len) > 0 &&
+	    ((ret = lp_format__detect(r, &format, err)) == -EINVAL || (ret == 0 && format != LP_FORMAT_LP))) {
+		err->line = 0;
 		ret = lp_error__set(err, -EINVAL, "not an lp stream (lp-lines needs the LOCS lp-record writes)");
-		goto cleanup;
 	}
+	if (ret < 0)
+		goto cleanup;
 	while ((ret = lines__next(r, &line, &len)) > 0) {
 		err->line = lines__lineno(r);
 		if ((ret = lp_line_kind(line, len, err)) < 0)

@@ -921,8 +921,8 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
 	c->lines = lines__new(fd);
 	if (!c->lines)
 		return lp_error__set(err, -ENOMEM, "out of memory");
-	if (format == LP_FORMAT_AUTO)
-		format = lp_format__detect(c->lines);
+	if (format == LP_FORMAT_AUTO && (ret = lp_format__detect(c->lines, &format, err)) < 0)
+		goto cleanup;
 	c->formats |= 1u << format;
 	c->has_host = c->has_rank = false;
 	if ((c->o.by_host || c->o.by_rank) && format != LP_FORMAT_LP) {

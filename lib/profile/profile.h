@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "detect.h"
 #include "lpstream.h"
 #include "perfscript.h"
 

@@ -370,21 +370,4 @@ int lp_writer__replace_stack(struct lp_writer *w, const struct lp_fields *f, siz
 /* Writes a line as it was (comments, records passed through). */
 int lp_writer__raw(struct lp_writer *w, const char *line, size_t len);
 
-/* ---- formats ---- */
-
-enum lp_format {
-	LP_FORMAT_AUTO,
-	LP_FORMAT_LP,		/* lp stream */
-	LP_FORMAT_PERF,		/* perf script text */
-	LP_FORMAT_FOLDED,	/* folded stacks */
-};
-
-/* The format of a name ("auto", "lp", "perf", "folded"); -EINVAL. */
-int lp_format__parse(const char *name, enum lp_format *f);
-const char *lp_format__name(enum lp_format f);
-
-struct lines;
-/* What the first lines of r (peeked, not consumed) are; never LP_FORMAT_AUTO. */
-enum lp_format lp_format__detect(struct lines *r);
-
 #endif

@@ -86,8 +86,34 @@ static void many_lines(void)
 	free(data);
 }
 
+/* Looking far ahead in one pass, past the buffer's first size, consumes nothing. */
+static void peek_far(void)
+{
+	size_t n = 100000, len = 0, at = 0, seen = 0;
+	char *data = malloc(n * 8);
+	struct lines *r;
+	const char *p;
+	char *line;
+	size_t plen, llen;
+	int fd, ret;
+
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(data + len, "%zu\n", i);
+	fd = input(data, len);
+	r = lines__new(fd);
+	while ((ret = lines__peek_next(r, &at, &p, &plen)) == 1 && plen == (size_t)snprintf(NULL, 0, "%zu", seen))
+		seen++;
+	ok(ret == 0 && seen == n, "every line peeked once, then the end");
+	ok(lines__next(r, &line, &llen) == 1 && strcmp(line, "0") == 0 && lines__lineno(r) == 1,
+	   "then read from the first");
+	lines__free(r);
+	close(fd);
+	free(data);
+}
+
 int main(void)
 {
+	peek_far();
 	short_lines();
 	long_lines();
 	many_lines();
