@@ -40,4 +40,6 @@ BEGIN {
 		printf "P\t%d\t%d\t%d\texit\tworker\tstatus=0\n", next_t[tid], pid, tid
 		printf "T\t%d\t%d\t%d\tworker\tstart=%d\tend=%d\tcpu=%d\n", next_t[tid], pid, tid, t0, next_t[tid], cpu[tid]
 	}
+	# spawn, exit and T of each thread, two samples a round
+	printf "#lp.end\t%d\n", threads * (3 + 2 * intervals)
 }

@@ -25,5 +25,7 @@ BEGIN { OFS = "\t"; print "#lp-stream 1"; n = 0 }
 	stack = f[n]; locs = l[n]
 	for (i = n - 1; i >= 1; i--) { stack = stack ";" f[i]; locs = locs ";" l[i] }
 	print "S", time, pid, tid, comm, "cpu", weight, stack, locs
+	records++
 	n = 0
 }
+END { print "#lp.end", records + 0 }

@@ -34,6 +34,8 @@ static const char usage_text[] =
 	"  -d, --diff            two profiles: write \"STACK COUNT1 COUNT2\"\n"
 	"  -n, --normalize       with --diff: scale COUNT1 so both profiles' totals match\n"
 	"  -s, --strip-hex       replace hex numbers in names with 0x...\n"
+	"      --strict          lp: a stream without its trailer (#lp.end: it may be\n"
+	"                        cut) is an error, not a warning\n"
 	"  -j, --jobs=N          perf: read a big file (32 MB or more) on 2 cores when N\n"
 	"                        is 2 or more (default: 2 when there are 2 CPUs); 1: one\n"
 	"  -h, --help            show this help\n"
@@ -43,7 +45,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SAMPLES, OPT_TIME_ORDERED, OPT_BY,
+	OPT_SAMPLES, OPT_TIME_ORDERED, OPT_BY, OPT_STRICT,
 };
 
 static const struct option long_options[] = {
@@ -62,6 +64,7 @@ static const struct option long_options[] = {
 	{ "diff", no_argument, NULL, 'd' },
 	{ "normalize", no_argument, NULL, 'n' },
 	{ "strip-hex", no_argument, NULL, 's' },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -105,6 +108,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_EVENT_FILTER:
 			o.event_filter = optarg;
+			break;
+		case OPT_STRICT:
+			o.strict = true;
 			break;
 		case 'j':
 			o.jobs = jobs_arg(optarg);

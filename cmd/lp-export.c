@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "safeout.h"
 #include "export.h"
 #include "inputs.h"
 
@@ -28,18 +29,21 @@ static const char usage_text[] =
 	"  -e, --event=KEY[,KEY] export only these events (default: all)\n"
 	"  -o, --output=FILE     write to FILE instead of stdout\n"
 	"      --name=NAME       the profile's name (speedscope; default: the first FILE)\n"
+	"      --strict          a stream without its trailer (#lp.end: it may be cut) is\n"
+	"                        an error, not a warning\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
 	"\n"
 	"Exit status: 0 success, 1 bad input or runtime error, 2 usage error.\n";
 
-enum { OPT_NAME = 256 };
+enum { OPT_NAME = 256, OPT_STRICT };
 
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "name", required_argument, NULL, OPT_NAME },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -50,10 +54,9 @@ int main(int argc, char **argv)
 	struct export_opts o = { .warn = print_warning };
 	const char **events = NULL, *output = NULL;
 	struct exporter *e = NULL;
-	struct stat st;
-	bool have_format = false, opened = false;
-	int opt, ret = EXIT_RUNTIME;
-	static char outbuf[1 << 20];
+	struct safeout *out = NULL;
+	bool have_format = false;
+	int opt, ret = EXIT_RUNTIME, err;
 
 	progname = "lp-export";
 	while ((opt = getopt_long(argc, argv, "f:e:o:hV", long_options, NULL)) != -1) {
@@ -69,6 +72,9 @@ int main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case OPT_STRICT:
+			o.strict = true;
+			break;
 		case OPT_NAME:
 			o.name = optarg;
 			break;
@@ -79,26 +85,28 @@ int main(int argc, char **argv)
 	if (!have_format)
 		usage_error("which format? -f pprof, speedscope, trace or perf-script");
 	o.events = events;
-	if (output) {
-		if (!freopen(output, "w", stdout)) {
-			error("cannot open '%s': %s", output, strerror(errno));
-			goto cleanup;
-		}
-		/* only a file of ours may go on failure: never /dev/full or a pipe */
-		opened = fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+	/* the output is whole or not there: a half-written file would pass for a profile */
+	if (!(out = safeout__open(output))) {
+		error("cannot write '%s': %s", output ? output : "stdout", strerror(errno));
+		goto cleanup;
 	}
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	e = exporter__new(&o, stdout);
+	e = exporter__new(&o, safeout__file(out));
 	if (!e) {
 		error("cannot start: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (export_inputs(e, argv + optind, argc - optind) == 0)
-		ret = close_stdout() ? EXIT_RUNTIME : 0;
+	if (export_inputs(e, argv + optind, argc - optind) < 0)
+		goto cleanup;
+	err = safeout__commit(out);
+	out = NULL;
+	if (err < 0) {
+		error("cannot write the output: %s", strerror(-err));
+		goto cleanup;
+	}
+	ret = close_stdout() ? EXIT_RUNTIME : 0;
 cleanup:
-	/* a half-written file would pass for a profile: like make's .DELETE_ON_ERROR */
-	if (ret != 0 && opened)
-		unlink(output);
+	if (out && safeout__abort(out))
+		error("the output written before that is incomplete");
 	exporter__free(e);
 	free(events);
 	return ret;

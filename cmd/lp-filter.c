@@ -27,11 +27,14 @@ static const char usage_text[] =
 	"ANY <regex> (symbol or executable), OR between groups, # comments.\n"
 	"\n"
 	"  -m, --mark      write each run of cut frames as one (cut) frame\n"
+	"      --strict    an lp stream without its trailer (#lp.end: maybe cut) is an\n"
+	"                  error, not a warning\n"
 	"  -h, --help      show this help\n"
 	"  -V, --version   show the version\n";
 
 static const struct option long_options[] = {
 	{ "mark", no_argument, NULL, 'm' },
+	{ "strict", no_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -87,7 +90,7 @@ static int filter_input(const struct lpfilter_opts *o, const char *path)
 
 int main(int argc, char **argv)
 {
-	struct lpfilter_opts o = { 0 };
+	struct lpfilter_opts o = { .warn = print_warning };
 	struct regex_filter rf = { 0 };
 	struct pyfilter *py = NULL;
 	const char *mode, *file;
@@ -99,6 +102,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'm':
 			o.mark = true;
+			break;
+		case 'S':
+			o.strict = true;
 			break;
 		default:
 			common_option(opt, usage_text);

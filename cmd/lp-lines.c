@@ -24,18 +24,21 @@ static const char usage_text[] =
 	"                        information goes to the nearest caller you have the\n"
 	"                        source of\n"
 	"      --annotate=FUNC   print FUNC's source with its lines' shares in the margin\n"
+	"      --strict          a stream without its trailer (#lp.end: it may be cut) is\n"
+	"                        an error, not a warning\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
 	"\n"
 	"Exit status: 0 success, 1 bad input or runtime error, 2 usage error.\n";
 
-enum { OPT_INCLUSIVE = 256, OPT_NEAREST_SOURCE, OPT_ANNOTATE };
+enum { OPT_INCLUSIVE = 256, OPT_NEAREST_SOURCE, OPT_ANNOTATE, OPT_STRICT };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
 	{ "nearest-source", no_argument, NULL, OPT_NEAREST_SOURCE },
 	{ "annotate", required_argument, NULL, OPT_ANNOTATE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -59,6 +62,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'e':
 			add_events(optarg, &events, &o.nevents);
+			break;
+		case OPT_STRICT:
+			o.strict = true;
 			break;
 		case OPT_INCLUSIVE:
 			o.inclusive = true;

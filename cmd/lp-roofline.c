@@ -217,6 +217,8 @@ static const char points_usage[] =
 	"\n"
 	"      --depth=N         a region is the first N frames of a stack from its root\n"
 	"                        (default: each function where the samples fell)\n"
+	"      --strict          a stream without its trailer (#lp.end: it may be cut) is\n"
+	"                        an error, not a warning\n"
 	"  -h, --help            show this help\n";
 
 static int read_points(void *ctx, int fd, const char *name, struct lp_error *err)
@@ -228,6 +230,7 @@ static int cmd_points(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "depth", required_argument, NULL, 'd' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -240,6 +243,8 @@ static int cmd_points(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		if (opt == 'd')
 			o.depth = parse_count(optarg, "--depth", 100000);
+		else if (opt == 'S')
+			o.strict = true;
 		else
 			common_option(opt, points_usage);
 	}
@@ -317,8 +322,8 @@ static int run(char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Appends a group's stream to out, without its version line after the first. */
-static int append_stream(FILE *out, const char *path, bool first)
+/* Appends a group's stream to out: streams one after another, each whole, as cat would. */
+static int append_stream(FILE *out, const char *path)
 {
 	FILE *in = fopen(path, "re");
 	char *line = NULL;
@@ -329,8 +334,6 @@ static int append_stream(FILE *out, const char *path, bool first)
 	if (!in)
 		return -errno;
 	while ((n = getline(&line, &cap, in)) > 0) {
-		if (!first && strncmp(line, "#lp-stream ", 11) == 0)
-			continue;
 		if (fwrite(line, 1, (size_t)n, out) != (size_t)n) {
 			ret = -EIO;
 			break;
@@ -467,7 +470,7 @@ static int cmd_record(int argc, char **argv)
 		int r;
 
 		snprintf(path, sizeof(path), "%s/group%zu.lp", tmpdir, g);
-		if ((r = append_stream(out, path, g == 0)) < 0) {
+		if ((r = append_stream(out, path)) < 0) {
 			error("cannot copy the stream of run %zu: %s", g + 1, strerror(-r));
 			goto cleanup;
 		}

@@ -54,6 +54,8 @@ static const char usage_text[] =
 	"  -f, --format=FMT      read inputs as lp, perf or folded (default auto)\n"
 	"  -j, --jobs=N          perf: read a big file (32 MB or more) on 2 cores when N\n"
 	"                        is 2 or more (default: 2 when there are 2 CPUs); 1: one\n"
+	"      --strict          lp: a stream without its trailer (#lp.end: it may be\n"
+	"                        cut) is an error, not a warning\n"
 	"Looks (flamegraph.pl's options):\n"
 	"      --title=TEXT --subtitle=TEXT --notes=TEXT\n"
 	"      --width=PX (1200) --height=PX frame height (16) --minwidth=PX|N% (0.1)\n"
@@ -71,6 +73,7 @@ enum {
 	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
 	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
 	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_TIMELINE, OPT_NO_SRCLINES, OPT_PID, OPT_ROOFLINE,
+	OPT_STRICT,
 };
 
 static const struct option long_options[] = {
@@ -102,6 +105,7 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "by", required_argument, NULL, OPT_BY },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "event", required_argument, NULL, 'e' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "jobs", required_argument, NULL, 'j' },
@@ -121,7 +125,7 @@ static double number(const char *opt, const char *arg, double min, double max)
 }
 
 /* The timeline reads lp streams only, each input a band: the exporter's reading, lp-svg's picture. */
-static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bool srclines)
+static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bool srclines, bool strict)
 {
 	struct timeline_opts to = {
 		.title = so->title ? so->title : "Timeline", .width = so->width,
@@ -129,7 +133,8 @@ static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bo
 		.srclines = srclines, .js = timeline_js, .css = timeline_css,
 		.jslen = timeline_js_len, .csslen = timeline_css_len,
 	};
-	struct export_opts eo = { .reader = "lp-svg --timeline", .format_opts = &to, .warn = print_warning };
+	struct export_opts eo = { .reader = "lp-svg --timeline", .format_opts = &to, .strict = strict,
+				  .warn = print_warning };
 	struct exporter *e = exporter__new_with(&eo, &timeline_ops, stdout);
 	int ret = EXIT_RUNTIME;
 
@@ -149,12 +154,12 @@ static int read_roofline(void *ctx, int fd, const char *name, struct lp_error *e
 }
 
 /* The roofline reads R and Q records of lp streams, however many. */
-static int draw_roofline(char **paths, int n, const struct flamesvg_opts *so)
+static int draw_roofline(char **paths, int n, const struct flamesvg_opts *so, bool strict)
 {
 	struct roofline_opts ro = {
 		.title = so->title ? so->title : "Roofline", .width = so->width, .height = 720,
 		.fonttype = so->fonttype, .fontsize = so->fontsize, .js = roofline_js, .css = roofline_css,
-		.jslen = roofline_js_len, .csslen = roofline_css_len, .warn = print_warning,
+		.jslen = roofline_js_len, .csslen = roofline_css_len, .strict = strict, .warn = print_warning,
 	};
 	struct roofline *r = roofline__new(&ro);
 	struct lp_error err;
@@ -279,6 +284,7 @@ int main(int argc, char **argv)
 		case 'e': add_events(optarg, &events, &co.nevents); break;
 		case 'j': co.jobs = jobs_arg(optarg); break;
 		case OPT_BY: parse_by(optarg, &co); break;
+		case OPT_STRICT: co.strict = true; break;
 		case 'f':
 			if (lp_format__parse(optarg, &co.format) < 0)
 				usage_error("unknown format '%s' (auto, lp, perf or folded)", optarg);
@@ -293,14 +299,14 @@ int main(int argc, char **argv)
 		if (timeline || so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp ||
 		    sink.reverse || so.inverted)
 			usage_error("--roofline goes with --title, --width, --fonttype and --fontsize only");
-		return draw_roofline(argv + optind, ninputs, &so);
+		return draw_roofline(argv + optind, ninputs, &so, co.strict);
 	}
 	if (timeline) {
 		if (so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp || sink.reverse ||
 		    so.inverted)
 			usage_error("--timeline goes with --title, --width, --height, --fonttype, --fontsize and --no-srclines only");
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-		return draw_timeline(argv + optind, ninputs, &so, srclines);
+		return draw_timeline(argv + optind, ninputs, &so, srclines, co.strict);
 	}
 	if (!srclines)
 		usage_error("--no-srclines goes with --timeline");

@@ -226,7 +226,7 @@ conforms() {
 	printf 'a 1\n' > "$BATS_TEST_TMPDIR/f"
 	run --separate-stderr lp-collapse -f lp "$BATS_TEST_TMPDIR/f"
 	assert_failure 1
-	[ "$stderr" = "lp-collapse: $BATS_TEST_TMPDIR/f:1: record type must be one capital letter, got 'a 1'" ]
+	[ "$stderr" = "lp-collapse: $BATS_TEST_TMPDIR/f:1: not an lp stream: expected '#lp-stream 1' or a record" ]
 	run --separate-stderr lp-collapse --format=folded "$BATS_TEST_TMPDIR/f"
 	assert_success
 	assert_output 'a 1'

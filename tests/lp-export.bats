@@ -187,16 +187,18 @@ consumer() {
 		fail "no T record in the thread metadata"
 }
 
-@test "comments, metadata and unknown record types are skipped; an empty input is no profile" {
+@test "comments, metadata and unknown record types are skipped; an empty input is an error, as everywhere" {
 	run --separate-stderr lp-export -f perf-script "$DATA/sample.lp"
 	assert_success
 	refute_output --partial 'future'
-	run --separate-stderr lp-export -f perf-script < /dev/null
-	assert_success
-	assert_output ''
-	run --separate-stderr lp-export -f trace < /dev/null
-	assert_success
-	consumer trace /dev/stdin <<<"$output"
+	for f in perf-script trace; do
+		run -1 --separate-stderr lp-export -f $f < /dev/null
+		assert_output ''
+		assert_equal "$stderr" "lp-export: stdin: empty input: no records, stacks or samples"
+	done
+	# a recording without samples is a stream all the same
+	printf '#lp-stream 1\n#lp.end\t0\n' | lp-export -f trace > none.json
+	consumer trace none.json
 	assert_output - <<-EOF
 		instants 0
 		tracks 0
@@ -206,7 +208,7 @@ consumer() {
 @test "bad input: not an lp stream, a malformed record: file and line named, exit 1, no file left" {
 	printf 'a;b 1\n' > folded.txt
 	run -1 --separate-stderr lp-export -f trace folded.txt
-	[ "$stderr" = "lp-export: folded.txt: not an lp stream (lp-export reads what lp-record writes)" ]
+	[ "$stderr" = "lp-export: folded.txt:1: not an lp stream: expected '#lp-stream 1' or a record" ]
 	printf '#lp-stream 1\nS\t1\t2\t3\tc\tcpu\tlots\ta\t-\n' > bad.lp
 	for f in pprof speedscope trace perf-script; do
 		run -1 --separate-stderr lp-export -f $f -o out bad.lp

@@ -111,7 +111,7 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 	for i in 1 2 3; do
 		printf 'S\t%d\t1\t1\tsh\tcpu\t100\tmain;[sh]\t/bin/sh+0x100;/bin/sh+0x2%d0\n' "$i" "$i" >> nodebug.lp
 	done
-	printf 'S\t9\t1\t1\tsh\tcpu\t100\t[unwind stopped]\t-\n' >> nodebug.lp
+	printf 'S\t9\t1\t1\tsh\tcpu\t100\t[unwind stopped]\t-\n#lp.end\t4\n' >> nodebug.lp
 	run --separate-stderr lp-lines nodebug.lp
 	assert_success
 	assert_output - <<-EOF
@@ -140,7 +140,7 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 @test "bad input: not an lp stream, a malformed record; usage" {
 	printf 'a;b 1\n' > f.folded
 	run -1 --separate-stderr lp-lines f.folded
-	[ "$stderr" = "lp-lines: f.folded: not an lp stream (lp-lines needs the LOCS lp-record writes)" ]
+	[ "$stderr" = "lp-lines: f.folded:1: not an lp stream: expected '#lp-stream 1' or a record" ]
 	printf '#lp-stream 1\nS\t1\t1\t1\tc\tcpu\tx\ta\t-\n' > bad.lp
 	run -1 --separate-stderr lp-lines bad.lp
 	[ "$stderr" = "lp-lines: bad.lp:2: WEIGHT 'x' is not a non-negative integer" ]

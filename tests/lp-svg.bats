@@ -104,7 +104,7 @@ setup() {
 }
 
 @test "--flamechart --pid draws one process; several processes one after another are warned about" {
-	printf '#lp-stream 1\nS\t10\t7\t7\tapp\tcpu\t1000000\tmain;first\t-\nS\t15\t7\t8\tapp\tcpu\t1000000\twork;third\t-\nS\t20\t9\t9\tcc\tcpu\t1000000\tmain;other\t-\n' > procs.lp
+	printf '#lp-stream 1\nS\t10\t7\t7\tapp\tcpu\t1000000\tmain;first\t-\nS\t15\t7\t8\tapp\tcpu\t1000000\twork;third\t-\nS\t20\t9\t9\tcc\tcpu\t1000000\tmain;other\t-\n#lp.end\t3\n' > procs.lp
 	run --separate-stderr lp-svg --flamechart --pid 7 procs.lp
 	assert_success
 	[ -z "$stderr" ]
@@ -196,9 +196,9 @@ setup() {
 
 @test "no stacks is an error, not an empty picture (as flamegraph.pl)" {
 	run -1 --separate-stderr lp-svg /dev/null
-	assert_equal "$stderr" "lp-svg: no stack counts found in the input"
+	assert_equal "$stderr" "lp-svg: /dev/null: empty input: no records, stacks or samples"
 	assert_output ''
-	printf '#lp-stream 1\n# nothing sampled\n' > empty.lp
+	printf '#lp-stream 1\n# nothing sampled\n#lp.end\t0\n' > empty.lp
 	run -1 --separate-stderr lp-svg empty.lp
 	assert_equal "$stderr" "lp-svg: no stack counts found in the input"
 }

@@ -86,12 +86,13 @@ recorded() {
 	recorded
 	# FLOP and load/store samples as lp-roofline record writes them on a Zen 3, on the workload's spin
 	{
-		cat b.lp
+		grep -v '^#lp\.end	' b.lp
 		printf '#lp.event\tfl\tretired_sse_avx_flops:any\t1000003\tflops\tevents\n'
 		printf '#lp.event\tld\tls_dispatch:ld_dispatch\t1000003\tloads\tevents\n'
 		stack=$(awk -F'\t' '$1 == "S" && $6 == "cpu" && $8 ~ /spin/ { print $8 "\t" $9; exit }' b.lp)
 		printf 'S\t1\t1\t1\tw\tfl\t4000000000\t%s\n' "$stack"
 		printf 'S\t2\t1\t1\tw\tld\t1000000000\t%s\n' "$stack"
+		printf '#lp.end\t0\n'
 	} > flops.lp
 	lp-roofline roofs -q --isa sse -r 3 --l1 16K --l2 256K --l3 4M --dram 64M > roofs.lp
 	run --separate-stderr "$REPORT" r --roofs roofs.lp --from flops.lp

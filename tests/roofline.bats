@@ -167,6 +167,7 @@ zen_stream() {
 		R	L1	memory	100000000000	B/s	isa=avx2
 		Q	mm	80000000000	3200000000	2.500000000	bytes=width-8	loads=400000000	stores=0	$c
 		Q	dot	4000000000	16000000000	1.500000000	bytes=width-8	loads=1500000000	stores=500000000	$c
+		#lp.end	3
 	EOF
 	run --separate-stderr lp-roofline points --depth 1 zen.lp
 	assert_success
@@ -193,7 +194,7 @@ zen_stream() {
 }
 
 @test "points: no FLOP events, or a bad record, is an error naming the file and line" {
-	printf '#lp-stream 1\nS\t1\t1\t1\tw\tcpu\t100\tmain\t-\n' > plain.lp
+	printf '#lp-stream 1\nS\t1\t1\t1\tw\tcpu\t100\tmain\t-\n#lp.end\t1\n' > plain.lp
 	run -1 --separate-stderr lp-roofline points plain.lp
 	[[ "$stderr" == "lp-roofline: no FLOP or load/store events in the input"* ]] || fail "$stderr"
 	zen_stream > zen.lp
@@ -204,7 +205,7 @@ zen_stream() {
 	# each weight fits, their product with the period does not (found by fuzz-roofline)
 	printf '#lp-stream 1\n#lp.event\tld\tls_dispatch:ld_dispatch\t1000\tloads\tevents\n' > huge.lp
 	printf 'S\t3\t1\t1\tw\tld\t15000000000000000000\tmain;copy\t-\n' >> huge.lp
-	printf 'S\t4\t1\t1\tw\tld\t15\tmain;fits\t-\n' >> huge.lp
+	printf 'S\t4\t1\t1\tw\tld\t15\tmain;fits\t-\n#lp.end\t2\n' >> huge.lp
 	run -1 --separate-stderr lp-roofline points huge.lp
 	[ "$stderr" = "lp-roofline: 'copy': its FLOPs or bytes do not fit 64 bits" ] || fail "$stderr"
 	# no part of a stream: the regions that fit are not written either
@@ -249,7 +250,7 @@ zen_stream() {
 }
 
 @test "lp-svg --roofline: no roofs, or a bad point, is said" {
-	printf '#lp-stream 1\nQ\tdot\t4\t16\t1.5\n' > pts.lp
+	printf '#lp-stream 1\nQ\tdot\t4\t16\t1.5\n#lp.end\t1\n' > pts.lp
 	run -1 --separate-stderr lp-svg --roofline pts.lp
 	[ "$stderr" = "lp-svg: no R records: nothing to draw the points against (lp-roofline roofs makes them)" ]
 	printf '#lp-stream 1\nQ\tdot\tmany\t16\t1.5\n' > bad.lp

@@ -82,10 +82,13 @@ lp-svg: warning: '/usr/bin/app': cannot read it: spawning stacks without file:li
 @test "what is not an lp stream is named; an empty input has nothing to draw" {
 	printf 'a;b 1\n' > f.folded
 	run -1 --separate-stderr lp-svg --timeline f.folded
-	[ "$stderr" = "lp-svg: f.folded: not an lp stream (lp-svg --timeline reads what lp-record writes)" ]
+	[ "$stderr" = "lp-svg: f.folded:1: not an lp stream: expected '#lp-stream 1' or a record" ]
 	[ -z "$output" ]
 	: > empty.lp
 	run -1 --separate-stderr lp-svg --timeline empty.lp
+	[ "$stderr" = "lp-svg: empty.lp: empty input: no records, stacks or samples" ]
+	printf '#lp-stream 1\n#lp.end\t0\n' > nothreads.lp
+	run -1 --separate-stderr lp-svg --timeline nothreads.lp
 	[ "$stderr" = "lp-svg: no threads in the input: nothing to draw" ]
 }
 

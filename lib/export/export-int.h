@@ -75,6 +75,8 @@ struct export_ctx {
 };
 
 struct export_ops {
+	/* the format lays samples out in time: records whose TIME goes back are refused */
+	bool in_time_order;
 	/* NULL+errno */
 	void *(*begin)(struct export_ctx *x);
 	int (*sample)(void *st, struct export_ctx *x, const struct export_sample *s);

@@ -566,6 +566,7 @@ static int finish(void *st, struct export_ctx *x)
 }
 
 const struct export_ops export_speedscope_ops = {
+	.in_time_order = true,
 	.begin = begin,
 	.sample = sample,
 	.input_end = input_end,

@@ -431,6 +431,7 @@ static int finish(void *st, struct export_ctx *x)
 }
 
 const struct export_ops export_trace_ops = {
+	.in_time_order = true,
 	.begin = begin,
 	.sample = sample,
 	.proc = proc,

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
 #include "export-int.h"
 #include "lines.h"
 #include "lpstream.h"
@@ -19,7 +18,6 @@ struct exporter {
 	void *state;
 	struct export_ctx x;
 	struct lines *lines;
-	struct lp_fields fields, meta_fields;
 	/* one record's unescaped text: its comm apart (it must not move when frames are added), path, frames */
 	struct strbuf comm, text;
 	struct export_frame *frames;
@@ -140,8 +138,6 @@ void exporter__free(struct exporter *e)
 		free(e->x.inputs[i].rank);
 	}
 	free(e->x.inputs);
-	lp_fields__release(&e->fields);
-	lp_fields__release(&e->meta_fields);
 	strbuf__release(&e->comm);
 	strbuf__release(&e->text);
 	free(e->frames);
@@ -167,16 +163,17 @@ static int find_event(const struct exporter *e, struct lp_span key)
 }
 
 /* An #lp.event line defines a custom event's title and unit; the first definition of a key holds. */
-static int meta_line(struct exporter *e, const char *line, size_t len, struct lp_error *err)
+static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 {
+	struct exporter *e = ctx;
+	struct lp_error *err = e->x.err;
 	struct export_input *in = &e->x.inputs[e->x.ninputs - 1];
-	struct lp_meta m;
+	const struct lp_meta m = *mp;
 	struct lp_event_def d;
 	char *title = NULL, *unit = NULL, **slot = NULL;
-	int ret = lp_meta__parse(&e->meta_fields, line, len, &m);
+	int ret;
 
-	if (ret <= 0)
-		return ret < 0 ? lp_error__set(err, ret, "out of memory") : 0;
+	(void)r;
 	if (lp_span__eq(m.key, "start", 5) || lp_span__eq(m.key, "realtime", 8)) {
 		bool start = m.key.len == 5;
 		uint64_t v;
@@ -299,15 +296,16 @@ static int decode_stack(struct exporter *e, struct lp_span stack, struct lp_span
 	return 0;
 }
 
-static int sample_record(struct exporter *e, struct lp_error *err)
+static int sample_record(void *ctx, struct lp_reader *r, const struct lp_sample *sp)
 {
-	struct lp_sample s;
-	struct export_sample xs = { .s = &s, .cpu = -1 };
+	struct exporter *e = ctx;
+	struct lp_error *err = e->x.err;
+	const struct lp_sample s = *sp;
+	struct export_sample xs = { .s = sp, .cpu = -1 };
 	struct lp_span v;
 	int ret, ev;
 
-	if ((ret = lp_sample__parse(&e->fields, &s, err)) < 0)
-		return ret;
+	(void)r;
 	if (e->last_event < e->x.nevents &&
 	    lp_span__eq(s.event, e->x.events[e->last_event].key, strlen(e->x.events[e->last_event].key)))
 		ev = (int)e->last_event;
@@ -326,7 +324,7 @@ static int sample_record(struct exporter *e, struct lp_error *err)
 	strbuf__reset(&e->text);
 	if ((ret = unescape_comm(e, s.comm, &xs.comm)) < 0)
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
-	e->sample = &s;
+	e->sample = sp;
 	e->decoded = false;
 	ret = e->ops->sample(e->state, &e->x, &xs);
 	e->sample = NULL;
@@ -349,15 +347,17 @@ int export_sample__stack(struct export_ctx *x, struct export_stack *out)
 	return 0;
 }
 
-static int proc_record(struct exporter *e, struct lp_error *err)
+static int proc_record(void *ctx, struct lp_reader *r, const struct lp_proc *pp)
 {
-	struct lp_proc p;
-	struct export_proc xp = { .p = &p, .fields = &e->fields };
+	struct exporter *e = ctx;
+	struct lp_error *err = e->x.err;
+	const struct lp_proc p = *pp;
+	struct export_proc xp = { .p = pp, .fields = lp_reader__fields(r) };
 	size_t path_at = 0, path_len = 0;
 	int ret;
 
-	if ((ret = lp_proc__parse(&e->fields, &p, err)) < 0)
-		return ret;
+	if (!e->ops->proc)
+		return 0;
 	strbuf__reset(&e->text);
 	ret = unescape_comm(e, p.comm, &xp.comm);
 	if (ret == 0 && p.what == LP_PROC_EXEC)
@@ -370,56 +370,33 @@ static int proc_record(struct exporter *e, struct lp_error *err)
 	return e->ops->proc(e->state, &e->x, &xp);
 }
 
-static int thread_record(struct exporter *e, struct lp_error *err)
+static int thread_record(void *ctx, struct lp_reader *r, const struct lp_thread *t)
 {
-	struct lp_thread t;
-	struct export_thread xt = { .t = &t };
+	struct exporter *e = ctx;
+	struct export_thread xt = { .t = t };
 	int ret;
 
-	if ((ret = lp_thread__parse(&e->fields, &t, err)) < 0)
-		return ret;
-	if ((ret = unescape_comm(e, t.comm, &xt.comm)) < 0)
-		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
+	(void)r;
+	if (!e->ops->thread)
+		return 0;
+	if ((ret = unescape_comm(e, t->comm, &xt.comm)) < 0)
+		return lp_error__set(e->x.err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
 	return e->ops->thread(e->state, &e->x, &xt);
 }
 
-static int read_records(struct exporter *e, struct lp_error *err)
-{
-	char *line;
-	size_t len;
-	int ret;
-
-	while ((ret = lines__next(e->lines, &line, &len)) > 0) {
-		err->line = lines__lineno(e->lines);
-		if ((ret = lp_line_kind(line, len, err)) < 0)
-			return ret;
-		if (ret == LP_LINE_COMMENT) {
-			if ((ret = lp_version_line(line, len, NULL, err)) < 0 ||
-			    (ret = meta_line(e, line, len, err)) < 0)
-				return ret;
-			continue;
-		}
-		if (line[0] != 'S' && !(line[0] == 'P' && e->ops->proc) && !(line[0] == 'T' && e->ops->thread))
-			continue;
-		if ((ret = lp_fields__split(&e->fields, line, len)) < 0)
-			return lp_error__set(err, ret, "out of memory");
-		ret = line[0] == 'S' ? sample_record(e, err) : line[0] == 'P' ? proc_record(e, err) :
-			thread_record(e, err);
-		if (ret < 0)
-			return ret;
-	}
-	err->line = 0;
-	if (ret < 0)
-		return lp_error__set(err, ret, "read error: %s", strerror(-ret));
-	return 0;
-}
+static const struct lp_reader_ops export_reader_ops = {
+	.sample = sample_record,
+	.proc = proc_record,
+	.thread = thread_record,
+	.meta = meta_line,
+};
 
 int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error *err)
 {
+	struct lp_reader_opts ro = { .name = name,
+				     .ordered_for = !e->ops->in_time_order ? NULL : e->o.reader ? e->o.reader : "lp-export",
+				     .strict = e->o.strict, .warn = e->o.warn, .warn_ctx = e->o.ctx };
 	struct export_input *v;
-	enum lp_format format;
-	const char *first;
-	size_t first_len;
 	int ret;
 
 	lp_error__clear(err);
@@ -437,21 +414,9 @@ int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error
 	e->lines = lines__new(fd);
 	if (!e->lines)
 		return lp_error__set(err, -ENOMEM, "out of memory");
-	/* an empty input holds no records: nothing to say about it */
-	if ((ret = lines__peek(e->lines, 0, &first, &first_len)) <= 0) {
-		if (ret < 0)
-			lp_error__set(err, ret, "read error: %s", strerror(-ret));
-		goto cleanup;
-	}
-	if ((ret = lp_format__detect(e->lines, &format, err)) == -EINVAL || (ret == 0 && format != LP_FORMAT_LP)) {
-		err->line = 0;
-		ret = lp_error__set(err, -EINVAL, "not an lp stream (%s reads what lp-record writes)", e->o.reader ? e->o.reader : "lp-export");
-		goto cleanup;
-	}
-	ret = read_records(e, err);
+	ret = lp_reader__read(&ro, e->lines, &export_reader_ops, e, err);
 	if (ret == 0 && e->ops->input_end)
 		ret = e->ops->input_end(e->state, &e->x);
-cleanup:
 	lines__free(e->lines);
 	e->lines = NULL;
 	return ret;

@@ -8,6 +8,7 @@
 #ifndef LP_EXPORT_H
 #define LP_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -30,6 +31,7 @@ struct export_opts {
 	const char *name;		/* what the profile is called (speedscope, pprof comment) */
 	const char *reader;		/* the program, in messages ("lp-export") */
 	const void *format_opts;	/* what a format of exporter__new_with takes */
+	bool strict;			/* a stream without its trailer is an error, not a warning */
 	lp_warn_fn warn;
 	void *ctx;
 };

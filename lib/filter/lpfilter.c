@@ -43,7 +43,6 @@ struct run {
 	struct htab memo;	/* of struct cut_memo */
 	struct strbuf memo_text;
 	size_t memo_lookups, memo_hits, memo_rest;
-	struct lp_fields fields;
 	struct filter_frame *frames;
 	struct lp_span *raw_frames, *raw_locs;
 	bool *keep;
@@ -254,38 +253,55 @@ static int cut(struct run *r, struct lp_span stack, struct lp_span locs, bool ke
 	return 0;
 }
 
-static int lp_line(struct run *r, char *line, size_t len)
+/* A write error is about the output, not the line being read. */
+static int written(struct run *r, int ret)
 {
-	struct lp_sample s;
-	struct lp_proc p;
-	int ret = lp_line_kind(line, len, r->err);
+	if (ret != -EIO)
+		return ret;
+	r->err->line = 0;
+	return lp_error__set(r->err, ret, "cannot write output: %s", strerror(errno ? errno : EIO));
+}
+
+static int pass_line(void *ctx, struct lp_reader *rd, const char *line, size_t len)
+{
+	(void)rd;
+	return written(ctx, lp_writer__raw(&((struct run *)ctx)->out, line, len));
+}
+
+static int filter_sample(void *ctx, struct lp_reader *rd, const struct lp_sample *s)
+{
+	struct run *r = ctx;
+	int ret = cut(r, s->stack, s->locs, false);
 
 	if (ret < 0)
 		return ret;
-	if (ret == LP_LINE_COMMENT) {
-		if ((ret = lp_version_line(line, len, NULL, r->err)) < 0)
-			return ret;
-		return lp_writer__raw(&r->out, line, len);
-	}
-	if (line[0] != 'S' && line[0] != 'P')
-		return lp_writer__raw(&r->out, line, len);
-	if ((ret = lp_fields__split(&r->fields, line, len)) < 0)
-		return ret;
-	if (line[0] == 'S') {
-		if ((ret = lp_sample__parse(&r->fields, &s, r->err)) < 0 ||
-		    (ret = cut(r, s.stack, s.locs, false)) < 0)
-			return ret;
-		return lp_writer__replace_stack(&r->out, &r->fields, LP_SAMPLE_STACK_FIELD, lp_span__of(&r->stack), lp_span__of(&r->locs));
-	}
-	/* the spawning stack of a P record is filtered too */
-	if ((ret = lp_proc__parse(&r->fields, &p, r->err)) < 0)
-		return ret;
-	if (p.what != LP_PROC_SPAWN)
-		return lp_writer__raw(&r->out, line, len);
-	if ((ret = cut(r, p.stack, p.locs, false)) < 0)
-		return ret;
-	return lp_writer__replace_stack(&r->out, &r->fields, p.stack_field, lp_span__of(&r->stack), lp_span__of(&r->locs));
+	return written(r, lp_writer__replace_stack(&r->out, lp_reader__fields(rd), LP_SAMPLE_STACK_FIELD,
+						   lp_span__of(&r->stack), lp_span__of(&r->locs)));
 }
+
+/* the spawning stack of a P record is filtered too */
+static int filter_proc(void *ctx, struct lp_reader *rd, const struct lp_proc *p)
+{
+	struct run *r = ctx;
+	const char *line;
+	size_t len;
+	int ret;
+
+	if (p->what != LP_PROC_SPAWN) {
+		line = lp_reader__line(rd, &len);
+		return pass_line(r, rd, line, len);
+	}
+	if ((ret = cut(r, p->stack, p->locs, false)) < 0)
+		return ret;
+	return written(r, lp_writer__replace_stack(&r->out, lp_reader__fields(rd), p->stack_field,
+						   lp_span__of(&r->stack), lp_span__of(&r->locs)));
+}
+
+static const struct lp_reader_ops filter_ops = {
+	.sample = filter_sample,
+	.proc = filter_proc,
+	.other = pass_line,
+};
 
 static int folded_line(struct run *r, char *line, size_t len)
 {
@@ -328,15 +344,16 @@ int lpfilter__run(const struct lpfilter_opts *o, int fd, const char *name, FILE 
 				    "fold it with lp-collapse first");
 		goto cleanup;
 	}
+	if (format == LP_FORMAT_LP) {
+		struct lp_reader_opts ro = { .name = name, .strict = o->strict, .warn = o->warn, .warn_ctx = o->warn_ctx };
+
+		ret = lp_reader__read(&ro, in, &filter_ops, &r, err);
+		goto cleanup;
+	}
 	while ((ret = lines__next(in, &line, &len)) > 0) {
-		ret = format == LP_FORMAT_LP ? lp_line(&r, line, len) : folded_line(&r, line, len);
-		if (ret < 0) {
-			/* a write error is about the output, not the line */
-			if (ret == -EIO) {
-				lp_error__set(err, ret, "cannot write output: %s", strerror(errno ? errno : EIO));
-				break;
-			}
-			err->line = lines__lineno(in);
+		if ((ret = written(&r, folded_line(&r, line, len))) < 0) {
+			if (ret != -EIO)
+				err->line = lines__lineno(in);
 			if (!err->msg[0])
 				lp_error__set(err, ret, "%s", strerror(-ret));
 			break;
@@ -347,7 +364,6 @@ int lpfilter__run(const struct lpfilter_opts *o, int fd, const char *name, FILE 
 cleanup:
 	lines__free(in);
 	lp_writer__release(&r.out);
-	lp_fields__release(&r.fields);
 	htab__release(&r.memo);
 	strbuf__release(&r.memo_text);
 	free(r.frames);

@@ -24,6 +24,9 @@ struct lpfilter_opts {
 	bool mark;		/* a run of cut frames becomes one (cut) frame */
 	bool pure;		/* decide depends on the frames alone: the same stack is cut the same way */
 	bool needs_offsets;	/* decide reads filter_frame.offset (else it stays 0) */
+	bool strict;		/* an lp stream without its trailer is an error */
+	lp_warn_fn warn;	/* told of what the reader went on past (a stream without its trailer) */
+	void *warn_ctx;
 };
 
 /*

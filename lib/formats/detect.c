@@ -114,10 +114,8 @@ int lp_format__detect(struct lines *r, enum lp_format *f, struct lp_error *err)
 	}
 	if (settles(&prev, &end, ret == 0, f))
 		return 0;
-	if (!first) {
-		*f = LP_FORMAT_FOLDED;
-		return 0;
-	}
+	if (!first)
+		goto found_lp;	/* nothing to read: the lp reader's verdict on that is every program's */
 	if (err)
 		err->line = lines__lineno(r) + first;
 	return lp_error__set(err, -EINVAL, "not an lp stream, folded stacks or perf script text with call stacks");

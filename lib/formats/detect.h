@@ -27,7 +27,8 @@ struct lines;
  * PERF_RECORD_* side-band line; folded stacks by a line that parses as one
  * and has no frame under it. Lines that settle nothing (comments, a bad line
  * among good ones) are looked past, the first line that settles it wins.
- * An input of comments alone holds no stacks: folded, read as empty.
+ * An input of nothing but comments is given to the lp stream reader, whose
+ * verdict on it (lp_reader__read: an error) every program shares.
  *
  * 0 with *f set; -EINVAL when the input is none of the three (err names the
  * first line that is not a comment); -errno when reading failed (err says so).

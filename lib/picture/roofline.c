@@ -34,7 +34,6 @@ struct roofline {
 	size_t npoints, points_cap;
 	char **isas;		/* in order of first appearance */
 	size_t nisas;
-	struct lp_fields fields;
 	struct strbuf tmp;
 };
 
@@ -66,7 +65,6 @@ void roofline__free(struct roofline *r)
 	free(r->roofs);
 	free(r->points);
 	free(r->isas);
-	lp_fields__release(&r->fields);
 	strbuf__release(&r->tmp);
 	free(r);
 }
@@ -175,56 +173,45 @@ static int add_point(struct roofline *r, const struct lp_point *in)
 	return 0;
 }
 
+/* What the reader's callbacks need beside the picture. */
+struct roofline_read {
+	struct roofline *r;
+	struct lp_error *err;
+};
+
+static int read_roof(void *ctx, struct lp_reader *rd, const struct lp_roof *roof)
+{
+	struct roofline_read *x = ctx;
+	int ret = add_roof(x->r, roof);
+
+	(void)rd;
+	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+}
+
+static int read_point(void *ctx, struct lp_reader *rd, const struct lp_point *q)
+{
+	struct roofline_read *x = ctx;
+	int ret = add_point(x->r, q);
+
+	(void)rd;
+	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+}
+
 int roofline__read(struct roofline *r, int fd, const char *name, struct lp_error *err)
 {
+	static const struct lp_reader_ops ops = { .roof = read_roof, .point = read_point };
+	struct lp_reader_opts ro = { .name = name, .strict = r->o.strict, .warn = r->o.warn, .warn_ctx = r->o.ctx };
+	struct roofline_read x = { .r = r, .err = err };
 	struct lines *in = lines__new(fd);
-	char *line;
-	size_t len;
 	int ret;
 
 	lp_error__clear(err);
 	err->file = name;
 	if (!in)
 		return lp_error__set(err, -ENOMEM, "out of memory");
-	while ((ret = lines__next(in, &line, &len)) > 0) {
-		err->line = lines__lineno(in);
-		if ((ret = lp_line_kind(line, len, err)) < 0)
-			goto cleanup;
-		if (ret == LP_LINE_COMMENT) {
-			if ((ret = lp_version_line(line, len, NULL, err)) < 0)
-				goto cleanup;
-			continue;
-		}
-		if (line[0] != 'R' && line[0] != 'Q')
-			continue;
-		if ((ret = lp_fields__split(&r->fields, line, len)) < 0) {
-			lp_error__set(err, ret, "out of memory");
-			goto cleanup;
-		}
-		if (line[0] == 'R') {
-			struct lp_roof roof;
-
-			if ((ret = lp_roof__parse(&r->fields, &roof, err)) < 0)
-				goto cleanup;
-			ret = add_roof(r, &roof);
-		} else {
-			struct lp_point q;
-
-			if ((ret = lp_point__parse(&r->fields, &q, err)) < 0)
-				goto cleanup;
-			ret = add_point(r, &q);
-		}
-		if (ret < 0) {
-			lp_error__set(err, ret, "out of memory");
-			goto cleanup;
-		}
-	}
-	err->line = 0;
-	if (ret < 0)
-		lp_error__set(err, ret, "read error: %s", strerror(-ret));
-cleanup:
+	ret = lp_reader__read(&ro, in, &ops, &x, err);
 	lines__free(in);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 /* ---- drawing ---- */

@@ -9,6 +9,7 @@
 #ifndef LP_ROOFLINE_H
 #define LP_ROOFLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,6 +22,7 @@ struct roofline_opts {
 	double fontsize;
 	const char *js, *css;	/* share/roofline.js and .css */
 	size_t jslen, csslen;
+	bool strict;		/* a stream without its trailer is an error, not a warning */
 	lp_warn_fn warn;
 	void *ctx;
 };

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "detect.h"
 #include "lines.h"
 #include "lpstream.h"
 #include "srcline.h"
@@ -18,7 +17,6 @@ struct line_profile {
 	struct srclines *src;
 	struct stackmap *lines;		/* "FILE:LINE\tFUNCTION" -> weight on (0) and off (1) the CPU */
 	struct stackmap *sources;	/* --annotate: "FILE\0PATH\0", where each FILE is read from */
-	struct lp_fields fields;
 	struct strbuf key, dso, name;
 	struct strbuf known;		/* --nearest-source: the key of the leafmost frame whose source is here */
 	struct stackmap *readable;	/* --nearest-source: source path -> 1 readable, 2 not */
@@ -67,7 +65,6 @@ void line_profile__free(struct line_profile *p)
 	stackmap__free(p->readable);
 	stackmap__free(p->memo);
 	strbuf__release(&p->memo_key);
-	lp_fields__release(&p->fields);
 	strbuf__release(&p->key);
 	strbuf__release(&p->dso);
 	strbuf__release(&p->name);
@@ -316,54 +313,36 @@ fail:
 			     ret == -EOVERFLOW ? "a line's total does not fit 64 bits" : "out of memory");
 }
 
+/* What read_sample needs beside the profile. */
+struct line_read {
+	struct line_profile *p;
+	struct lp_error *err;
+};
+
+static int read_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
+{
+	struct line_read *x = ctx;
+	int col = column(x->p, s->event);
+
+	(void)r;
+	return col < 0 ? 0 : sample(x->p, s, col, x->err);
+}
+
 int line_profile__read(struct line_profile *p, int fd, const char *name, struct lp_error *err)
 {
+	static const struct lp_reader_ops ops = { .sample = read_sample };
+	struct lp_reader_opts ro = { .name = name, .strict = p->o.strict, .warn = p->o.warn, .warn_ctx = p->o.ctx };
+	struct line_read x = { .p = p, .err = err };
 	struct lines *r = lines__new(fd);
-	enum lp_format format;
-	struct lp_sample s;
-	char *line;
-	size_t len;
-	int ret = 0, col;
+	int ret;
 
 	lp_error__clear(err);
 	err->file = p->file = name;
 	if (!r)
 		return lp_error__set(err, -ENOMEM, "out of memory");
-	if (lines__peek(r, 0, (const char **)&line, &len) > 0 &&
-	    ((ret = lp_format__detect(r, &format, err)) == -EINVAL || (ret == 0 && format != LP_FORMAT_LP))) {
-		err->line = 0;
-		ret = lp_error__set(err, -EINVAL, "not an lp stream (lp-lines needs the LOCS lp-record writes)");
-	}
-	if (ret < 0)
-		goto cleanup;
-	while ((ret = lines__next(r, &line, &len)) > 0) {
-		err->line = lines__lineno(r);
-		if ((ret = lp_line_kind(line, len, err)) < 0)
-			goto cleanup;
-		if (ret == LP_LINE_COMMENT) {
-			if ((ret = lp_version_line(line, len, NULL, err)) < 0)
-				goto cleanup;
-			continue;
-		}
-		if (line[0] != 'S')
-			continue;
-		if ((ret = lp_fields__split(&p->fields, line, len)) < 0) {
-			ret = lp_error__set(err, ret, "out of memory");
-			goto cleanup;
-		}
-		if ((ret = lp_sample__parse(&p->fields, &s, err)) < 0)
-			goto cleanup;
-		if ((col = column(p, s.event)) < 0)
-			continue;
-		if ((ret = sample(p, &s, col, err)) < 0)
-			goto cleanup;
-	}
-	err->line = 0;
-	if (ret < 0)
-		lp_error__set(err, ret, "read error: %s", strerror(-ret));
-cleanup:
+	ret = lp_reader__read(&ro, r, &ops, &x, err);
 	lines__free(r);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 static uint64_t total_of(const struct stack_entry *e)

@@ -18,7 +18,8 @@ struct line_profile_opts {
 	bool inclusive;
 	bool nearest_source;		/* credit the leafmost frame whose source file is readable */
 	const char *annotate;		/* a function whose source line__annotate prints, or NULL */
-	lp_warn_fn warn;		/* files without line information, once each */
+	bool strict;			/* a stream without its trailer is an error, not a warning */
+	lp_warn_fn warn;		/* files without line information, once each; a stream without its trailer */
 	void *ctx;
 };
 

@@ -512,26 +512,23 @@ static int where_frame(struct strbuf *frame, const char *key, const struct lp_me
 	return strbuf__add(frame, key, strlen(key)) ?: strbuf__addc(frame, '=') ?: add_name(frame, m->values[0], true);
 }
 
-static int meta_line(struct profile *c, const char *line, size_t len, struct lp_error *err)
+static int meta_line(struct profile *c, const struct lp_meta *m, struct lp_error *err)
 {
-	struct lp_meta m;
 	struct lp_event_def d;
 	struct event_unit *v;
 	struct strbuf key = STRBUF_INIT, unit = STRBUF_INIT;
-	int ret = lp_meta__parse(&c->fields, line, len, &m);
+	int ret;
 
-	if (ret <= 0)
-		return ret;
-	if (lp_span__eq(m.key, "host", 4) || lp_span__eq(m.key, "rank", 4)) {
-		bool host = m.key.s[0] == 'h';
+	if (lp_span__eq(m->key, "host", 4) || lp_span__eq(m->key, "rank", 4)) {
+		bool host = m->key.s[0] == 'h';
 
-		if ((ret = where_frame(host ? &c->host_frame : &c->rank_frame, host ? "host" : "rank", &m)) < 0)
+		if ((ret = where_frame(host ? &c->host_frame : &c->rank_frame, host ? "host" : "rank", m)) < 0)
 			return lp_error__set(err, ret, ret == -EINVAL ? "#lp.%s without a value" : "out of memory",
 					     host ? "host" : "rank");
 		*(host ? &c->has_host : &c->has_rank) = true;
 		return 0;
 	}
-	if ((ret = lp_event_def__parse(&m, &d, err)) <= 0)
+	if ((ret = lp_event_def__parse(m, &d, err)) <= 0)
 		return ret;
 	v = realloc(c->units, (c->nunits + 1) * sizeof(*v));
 	if (!v)
@@ -684,9 +681,8 @@ static struct spawn_note *spawn_slot(struct profile *c, int64_t tid)
  */
 enum { SPAWN_NOTE_FRAMES = 8 };
 
-static int spawn_note(struct profile *c, struct lp_error *err)
+static int spawn_note(struct profile *c, const struct lp_proc *p, struct lp_error *err)
 {
-	struct lp_proc p;
 	struct lp_span names[SPAWN_NOTE_FRAMES], places[SPAWN_NOTE_FRAMES], item;
 	struct lp_list_iter ni, li;
 	struct strbuf text = STRBUF_INIT, frame = STRBUF_INIT;
@@ -695,14 +691,12 @@ static int spawn_note(struct profile *c, struct lp_error *err)
 	bool has_locs;
 	int ret;
 
-	if ((ret = lp_proc__parse(&c->fields, &p, err)) < 0)
-		return ret;
-	if (p.what != LP_PROC_SPAWN)
+	if (p->what != LP_PROC_SPAWN)
 		return 0;
-	has_locs = !lp_span__eq(p.locs, "-", 1);
+	has_locs = !lp_span__eq(p->locs, "-", 1);
 	/* the last frames (the leaf's end) are the ones worth showing: keep a ring of them */
-	lp_list_iter__init(&ni, p.stack);
-	lp_list_iter__init(&li, has_locs ? p.locs : (struct lp_span){ "", 0 });
+	lp_list_iter__init(&ni, p->stack);
+	lp_list_iter__init(&li, has_locs ? p->locs : (struct lp_span){ "", 0 });
 	while (lp_list_iter__next(&ni, &item, NULL)) {
 		names[total % SPAWN_NOTE_FRAMES] = item;
 		if (!lp_list_iter__next(&li, &places[total % SPAWN_NOTE_FRAMES], NULL))
@@ -710,7 +704,7 @@ static int spawn_note(struct profile *c, struct lp_error *err)
 		total++;
 	}
 	n = total < SPAWN_NOTE_FRAMES ? total : SPAWN_NOTE_FRAMES;
-	ret = strbuf__addf(&text, "spawned by %" PRId64 "/%" PRId64 " at ", p.ppid, p.ptid);
+	ret = strbuf__addf(&text, "spawned by %" PRId64 "/%" PRId64 " at ", p->ppid, p->ptid);
 	for (size_t k = 0; ret == 0 && k < n; k++) {
 		size_t at = (total - 1 - k) % SPAWN_NOTE_FRAMES;
 		struct srcline line;
@@ -740,14 +734,14 @@ static int spawn_note(struct profile *c, struct lp_error *err)
 	if (ret == 0 && total > n)
 		ret = strbuf__addf(&text, " < ... %zu more", total - n);
 	if (ret == 0 && (ret = strbuf__addc(&text, 0)) == 0 && (ret = htab__reserve(&c->spawns)) == 0) {
-		e = spawn_slot(c, p.tid);
+		e = spawn_slot(c, p->tid);
 		if (e->head.used) {
 			free(e->text);
 		} else {
-			htab__insert(&c->spawns, e, hash_mix((uint64_t)p.tid));
-			e->tid = p.tid;
+			htab__insert(&c->spawns, e, hash_mix((uint64_t)p->tid));
+			e->tid = p->tid;
 		}
-		e->pid = p.pid;
+		e->pid = p->pid;
 		e->text = text.s;
 		text.s = NULL;
 	}
@@ -764,9 +758,8 @@ static int spawn_note(struct profile *c, struct lp_error *err)
  * flame chart's naming): its exact on-CPU time beside the sampled, and
  * how far they stray. -ENOMEM, or -EINVAL with err.
  */
-static int thread_note(struct profile *c, struct lp_error *err)
+static int thread_note(struct profile *c, const struct lp_thread *t, struct lp_error *err)
 {
-	struct lp_thread t;
 	struct strbuf key = STRBUF_INIT;
 	char text[160] = "", ids[48];
 	const char *spawned = NULL;
@@ -774,10 +767,8 @@ static int thread_note(struct profile *c, struct lp_error *err)
 	int has_cpu, has_sampled, ret;
 	size_t n = 0;
 
-	if ((ret = lp_thread__parse(&c->fields, &t, err)) < 0)
-		return ret;
-	if ((has_cpu = lp_thread__attr_u64(&t, "cpu", &cpu)) < 0 ||
-	    (has_sampled = lp_thread__attr_u64(&t, "sampled-cpu", &sampled)) < 0)
+	if ((has_cpu = lp_thread__attr_u64(t, "cpu", &cpu)) < 0 ||
+	    (has_sampled = lp_thread__attr_u64(t, "sampled-cpu", &sampled)) < 0)
 		return lp_error__set(err, -EINVAL, "a T record's cpu= or sampled-cpu= is not a number");
 	if (has_cpu)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "exact on-CPU %.3f s", (double)cpu / 1e9);
@@ -789,14 +780,14 @@ static int thread_note(struct profile *c, struct lp_error *err)
 		snprintf(text + n, sizeof(text) - n, " (samples stray %.0f%%)",
 			 100.0 * ((double)sampled - (double)cpu) / (double)cpu);
 	if (c->spawns.n) {
-		struct spawn_note *e = spawn_slot(c, t.tid);
+		struct spawn_note *e = spawn_slot(c, t->tid);
 
-		if (e->head.used && e->pid == t.pid)
+		if (e->head.used && e->pid == t->pid)
 			spawned = e->text;
 	}
 	if (!has_cpu && !has_sampled && !spawned)
 		return 0;
-	snprintf(ids, sizeof(ids), "-%" PRId64 "/%" PRId64, t.pid, t.tid);
+	snprintf(ids, sizeof(ids), "-%" PRId64 "/%" PRId64, t->pid, t->tid);
 	if (c->nnotes == c->notes_cap) {
 		size_t cap = c->notes_cap ? 2 * c->notes_cap : 16;
 		char **k = realloc(c->note_keys, cap * sizeof(*k)), **v;
@@ -809,7 +800,7 @@ static int thread_note(struct profile *c, struct lp_error *err)
 		c->note_texts = v;
 		c->notes_cap = cap;
 	}
-	if ((ret = add_name(&key, t.comm, true)) < 0 || (ret = strbuf__add(&key, ids, strlen(ids) + 1)) < 0) {
+	if ((ret = add_name(&key, t->comm, true)) < 0 || (ret = strbuf__add(&key, ids, strlen(ids) + 1)) < 0) {
 		strbuf__release(&key);
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
 	}
@@ -830,81 +821,98 @@ static int thread_note(struct profile *c, struct lp_error *err)
 	return 0;
 }
 
-static int read_lp(struct profile *c, int col, struct lp_error *err)
+/* What read_lp's callbacks need beside the profile. */
+struct lp_read {
+	struct profile *c;
+	int col;
+	struct lp_error *err;
+};
+
+/* streams put one after another (cat a.lp b.lp): each says where it was made */
+static int lp_version(void *ctx, struct lp_reader *r, int version)
 {
-	struct lp_sample s;
-	char *line, tid[24];
-	size_t len;
+	struct lp_read *x = ctx;
+
+	(void)r, (void)version;
+	x->c->has_host = x->c->has_rank = false;
+	return 0;
+}
+
+static int lp_meta(void *ctx, struct lp_reader *r, const struct lp_meta *m)
+{
+	struct lp_read *x = ctx;
+
+	(void)r;
+	return meta_line(x->c, m, x->err);
+}
+
+static int lp_thread(void *ctx, struct lp_reader *r, const struct lp_thread *t)
+{
+	struct lp_read *x = ctx;
+
+	(void)r;
+	return x->c->o.naming == NAMING_TID ? thread_note(x->c, t, x->err) : 0;
+}
+
+static int lp_proc(void *ctx, struct lp_reader *r, const struct lp_proc *p)
+{
+	struct lp_read *x = ctx;
+
+	(void)r;
+	return x->c->o.spawn_notes && x->c->o.naming == NAMING_TID ? spawn_note(x->c, p, x->err) : 0;
+}
+
+static int lp_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
+{
+	struct lp_read *x = ctx;
+	struct profile *c = x->c;
+	struct lp_error *err = x->err;
+	char tid[24];
 	int ret;
 
-	while ((ret = lines__next(c->lines, &line, &len)) > 0) {
-		err->line = lines__lineno(c->lines);
-		ret = lp_line_kind(line, len, err);
-		if (ret < 0)
-			return ret;
-		if (ret == LP_LINE_COMMENT) {
-			if ((ret = lp_version_line(line, len, NULL, err)) < 0)
-				return ret;
-			/* streams put one after another (cat a.lp b.lp): each says where it was made */
-			if (ret == 1)
-				c->has_host = c->has_rank = false;
-			else if ((ret = meta_line(c, line, len, err)) < 0)
-				return ret;
-			continue;
-		}
-		if (line[0] == 'T' && c->o.naming == NAMING_TID) {
-			if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
-				return lp_error__set(err, ret, "out of memory");
-			if ((ret = thread_note(c, err)) < 0)
-				return ret;
-			continue;
-		}
-		if (line[0] == 'P' && c->o.spawn_notes && c->o.naming == NAMING_TID) {
-			if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
-				return lp_error__set(err, ret, "out of memory");
-			if ((ret = spawn_note(c, err)) < 0)
-				return ret;
-			continue;
-		}
-		if (line[0] != 'S')
-			continue;	/* other records carry no samples */
-		if ((ret = lp_fields__split(&c->fields, line, len)) < 0)
-			return lp_error__set(err, ret, "out of memory");
-		if ((ret = lp_sample__parse(&c->fields, &s, err)) < 0)
-			return ret;
-		if (!event_selected(c, s.event))
-			continue;
-		if ((c->o.by_host && !c->has_host) || (c->o.by_rank && !c->has_rank))
-			return lp_error__set(err, -EINVAL, "--by %s: the stream says no #lp.%s before its samples%s",
-					     c->o.by_host && !c->has_host ? "host" : "rank",
-					     c->o.by_host && !c->has_host ? "host" : "rank",
-					     c->o.by_host && !c->has_host ? "" : " (it was not recorded under mpirun or srun)");
-		if ((c->o.only_tid > 0 && s.tid != c->o.only_tid) || (c->o.only_pid > 0 && s.pid != c->o.only_pid))
-			continue;
-		/* one process, or more: all a flame chart needs to know */
-		if (c->processes == 0)
-			c->first_pid = s.pid;
-		if (c->processes == 0 || (c->processes == 1 && s.pid != c->first_pid))
-			c->processes++;
-		if ((ret = check_unit(c, s.event)) < 0)
-			return lp_error__set(err, ret, "out of memory");
-		if ((ret = lp_key(c, &s)) < 0)
-			return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
-				    "out of memory");
-		/* the thread is only --time-ordered's key: printf per sample would be dear for nothing */
-		tid[0] = 0;
-		if (c->o.time_ordered)
-			snprintf(tid, sizeof(tid), "%" PRId64, s.tid);
-		ret = add(c, c->key.s, c->key.len,
-			  c->o.offcpu_column && lp_span__eq(s.event, "offcpu", 6) ? 1 : col, s.weight, s.time,
-			  tid, strlen(tid), err);
-		if (ret < 0)
-			return ret;
-	}
-	err->line = 0;
-	if (ret < 0)
-		return lp_error__set(err, ret, "read error: %s", strerror(-ret));
-	return 0;
+	(void)r;
+	if (!event_selected(c, s->event))
+		return 0;
+	if ((c->o.by_host && !c->has_host) || (c->o.by_rank && !c->has_rank))
+		return lp_error__set(err, -EINVAL, "--by %s: the stream says no #lp.%s before its samples%s",
+				     c->o.by_host && !c->has_host ? "host" : "rank",
+				     c->o.by_host && !c->has_host ? "host" : "rank",
+				     c->o.by_host && !c->has_host ? "" : " (it was not recorded under mpirun or srun)");
+	if ((c->o.only_tid > 0 && s->tid != c->o.only_tid) || (c->o.only_pid > 0 && s->pid != c->o.only_pid))
+		return 0;
+	/* one process, or more: all a flame chart needs to know */
+	if (c->processes == 0)
+		c->first_pid = s->pid;
+	if (c->processes == 0 || (c->processes == 1 && s->pid != c->first_pid))
+		c->processes++;
+	if ((ret = check_unit(c, s->event)) < 0)
+		return lp_error__set(err, ret, "out of memory");
+	if ((ret = lp_key(c, s)) < 0)
+		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
+			    "out of memory");
+	/* the thread is only --time-ordered's key: printf per sample would be dear for nothing */
+	tid[0] = 0;
+	if (c->o.time_ordered)
+		snprintf(tid, sizeof(tid), "%" PRId64, s->tid);
+	return add(c, c->key.s, c->key.len,
+		   c->o.offcpu_column && lp_span__eq(s->event, "offcpu", 6) ? 1 : x->col, s->weight, s->time,
+		   tid, strlen(tid), err);
+}
+
+static const struct lp_reader_ops lp_ops = {
+	.sample = lp_sample,
+	.proc = lp_proc,
+	.thread = lp_thread,
+	.meta = lp_meta,
+	.version = lp_version,
+};
+
+static int read_lp(struct profile *c, int col, struct lp_error *err)
+{
+	struct lp_read x = { .c = c, .col = col, .err = err };
+	struct lp_reader_opts ro = { .name = c->file, .strict = c->o.strict, .warn = c->o.warn, .warn_ctx = c->o.ctx };
+
+	return lp_reader__read(&ro, c->lines, &lp_ops, &x, err);
 }
 
 int profile__read(struct profile *c, int fd, const char *name, int col,

@@ -33,6 +33,7 @@ struct profile_opts {
 	int64_t only_pid;		/* lp: keep only this process's samples; 0 for all */
 	bool by_host, by_rank;		/* lp: root frames host=NAME, rank=N from each input's metadata */
 	bool spawn_notes;		/* lp, NAMING_TID: each thread's spawning stack (file:line) in its note */
+	bool strict;			/* an lp stream without its trailer is an error, not a warning */
 	unsigned jobs;			/* perf script text: cores to read a big file with (0, 1: one) */
 	/*
 	 * If set, every sample goes here instead of being kept (no --time-ordered):

@@ -1375,7 +1375,7 @@ static int write_header(struct recorder *r, struct lp_writer *out, const struct 
 	return ret;
 }
 
-/* What is known only once every stack is unwound: a trailer of the stream. */
+/* What is known only once every stack is unwound, then the stream's last line. */
 static int write_trailer(struct lp_writer *out, const struct record_stats *st)
 {
 	char buf[24];
@@ -1391,7 +1391,7 @@ static int write_trailer(struct lp_writer *out, const struct record_stats *st)
 		v[0] = buf;
 		ret = lp_writer__meta(out, "unwind-stopped", v, 1);
 	}
-	return ret;
+	return ret ?: lp_writer__trailer(out);
 }
 
 /*

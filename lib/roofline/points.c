@@ -34,7 +34,6 @@ struct points {
 	struct strbuf roofs;		/* R records as read */
 	struct strbuf counters;		/* the keys of the events used, comma-separated */
 	struct strbuf name;
-	struct lp_fields fields;
 	bool any_events;
 };
 
@@ -72,7 +71,6 @@ void points__free(struct points *p)
 	strbuf__release(&p->roofs);
 	strbuf__release(&p->counters);
 	strbuf__release(&p->name);
-	lp_fields__release(&p->fields);
 	free(p);
 }
 
@@ -198,11 +196,51 @@ static int take_sample(struct points *p, const struct lp_sample *s)
 	return 0;
 }
 
+/* What the reader's callbacks need beside the points. */
+struct points_read {
+	struct points *p;
+	struct lp_error *err;
+};
+
+static int read_meta(void *ctx, struct lp_reader *r, const struct lp_meta *m)
+{
+	struct points_read *x = ctx;
+	struct lp_event_def d;
+	int ret = lp_event_def__parse(m, &d, x->err);
+
+	(void)r;
+	if (ret == 1 && (ret = learn_event(x->p, &d)) < 0)
+		return lp_error__set(x->err, ret, "out of memory");
+	return ret < 0 ? ret : 0;
+}
+
+/* the roofs pass on as they were read */
+static int read_roof(void *ctx, struct lp_reader *r, const struct lp_roof *roof)
+{
+	struct points_read *x = ctx;
+	size_t len;
+	const char *line = lp_reader__line(r, &len);
+	int ret = strbuf__add(&x->p->roofs, line, len) ?: strbuf__addc(&x->p->roofs, '\n');
+
+	(void)roof;
+	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+}
+
+static int read_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
+{
+	struct points_read *x = ctx;
+	int ret = take_sample(x->p, s);
+
+	(void)r;
+	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+}
+
 int points__read(struct points *p, int fd, const char *name, struct lp_error *err)
 {
+	static const struct lp_reader_ops ops = { .sample = read_sample, .roof = read_roof, .meta = read_meta };
+	struct lp_reader_opts ro = { .name = name, .strict = p->o.strict, .warn = p->o.warn, .warn_ctx = p->o.ctx };
+	struct points_read x = { .p = p, .err = err };
 	struct lines *in = lines__new(fd);
-	char *line;
-	size_t len;
 	int ret;
 
 	lp_error__clear(err);
@@ -210,53 +248,9 @@ int points__read(struct points *p, int fd, const char *name, struct lp_error *er
 	forget_events(p);
 	if (!in)
 		return lp_error__set(err, -ENOMEM, "out of memory");
-	while ((ret = lines__next(in, &line, &len)) > 0) {
-		struct lp_meta m;
-		struct lp_event_def d;
-
-		err->line = lines__lineno(in);
-		if ((ret = lp_line_kind(line, len, err)) < 0)
-			goto cleanup;
-		if (ret == LP_LINE_COMMENT) {
-			if ((ret = lp_version_line(line, len, NULL, err)) < 0)
-				goto cleanup;
-			if ((ret = lp_meta__parse(&p->fields, line, len, &m)) < 0)
-				goto nomem;
-			if (ret == 1 && (ret = lp_event_def__parse(&m, &d, err)) < 0)
-				goto cleanup;
-			if (ret == 1 && (ret = learn_event(p, &d)) < 0)
-				goto nomem;
-			continue;
-		}
-		if (line[0] != 'S' && line[0] != 'R')
-			continue;
-		if ((ret = lp_fields__split(&p->fields, line, len)) < 0)
-			goto nomem;
-		if (line[0] == 'R') {
-			struct lp_roof roof;
-
-			if ((ret = lp_roof__parse(&p->fields, &roof, err)) < 0)
-				goto cleanup;
-			if ((ret = strbuf__add(&p->roofs, line, len) ?: strbuf__addc(&p->roofs, '\n')) < 0)
-				goto nomem;
-		} else {
-			struct lp_sample s;
-
-			if ((ret = lp_sample__parse(&p->fields, &s, err)) < 0)
-				goto cleanup;
-			if ((ret = take_sample(p, &s)) < 0)
-				goto nomem;
-		}
-	}
-	err->line = 0;
-	if (ret < 0)
-		lp_error__set(err, ret, "read error: %s", strerror(-ret));
-	goto cleanup;
-nomem:
-	ret = lp_error__set(err, ret, "out of memory");
-cleanup:
+	ret = lp_reader__read(&ro, in, &ops, &x, err);
 	lines__free(in);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 /* The bytes a region's load or store stands for: the width of its FP operations, else 8. */
@@ -310,8 +304,11 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 	}
 	lp_writer__init(&w, out);
 	ret = lp_writer__version(&w);
-	if (ret == 0 && p->roofs.len && fwrite(p->roofs.s, 1, p->roofs.len, out) != p->roofs.len)
-		ret = -EIO;
+	/* the roofs as they were read, one record a line */
+	for (size_t at = 0, len; ret == 0 && at < p->roofs.len; at += len + 1) {
+		len = (size_t)((char *)memchr(p->roofs.s + at, '\n', p->roofs.len - at) - (p->roofs.s + at));
+		ret = lp_writer__raw(&w, p->roofs.s + at, len);
+	}
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const struct region *r = &p->regions[v[i]->id];
 		double ops = r->loads + r->stores, width = access_width(r);
@@ -327,6 +324,8 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 		      lp_writer__attr_u64(&w, "stores", (uint64_t)r->stores) ?:
 		      lp_writer__attr_str(&w, "counters", p->counters.s ? p->counters.s : "") ?: lp_writer__end(&w);
 	}
+	if (ret == 0)
+		ret = lp_writer__trailer(&w);
 	free(v);
 	lp_writer__release(&w);
 	if (ret == 0 && (fflush(out) != 0 || ferror(out)))

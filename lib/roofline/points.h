@@ -8,12 +8,14 @@
 #ifndef LP_POINTS_H
 #define LP_POINTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "error.h"
 
 struct points_opts {
 	unsigned depth;		/* 0: each leaf function; N: the first N frames from the root */
+	bool strict;		/* a stream without its trailer is an error, not a warning */
 	lp_warn_fn warn;
 	void *ctx;
 };

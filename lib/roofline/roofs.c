@@ -313,6 +313,8 @@ int roofs__write_records(const struct roofs_opts *o, const struct roofs *r, FILE
 				goto cleanup;
 		}
 	}
+	if ((ret = lp_writer__trailer(&w)) < 0)
+		goto cleanup;
 	ret = fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
 cleanup:
 	lp_writer__release(&w);

@@ -145,6 +145,8 @@ int lp_writer__end(struct lp_writer *w)
 
 	if (ret < 0)
 		return ret;
+	if (w->line.s[w->kept] != '#')
+		w->records++;
 	w->kept = w->line.len;
 	return w->batched && w->kept < (w->bg ? LP_WRITER_BG_BATCH : LP_WRITER_BATCH) ? 0 : lp_writer__flush(w);
 }
@@ -157,6 +159,8 @@ int lp_writer__raw(struct lp_writer *w, const char *line, size_t len)
 	/* the thread writes what is kept: this line goes after it */
 	if (w->bg)
 		return (ret = add(w, line, len)) < 0 ? ret : lp_writer__end(w);
+	if (len && line[0] != '#')
+		w->records++;
 	if (w->kept && (ret = lp_writer__flush(w)) < 0)
 		return ret;
 	if (fwrite_unlocked(line, 1, len, w->out) != len || putc_unlocked('\n', w->out) == EOF)
@@ -171,6 +175,16 @@ int lp_writer__version(struct lp_writer *w)
 	begin(w);
 	if ((ret = add(w, LP_STREAM_MAGIC " ", sizeof(LP_STREAM_MAGIC))) < 0 ||
 	    (ret = add_u64(w, LP_STREAM_VERSION, 0)) < 0)
+		return ret;
+	return lp_writer__end(w);
+}
+
+int lp_writer__trailer(struct lp_writer *w)
+{
+	int ret;
+
+	begin(w);
+	if ((ret = add(w, "#lp.end\t", 8)) < 0 || (ret = add_u64(w, w->records, 0)) < 0)
 		return ret;
 	return lp_writer__end(w);
 }

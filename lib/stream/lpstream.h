@@ -6,8 +6,8 @@
  *
  *   lpstream.c         lines, fields, records (S, P, metadata, #lp.event)
  *   lpstream-list.c    STACK and LOCS lists, LOCS items, escaping helpers
+ *   lpstream-read.c    the reader every program uses: the one loop over a stream's lines
  *   lpstream-write.c   the writer every producer uses
- *   lpstream-detect.c  telling lp streams, perf script text and folded stacks apart
  */
 #ifndef LP_LPSTREAM_H
 #define LP_LPSTREAM_H
@@ -280,6 +280,63 @@ void lp_loc__parse(struct lp_span item, struct lp_loc *loc);
 /* A LOCS item of kernel code: [kernel.kallsyms]+0x..., [module]+0x... */
 bool lp_loc__is_kernel(struct lp_span item);
 
+/* ---- reading: the one loop over a stream ---- */
+
+struct lines;
+struct lp_reader;
+
+/*
+ * What a program does with each line of a stream. A line goes to its kind's
+ * callback when there is one, else to other (when set), else nowhere. Every
+ * record of a kind this version knows (S, P, T, R, Q) is parsed and checked
+ * whether a callback takes it or not, so that every program gives the same
+ * verdict on the same stream; records of other kinds are passed to other
+ * unread. A callback returns 0, or a negative errno with the reader's error
+ * filled (lp_reader__error; its place is set already).
+ */
+struct lp_reader_ops {
+	int (*sample)(void *ctx, struct lp_reader *r, const struct lp_sample *s);
+	int (*proc)(void *ctx, struct lp_reader *r, const struct lp_proc *p);
+	int (*thread)(void *ctx, struct lp_reader *r, const struct lp_thread *t);
+	int (*roof)(void *ctx, struct lp_reader *r, const struct lp_roof *roof);
+	int (*point)(void *ctx, struct lp_reader *r, const struct lp_point *q);
+	/* "#lp.KEY" lines, the trailer "#lp.end" among them */
+	int (*meta)(void *ctx, struct lp_reader *r, const struct lp_meta *m);
+	/* "#lp-stream N": a stream begins (streams may follow one another: cat a.lp b.lp) */
+	int (*version)(void *ctx, struct lp_reader *r, int version);
+	/* other comments, unknown record kinds, and the kinds above that have no callback */
+	int (*other)(void *ctx, struct lp_reader *r, const char *line, size_t len);
+};
+
+struct lp_reader_opts {
+	const char *name;	/* the input's name, for warnings */
+	/* "lp-export": the reader that needs records in time order (S, P and T records' TIME
+	 * never going back within a stream), named when they are not; NULL: any order */
+	const char *ordered_for;
+	bool strict;		/* a stream without its trailer is an error, not a warning */
+	lp_warn_fn warn;
+	void *warn_ctx;
+};
+
+/*
+ * Reads in to its end through ops. The rules, the same for every program:
+ * an input without a version line and without records (0 bytes, comments
+ * alone) is an error, and so is a first line that is neither a comment nor
+ * a record; a stream that began with its version line and ends without its
+ * trailer is warned about (an error with strict); a record after a trailer
+ * is an error. 0, or a negative errno with err filled (err->file is the
+ * caller's to set).
+ */
+int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const struct lp_reader_ops *ops, void *ctx,
+		    struct lp_error *err);
+
+/* For callbacks: the line being read (as read: not terminated), its fields (records and metadata). */
+const char *lp_reader__line(const struct lp_reader *r, size_t *len);
+const struct lp_fields *lp_reader__fields(const struct lp_reader *r);
+/* Its number (1-based) and the error a failing callback fills. */
+long lp_reader__lineno(const struct lp_reader *r);
+struct lp_error *lp_reader__error(struct lp_reader *r);
+
 /* ---- writing ---- */
 
 /*
@@ -295,6 +352,7 @@ struct lp_writer {
 	size_t kept;		/* bytes of whole records in line, not written yet */
 	bool batched;
 	struct bgwrite *bg;	/* NULL, or what writes the batches */
+	uint64_t records;	/* written (or kept): the trailer's count */
 	int err;		/* the errno of the first write that failed */
 };
 
@@ -323,6 +381,11 @@ int lp_writer__background(struct lp_writer *w);
 int lp_writer__foreground(struct lp_writer *w);
 
 int lp_writer__version(struct lp_writer *w);
+/*
+ * The stream's trailer, its last line: "#lp.end\tN", N the records this
+ * writer wrote. A stream without it is known to be cut.
+ */
+int lp_writer__trailer(struct lp_writer *w);
 /* "#lp.KEY\tVALUE\t...": values raw, escaped here. */
 int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *values, size_t n);
 

@@ -16,8 +16,8 @@ static const struct {
 	long line;	/* of the error */
 	const char *name;
 } cases[] = {
-	{ "", 0, LP_FORMAT_FOLDED, 0, "an empty input holds no stacks" },
-	{ "# a\n\n# b\n", 0, LP_FORMAT_FOLDED, 0, "comments and blank lines alone: no stacks" },
+	{ "", 0, LP_FORMAT_LP, 0, "an empty input goes to the lp reader, which refuses it" },
+	{ "# a\n\n# b\n", 0, LP_FORMAT_LP, 0, "comments and blank lines alone too" },
 	{ "#lp-stream 1\nS\t1\n", 0, LP_FORMAT_LP, 0, "the lp version line" },
 	{ "# made by hand\n#lp-stream 1\n", 0, LP_FORMAT_LP, 0, "the version line after comments" },
 	{ "S\t1\t2\n", 0, LP_FORMAT_LP, 0, "a record without the version line is still lp (its reader says what is missing)" },

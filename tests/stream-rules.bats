@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# The rules of lp-stream(5) that every reader applies alike, through the one reader of
+# lib/stream: each reader of lp streams on the same good and bad inputs gives the same
+# verdict (exit status) and the same message after its own name.
+
+bats_require_minimum_version 1.5.0
+
+load test_helper
+
+# Every program that reads lp streams, as a command line without its input.
+READERS=(
+	"lp-collapse -e cpu"
+	"lp-svg -e cpu"
+	"lp-svg --timeline"
+	"lp-svg --roofline"
+	"lp-filter deny:$DATA/stream/none.filter"
+	"lp-lines"
+	"lp-export -f pprof"
+	"lp-export -f speedscope"
+	"lp-export -f trace"
+	"lp-export -f perf-script"
+	"lp-roofline points"
+)
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	GOOD=$DATA/stream/good.lp
+}
+
+# The good stream with line N replaced by TEXT (N past the end: appended), as FILE.
+variant() {
+	awk -v n="$1" -v text="$2" 'NR == n { print text; next } { print } END { if (NR < n) print text }' \
+		"$GOOD" > "$3"
+}
+
+# Runs every reader (options after the program's own: $2...) on FILE ($1); each must exit
+# with STATUS and say MESSAGE after "PROG: " ('' for nothing on stderr).
+each_reader() {
+	local file=$1 want=$2 message=$3 r
+	shift 3
+	for r in "${READERS[@]}"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr $r "$@" "$file"
+		[ "$status" = "$want" ] || fail "$r: exit $status, not $want: $stderr"
+		[ "${stderr#* }" = "$message" ] || fail "$r said: $stderr"
+	done
+}
+
+@test "a complete stream with every record kind (and one of a later version) is read by every reader" {
+	for r in "${READERS[@]}"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr $r "$GOOD"
+		[ "$status" -eq 0 ] || fail "$r: exit $status: $stderr"
+		[ -z "$stderr" ] || fail "$r: $stderr"
+		[ -n "$output" ] || fail "$r wrote nothing"
+	done
+}
+
+@test "0 bytes, or comments alone, are no stream: the same error from every reader" {
+	: > empty.lp
+	each_reader empty.lp 1 "empty.lp: empty input: no records, stacks or samples"
+	printf '# a comment\n# and another\n' > comments.lp
+	each_reader comments.lp 1 "comments.lp: empty input: no records, stacks or samples"
+}
+
+@test "malformed P, T, R and Q records: the same error, file and line from every reader" {
+	variant 4 $'P\t1\t2' p.lp
+	each_reader p.lp 1 "p.lp:4: expected at least 6 fields in a P record, got 3"
+	variant 12 $'T\t500\t10' t.lp
+	each_reader t.lp 1 "t.lp:12: expected at least 5 fields in a T record, got 3"
+	variant 8 $'R\tL1\tmemory\tfast\tB/s' r.lp
+	each_reader r.lp 1 "r.lp:8: VALUE 'fast' is not a non-negative decimal number"
+	variant 9 $'Q\tdot\tmany\t16\t1.5' q.lp
+	each_reader q.lp 1 "q.lp:9: FLOPS 'many' is not a non-negative integer"
+}
+
+@test "a stream without its trailer may be cut: a warning, an error with --strict" {
+	head -n -1 "$GOOD" > cut.lp
+	for r in "${READERS[@]}"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr $r cut.lp
+		[ "$status" -eq 0 ] || fail "$r: exit $status: $stderr"
+		[ "${stderr#* }" = "cut.lp:12: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" ] ||
+			fail "$r said: $stderr"
+	done
+	each_reader cut.lp 1 "cut.lp:12: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" --strict
+	# streams one after another: each is checked at the next one's version line
+	{ head -n -1 "$GOOD"; cat "$GOOD"; } > two.lp
+	run --separate-stderr lp-collapse -e cpu two.lp
+	assert_success
+	assert_equal "$stderr" "lp-collapse: two.lp:12: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut"
+}
+
+@test "a record after the trailer: the same error from every reader" {
+	variant 14 $'S\t600\t10\t10\tapp\tcpu\t1000000\t_start;main\t-' after.lp
+	each_reader after.lp 1 "after.lp:14: a record after the stream's trailer (#lp.end)"
+}
+
+@test "TIME going back: refused, with file and line, by the formats laid out in time; read by the others" {
+	variant 6 $'S\t150\t10\t10\tapp\tfl\t4000\t_start;main;dot\t-' back.lp
+	for f in trace speedscope; do
+		run -1 --separate-stderr lp-export -f $f back.lp
+		assert_equal "$stderr" "lp-export: back.lp:6: TIME 150 is before the previous record's (200): lp-export needs records in time order, as lp-record writes them"
+		assert_output ''
+	done
+	for r in "lp-collapse -e cpu" "lp-svg --timeline" "lp-lines" "lp-export -f pprof" "lp-roofline points"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr $r back.lp
+		[ "$status" -eq 0 ] || fail "$r: exit $status: $stderr"
+	done
+}
