@@ -219,6 +219,45 @@ consumer() {
 	[ "$stderr" = "lp-export: cannot open 'missing.lp': No such file or directory" ]
 }
 
+@test "-o FILE: replaced only when the export is whole; a symlink stays and its target is replaced" {
+	echo precious > keep.pb
+	run -1 --separate-stderr lp-export -f pprof -o keep.pb /nonexistent
+	assert_equal "$(cat keep.pb)" precious
+	printf '#lp-stream 1\nS\t1\t2\t3\tc\tcpu\tlots\ta\t-\n' > bad.lp
+	run -1 --separate-stderr lp-export -f perf-script -o keep.pb bad.lp
+	assert_equal "$(cat keep.pb)" precious
+	ln -s keep.pb link.pb
+	run -1 --separate-stderr lp-export -f pprof -o link.pb /nonexistent
+	[ -L link.pb ] || fail "the link was removed"
+	assert_equal "$(cat keep.pb)" precious
+	run --separate-stderr lp-export -f perf-script -o link.pb "$DATA/sample.lp"
+	assert_success
+	[ -L link.pb ] || fail "the link was replaced by a file"
+	lp-export -f perf-script "$DATA/sample.lp" | cmp - keep.pb
+	# nothing of ours is left beside it
+	assert_equal "$(ls -A | grep -v '^separate-stderr-')" "$(printf 'bad.lp\nkeep.pb\nlink.pb')"
+}
+
+@test "nothing on stdout until the input is known good: a missing file, a directory, a bad stream" {
+	mkdir dir
+	printf '#lp-stream 1\nS\t1\t2\t3\tc\tcpu\t1\ta\t-\nS\t1\t2\t3\tc\tcpu\tlots\ta\t-\n' > bad.lp
+	for f in trace perf-script speedscope pprof; do
+		for input in /nonexistent dir bad.lp; do
+			run -1 --separate-stderr lp-export -f $f "$input"
+			assert_output ''
+		done
+	done
+	# an error past what stdout holds says that what was written is incomplete
+	{
+		printf '#lp-stream 1\n'
+		awk 'BEGIN { for (i = 1; i <= 40000; i++) printf "S\t%d\t2\t3\tc\tcpu\t1\tmain;work;leaf%d\t-\n", i, i }'
+		printf 'S\t99999\t2\t3\tc\tcpu\tlots\ta\t-\n'
+	} > late.lp
+	run -1 --separate-stderr lp-export -f perf-script late.lp
+	assert_equal "${stderr_lines[0]}" "lp-export: late.lp:40002: WEIGHT 'lots' is not a non-negative integer"
+	assert_equal "${stderr_lines[1]}" "lp-export: the output written before that is incomplete"
+}
+
 @test "a full disk is an error, not a short file" {
 	for f in pprof speedscope trace perf-script; do
 		run -1 --separate-stderr lp-export -f $f "$DATA/sample.lp" -o /dev/full
