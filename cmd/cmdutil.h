@@ -11,8 +11,11 @@
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
-/* Set by each main: "lp-collapse". */
+/* Set by each main (set_progname): "lp-collapse". */
 extern const char *progname;
+
+/* progname, and argv[0] too: getopt's own messages name the program, not the path it was run by. */
+void set_progname(const char *name, char **argv);
 /* The status of a program's own failures: 1, or 125 where the workload's status is the norm. */
 extern int exit_failure;
 

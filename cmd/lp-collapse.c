@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	int opt, ret = EXIT_RUNTIME, ninputs;
 	static char outbuf[1 << 20];
 
-	progname = "lp-collapse";
+	set_progname("lp-collapse", argv);
 	while ((opt = getopt_long(argc, argv, "f:e:dnsj:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f':

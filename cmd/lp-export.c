@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	bool have_format = false;
 	int opt, ret = EXIT_RUNTIME, err;
 
-	progname = "lp-export";
+	set_progname("lp-export", argv);
 	while ((opt = getopt_long(argc, argv, "f:e:o:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f':

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	int opt, ret = EXIT_RUNTIME;
 	static char outbuf[1 << 20];
 
-	progname = "lp-filter";
+	set_progname("lp-filter", argv);
 	while ((opt = getopt_long(argc, argv, "mhV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'm':

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	int opt, ret = EXIT_RUNTIME;
 	static char outbuf[1 << 16];
 
-	progname = "lp-lines";
+	set_progname("lp-lines", argv);
 	while ((opt = getopt_long(argc, argv, "e:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':

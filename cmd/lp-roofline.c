@@ -500,17 +500,22 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-	progname = "lp-roofline";
+	const char *command;
+
+	set_progname("lp-roofline", argv);
 	if (argc < 2)
 		usage_error("a command is needed: roofs, points or record");
-	if (strcmp(argv[1], "roofs") == 0)
+	command = argv[1];
+	/* the command's own options are named as the program's: "lp-roofline: unrecognized option" */
+	argv[1] = (char *)progname;
+	if (strcmp(command, "roofs") == 0)
 		return cmd_roofs(argc - 1, argv + 1);
-	if (strcmp(argv[1], "points") == 0)
+	if (strcmp(command, "points") == 0)
 		return cmd_points(argc - 1, argv + 1);
-	if (strcmp(argv[1], "record") == 0)
+	if (strcmp(command, "record") == 0)
 		return cmd_record(argc - 1, argv + 1);
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-V") == 0 ||
-	    strcmp(argv[1], "--version") == 0)
-		common_option(argv[1][1] == 'h' || argv[1][2] == 'h' ? 'h' : 'V', usage_text);
-	usage_error("unknown command '%s': roofs, points or record", argv[1]);
+	if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "-V") == 0 ||
+	    strcmp(command, "--version") == 0)
+		common_option(command[1] == 'h' || command[2] == 'h' ? 'h' : 'V', usage_text);
+	usage_error("unknown command '%s': roofs, points or record", command);
 }

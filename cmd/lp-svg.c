@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	uint64_t u;
 	static char outbuf[1 << 20];
 
-	progname = "lp-svg";
+	set_progname("lp-svg", argv);
 	while ((opt = getopt_long(argc, argv, "e:f:j:hV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_TITLE: so.title = optarg; break;

@@ -442,7 +442,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	struct lp_error err = { 0 };
 	pid_t *pids = NULL;
 	FILE *out = stdout;
-	bool quiet = false, check = false, offcpu_given = false;
+	bool quiet = false, check = false, offcpu_given = false, made_file = false, whole = false;
 	int opt, ret, status = EXIT_OWN;
 	struct timespec t0, t1;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -451,7 +451,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	static struct perf_custom customs[RECORD_MAX_EVENTS];
 	static uint64_t cpu_mask[1024 / 64];
 
-	progname = offcpu_only ? "lp-offcpu" : "lp-record";
+	set_progname(offcpu_only ? "lp-offcpu" : "lp-record", argv);
 	exit_failure = EXIT_OWN;
 	if (offcpu_only) {
 		/* no on-CPU sampling: the perf events only follow tasks and mappings */
@@ -558,11 +558,15 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (spill_dir(&o, output, &spill_path) < 0)
 		goto cleanup;
 	if (output) {
+		struct stat sb;
+
 		out = fopen(output, "we");
 		if (!out) {
 			error("cannot open '%s': %s", output, strerror(errno));
 			goto cleanup;
 		}
+		/* a failed recording's file goes (make's .DELETE_ON_ERROR): never a device or a pipe */
+		made_file = fstat(fileno(out), &sb) == 0 && S_ISREG(sb.st_mode);
 	} else if (o.argv) {
 		/* the stream owns stdout: the command's output must not mix into it */
 		o.workload_stdout = STDERR_FILENO;
@@ -631,6 +635,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		goto cleanup;
 	}
 	out = NULL;
+	whole = true;
 	if (st.lost)
 		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m or --buffer",
 		      (unsigned long long)st.lost);
@@ -721,6 +726,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 cleanup:
 	if (out && out != stdout)
 		fclose(out);
+	/* a stream the recording did not finish would pass for an empty or a short one */
+	if (made_file && !whole)
+		unlink(output);
 	recorder__free(active);
 	free(pids);
 	for (size_t i = 0; i < o.nevents; i++)

@@ -33,3 +33,14 @@ setup() {
 		[ -z "$stderr" ] || fail "$page: $stderr"
 	done
 }
+
+@test "usage errors name the program, however it was run: not its path, not a subcommand" {
+	for p in lp-collapse lp-svg lp-filter lp-lines lp-export lp-record lp-offcpu; do
+		run -2 --separate-stderr "$LP_BUILD/bin/$p" --bogus
+		assert_equal "${stderr_lines[0]}" "$p: unrecognized option '--bogus'"
+	done
+	for c in roofs points; do
+		run -2 --separate-stderr "$LP_BUILD/bin/lp-roofline" $c --bogus
+		assert_equal "${stderr_lines[0]}" "lp-roofline: unrecognized option '--bogus'"
+	done
+}

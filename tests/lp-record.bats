@@ -583,6 +583,28 @@ Try 'lp-record --help' for more information."
 	assert_equal "$stderr" "lp-record: cannot write the stream to stdout: No space left on device"
 }
 
+@test "a recording that fails leaves no file: a command that cannot run, no such process, a full disk" {
+	echo earlier > r.lp
+	run -127 --separate-stderr lp-record -q -o r.lp -- /nonexistent_cmd
+	[ ! -e r.lp ] || fail "left: $(head -c 100 r.lp)"
+	printf 'not a program\n' > plain.txt
+	chmod -x plain.txt
+	run -126 --separate-stderr lp-record -q -o r.lp -- ./plain.txt
+	[ ! -e r.lp ] || fail "left: $(head -c 100 r.lp)"
+	run -125 --separate-stderr lp-record -q -o r.lp -p 999999
+	assert_equal "$stderr" "lp-record: no process 999999: No such process"
+	[ ! -e r.lp ] || fail "left: $(head -c 100 r.lp)"
+	# a filesystem that fills up while the stream is written
+	mkdir small
+	mount -t tmpfs -o size=16k tmpfs small 2> /dev/null || skip "cannot mount a small tmpfs here"
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o small/r.lp -- "$W/demo"
+	ls -la small > listing
+	umount small
+	assert_equal "$status" 125
+	assert_equal "$stderr" "lp-record: cannot write 'small/r.lp': No space left on device"
+	! grep -q 'r\.lp' listing || fail "left: $(cat listing)"
+}
+
 @test "a reader that goes away mid-stream (SIGPIPE ignored) is an error, exit 125" {
 	# head reads the first line, written as the command starts, and is gone before the rest:
 	# which a thread of its own writes into a pipe, and whose failure must still be heard

@@ -194,7 +194,8 @@ static int attach_threads(struct recorder *r, pid_t pid, const struct perf_opts 
 
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
 	if (!(tasks = opendir(dir)))
-		return lp_error__set(err, -errno, "reading the process's threads");
+		return errno == ENOENT ? lp_error__set(err, -ESRCH, "no process %d", (int)pid) :
+					 lp_error__set(err, -errno, "reading the threads of process %d", (int)pid);
 	while (ret == 0 && (d = readdir(tasks))) {
 		pid_t tid = (pid_t)atoi(d->d_name);
 
