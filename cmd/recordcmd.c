@@ -61,7 +61,8 @@ static const char record_usage[] =
 	"                        unwinding (2048, at most 65528; off the CPU at most\n"
 	"                        4096): bigger reaches callers beyond big frames, at\n"
 	"                        that many bytes a sample\n"
-	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256)\n"
+	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256); each\n"
+	"                        -e event's ring has 4 times as many\n"
 	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
 	"      --spill-after=SIZE keep SIZE of records in memory (64M), the rest in an\n"
@@ -637,8 +638,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	out = NULL;
 	whole = true;
 	if (st.lost)
-		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m or --buffer",
-		      (unsigned long long)st.lost);
+		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m (now %u)",
+		      (unsigned long long)st.lost, o.perf.mmap_pages);
 	if (st.truncated)
 		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
 		      "raise it with sysctl kernel.perf_event_max_stack=N",
@@ -682,13 +683,13 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "sample (the kernel's count after throttling): each stands for that time instead",
 		      (unsigned long long)st.faster_than_clock);
 	if (!quiet)
-		error("%llu %ssamples (%llu callers recovered from CFI), %llu processes and %llu threads "
-		      "spawned; symbolised and written %sin %.3f s",
+		error("%llu %ssamples, %llu processes and %llu threads spawned; symbolised and written %sin "
+		      "%.3f s (%llu callers in all stacks recovered from CFI)",
 		      (unsigned long long)(offcpu_only ? st.offcpu_samples : st.samples),
-		      offcpu_only ? "off-CPU " : "on-CPU ", (unsigned long long)st.recovered,
-		      (unsigned long long)st.processes, (unsigned long long)st.threads,
-		      o.live ? "while recording, the rest " : "",
-		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		      offcpu_only ? "off-CPU " : "on-CPU ", (unsigned long long)st.processes,
+		      (unsigned long long)st.threads, o.live ? "while recording, the rest " : "",
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		      (unsigned long long)st.recovered);
 	/* after the on-CPU summary: lp-record's main figure comes first */
 	if (!quiet && st.offcpu_attachment)
 		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
@@ -701,8 +702,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      (double)recorder__spilled_bytes(active) / 1e6, o.spill_dir);
 	for (size_t k = 0; k < o.nevents; k++) {
 		if (st.custom_lost[k])
-			error("warning: %llu samples of '%s' lost: the ring buffers filled up; use a bigger -m, "
-			      "--buffer or period", (unsigned long long)st.custom_lost[k], specs[k].name);
+			error("warning: %llu samples of '%s' lost: the ring buffers filled up; use a bigger -m "
+			      "(now %u) or a bigger period", (unsigned long long)st.custom_lost[k], specs[k].name,
+			      o.perf.mmap_pages);
 		if (st.custom_doubt[k][0])
 			error("warning: %s", st.custom_doubt[k]);
 		if (!quiet)

@@ -34,6 +34,24 @@ stacks_of() {
 	assert_line --regexp '^writes;_start;.*;main;emit;write 1000$'
 }
 
+@test "a burst of 12345 write(2) samples at the defaults: every one kept or counted lost; the advice on losses helps" {
+	run --separate-stderr lp-record -q -o w.lp -e syscalls:sys_enter_write,1 -- "$W/writes" 12345 10
+	assert_success
+	kept=$(awk -F'\t' '$1 == "S" && $6 == "syscalls:sys_enter_write"' w.lp | wc -l)
+	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "syscalls:sys_enter_write" { print $3 }' w.lp)
+	# the workload's writes and its one line on stderr
+	assert_equal "$((kept + lost))" 12346
+	# rings of one page lose most of them, and say what to do
+	run --separate-stderr lp-record -q -m 1 -o small.lp -e syscalls:sys_enter_write,1 -- "$W/writes" 12345 10
+	assert_success
+	small=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "syscalls:sys_enter_write" { print $3 }' small.lp)
+	[ "$small" -gt 1000 ] || fail "only $small lost with -m 1"
+	[[ "$stderr" == *"warning: $small samples of 'syscalls:sys_enter_write' lost: the ring buffers filled up; use a bigger -m (now 1) or a bigger period"* ]] ||
+		fail "$stderr"
+	# the advice, followed (-m 256: the default), loses far fewer
+	[ $((lost * 10)) -lt "$small" ] || fail "-m 256: $lost lost, $small with -m 1"
+}
+
 @test "a software event with title and unit: page faults of freshly touched pages within 1%" {
 	run --separate-stderr lp-record -q -m 1024 -o pf.lp -e 'page-faults,1,Page faults,faults' -- "$W/writes" 10 4000
 	assert_success

@@ -71,7 +71,10 @@ within() {
 	within "$(share ';sixty_percent( |;)' split.folded)" 55 65 "function sixty_percent"
 	within "$(share ';thirty_percent( |;)' split.folded)" 25 35 "function thirty_percent"
 	within "$(share ';ten_percent( |;)' split.folded)" 5 15 "function ten_percent"
-	[[ "$stderr" == *"samples ("*"callers recovered from CFI), 1 processes and 2 threads spawned; symbolised and written in "*" s"* ]]
+	[[ "$stderr" == *" on-CPU samples, 1 processes and 2 threads spawned; symbolised and written in "*" s ("*" callers in all stacks recovered from CFI)"* ]]
+	# the count is of the samples written
+	n=$(awk -F'\t' '$1 == "S" && $6 == "cpu"' split.lp | wc -l)
+	[[ "$stderr" == *"lp-record: $n on-CPU samples, "* ]] || fail "$n written: $stderr"
 }
 
 @test "every thread and process is there: spawned, named, parented, exec'd and exited" {
@@ -213,7 +216,7 @@ within() {
 	assert_success
 	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "cpu" { print $3 }' lost.lp)
 	[ "${lost:-0}" -gt 0 ] || fail "no lost samples in the metadata: $(grep '^#lp' lost.lp)"
-	[[ "$stderr" == *"lp-record: warning: $lost samples lost: the ring buffers filled up; use a bigger -m or --buffer"* ]]
+	[[ "$stderr" == *"lp-record: warning: $lost samples lost: the ring buffers filled up; use a bigger -m (now 1)"* ]]
 	# the process tree is whole all the same: 2 threads and a process spawned, 2 execs, 4 exits
 	assert_equal "$(grep -cP '^P\t([^\t]*\t){3}spawn\t' lost.lp) $(grep -cP '^P\t([^\t]*\t){3}exec\t' lost.lp) $(grep -cP '^P\t([^\t]*\t){3}exit\t' lost.lp)" "3 2 4"
 	# and the achieved rate counts the samples kept, not the ones asked for

@@ -186,7 +186,7 @@ static void custom_attr(const struct perf_opts *o, const struct perf_custom *c, 
 		a->sample_stack_user = CUSTOM_SNAPSHOT;
 	/* read() says whether it was multiplexed */
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	wakeup_attr(o, a, o->mmap_pages);
+	wakeup_attr(o, a, o->mmap_pages * PERF_CUSTOM_RING_FACTOR);
 }
 
 static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
@@ -294,7 +294,7 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			custom_attr(&s->o, c, &attr);
 			snprintf(what, sizeof(what), "event '%s'", c->name);
 			fd = open_into(s, &attr, pid, cpu, &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu],
-				       s->o.mmap_pages, err, what);
+				       s->o.mmap_pages * PERF_CUSTOM_RING_FACTOR, err, what);
 			if (fd < 0)
 				return fd;
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
