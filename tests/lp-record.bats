@@ -356,6 +356,26 @@ record_with_max_stack_4() {
 	within "$(share ';copy_loop(;| )' attached.folded)" 80 100 "copy_loop"
 }
 
+@test "-p: a thread's exact on-CPU time counts from the attach, as its samples do" {
+	# the demo's two threads spin for 3 s; lp-record comes in after 1.5 s of it, for 0.8 s
+	"$W/demo" 3 > /dev/null &
+	pid=$!
+	sleep 1.5
+	lp-record -q -o late.lp -p "$pid" 2> late.err &
+	rec=$!
+	sleep 0.8
+	kill -INT "$rec"
+	wait "$rec" || true
+	kill "$pid" 2> /dev/null || true
+	wait "$pid" 2> /dev/null || true
+	! grep -q 'strays' late.err || fail "$(cat late.err)"
+	! grep -q '^#lp.warning' late.lp || fail "$(grep '^#lp.warning' late.lp)"
+	# each thread's cpu= within its share of the time recorded, not the 1.5 s before
+	awk -F'\t' '$1 == "T" { for (i = 6; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		if (v["cpu"] > $2 - v["start"] + 50000000) { print "cpu=" v["cpu"] " over " $2 - v["start"] " ns recorded"; bad = 1 } n++ }
+		END { exit bad || n < 2 }' late.lp || fail "$(grep '^T' late.lp)"
+}
+
 @test "a recording draws: lp-record | lp-svg" {
 	run --separate-stderr bash -o pipefail -c "lp-record -q '$W/demo' 0.3 | lp-svg > demo.svg"
 	assert_success

@@ -17,6 +17,7 @@
 
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "threadstat.h"
 
 /* The id of sched:sched_process_fork and its child_pid's offset, from a tracefs directory; -1 if absent. */
 static int read_fork_tracepoint(struct recorder *r, const char *dir)
@@ -132,6 +133,7 @@ static int synthesize_process(struct recorder *r, pid_t pid)
 {
 	char path[64], line[4200], buf[8 + 64 + 4096 + 64];
 	struct perf_event_header *h;
+	uint64_t before;
 	FILE *f;
 	DIR *tasks;
 	struct dirent *d;
@@ -179,6 +181,8 @@ static int synthesize_process(struct recorder *r, pid_t pid)
 				      r->start_ns);
 		if (h)
 			ret = recorder__keep(r, h);
+		if (ret == 0 && thread_cpu_so_far(pid, tid, &before))
+			ret = recorder__note_cpu_before(r, tid, before);
 	}
 	closedir(tasks);
 	return ret;

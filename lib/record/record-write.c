@@ -1090,6 +1090,9 @@ static int write_thread(struct writer *w, const struct thread_stat *thread, uint
 		t->cpu = w->r->clock_total - w->clocks_read;
 		t->has_cpu = true;
 	}
+	/* a thread that ran before it was attached to: its time since (-p, -a) */
+	if (t->has_cpu)
+		t->cpu -= recorder__cpu_before(w->r, t->tid, t->cpu);
 	if ((ret = lp_writer__thread(&w->out, time, t->pid, t->tid, comm)) < 0 ||
 	    (t->has_start && (ret = lp_writer__attr_u64(&w->out, "start", t->start)) < 0) ||
 	    (ended && (ret = lp_writer__attr_u64(&w->out, "end", time)) < 0) ||
@@ -1182,24 +1185,6 @@ static int write_record(struct writer *w, size_t i)
 	}
 }
 
-/* A living thread's exact on-CPU time so far: the first field of /proc/PID/task/TID/schedstat. */
-static bool schedstat_cpu(pid_t pid, pid_t tid, uint64_t *ns)
-{
-	char path[64];
-	unsigned long long v;
-	FILE *f;
-	bool ok;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	if (!(f = fopen(path, "r")))
-		return false;
-	ok = fscanf(f, "%llu", &v) == 1;
-	fclose(f);
-	if (ok)
-		*ns = v;
-	return ok;
-}
-
 /* The summaries of the threads still alive when recording ended (attached, or system-wide). */
 static int write_living_threads(struct writer *w)
 {
@@ -1208,7 +1193,7 @@ static int write_living_threads(struct writer *w)
 
 	for (size_t i = 0; ret == 0 && (t = thread_stats__next(w->threads, &i));) {
 		if (!t->has_cpu)
-			t->has_cpu = schedstat_cpu(t->pid, t->tid, &t->cpu);
+			t->has_cpu = thread_cpu_so_far(t->pid, t->tid, &t->cpu);
 		ret = write_thread(w, t, w->r->end_ns, false);
 	}
 	return ret;

@@ -41,6 +41,13 @@ struct thread_name {
 	char comm[17];
 };
 
+/* A thread running before recording began (-p, -a): its on-CPU time then, which its T record leaves out. */
+struct cpu_before {
+	struct htab_entry head;
+	pid_t tid;
+	uint64_t ns;
+};
+
 struct recorder {
 	struct record_opts o;
 	struct perf_session *session;
@@ -80,12 +87,18 @@ struct recorder {
 	size_t n, cap;
 
 	struct htab names;	/* of struct thread_name */
+	struct htab cpu_before;	/* of struct cpu_before */
 	/* the write phase's symbolizer, into which the loader reads the files mapped while recording */
 	struct symbolizer *sym;
 	struct sym_loader *loader;
 	size_t next_expect;	/* records kept when the loader is next told what to expect */
 	size_t fork_child_offset;	/* of child_pid in the fork tracepoint's raw data */
 };
+
+/* Notes tid's on-CPU time before recording began; -ENOMEM. */
+int recorder__note_cpu_before(struct recorder *r, pid_t tid, uint64_t ns);
+/* What of cpu (tid's exact on-CPU time) was before recording began: 0 for a thread it saw start. */
+uint64_t recorder__cpu_before(const struct recorder *r, pid_t tid, uint64_t cpu);
 
 /* Keeps a copy of a record (a perf_record_fn). */
 int recorder__keep(void *ctx, const struct perf_event_header *h);

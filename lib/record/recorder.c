@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "hash.h"
 #include "hugemem.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
@@ -64,6 +65,7 @@ struct recorder *recorder__new(const struct record_opts *o)
 	r->max_stack = perf_sysctl("perf_event_max_stack");
 	r->fork_child_offset = 20;
 	r->names = HTAB_INIT(struct thread_name);
+	r->cpu_before = HTAB_INIT(struct cpu_before);
 	r->next_expect = EXPECT_FROM;
 	/* the chunk with its header in whole huge pages */
 	r->chunk_size = ARENA_CHUNK - offsetof(struct chunk, data);
@@ -103,7 +105,39 @@ void recorder__free(struct recorder *r)
 		free_chunk(r, r->spare);
 	hugemem__free(r->index, r->cap * sizeof(*r->index));
 	htab__release(&r->names);
+	htab__release(&r->cpu_before);
 	free(r);
+}
+
+int recorder__note_cpu_before(struct recorder *r, pid_t tid, uint64_t ns)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	struct cpu_before *e;
+
+	if (htab__reserve(&r->cpu_before) < 0)
+		return -ENOMEM;
+	for (size_t i = h; (e = htab__at(&r->cpu_before, i))->head.used; i++)
+		if (e->head.hash == h && e->tid == tid)
+			break;
+	if (!e->head.used) {
+		htab__insert(&r->cpu_before, e, h);
+		e->tid = tid;
+	}
+	e->ns = ns;
+	return 0;
+}
+
+uint64_t recorder__cpu_before(const struct recorder *r, pid_t tid, uint64_t cpu)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	const struct cpu_before *e;
+
+	if (!r->cpu_before.n)
+		return 0;
+	for (size_t i = h; (e = htab__at(&r->cpu_before, i))->head.used; i++)
+		if (e->head.hash == h && e->tid == tid)
+			return e->ns <= cpu ? e->ns : 0;
+	return 0;
 }
 
 uint64_t monotonic_ns(void)

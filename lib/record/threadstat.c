@@ -1,5 +1,6 @@
 #include "threadstat.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "hash.h"
@@ -101,4 +102,21 @@ bool thread_stat__strays(const struct thread_stat *s, unsigned tolerance_pct, ui
 		return false;
 	diff = s->sampled_cpu > s->cpu ? s->sampled_cpu - s->cpu : s->cpu - s->sampled_cpu;
 	return diff * 100 > (uint64_t)tolerance_pct * s->cpu;
+}
+
+bool thread_cpu_so_far(pid_t pid, pid_t tid, uint64_t *ns)
+{
+	char path[64];
+	unsigned long long v;
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	if (ok)
+		*ns = v;
+	return ok;
 }
