@@ -62,6 +62,13 @@ struct slot {
 	__u8 deferred, due;
 	/* deferred to its return to user mode (rseq_update), not to the end of a call */
 	__u8 at_return;
+	/*
+	 * Its last switch-in: when, and its sum_exec_runtime then. The kernel
+	 * adds a running slice to sum_exec_runtime only at a tick or a switch,
+	 * so at exit it lacks the slice under way: for a process that runs a
+	 * millisecond between fork and exit, most of its life.
+	 */
+	__u64 run_since, sum_since;
 };
 
 /* A task's rseq area, where the kernel has one (CONFIG_RSEQ). */
@@ -567,11 +574,13 @@ int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_str
 		 * A missed switch-in ended the slot's interval (its switch-out
 		 * since was lost, and counted): report that one, not [start, now).
 		 */
-		__u64 start = s->ev.start;
+		__u64 start = s->ev.start, now = bpf_ktime_get_ns();
 
+		s->run_since = now;
+		s->sum_since = BPF_CORE_READ(next, se.sum_exec_runtime);
 		report_missed(s, next);
 		if (s->ev.start == start)
-			switch_in(s, next, bpf_ktime_get_ns(), true);
+			switch_in(s, next, now, true);
 	} else if (is_traced(next) && BPF_CORE_READ(next, bpf_storage)) {
 		/* it has task storage, so a slot: the storage was busy, not empty */
 		miss(next, bpf_ktime_get_ns());
@@ -630,7 +639,8 @@ static __always_inline void on_exec(struct task_struct *p)
 		*active = 1;
 }
 
-static __always_inline void on_exit(struct task_struct *p)
+/* s: p's slot where there is one (tp_btf), whose last switch-in completes sum_exec_runtime. */
+static __always_inline void on_exit(struct task_struct *p, struct slot *s)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
 	bool last = BPF_CORE_READ(p, signal, live.counter) == 0;
@@ -642,6 +652,8 @@ static __always_inline void on_exit(struct task_struct *p)
 		end.pid = tgid;
 		end.tid = tid;
 		end.end = BPF_CORE_READ(p, se.sum_exec_runtime);
+		if (s && s->run_since && end.start > s->run_since && s->sum_since + (end.start - s->run_since) > end.end)
+			end.end = s->sum_since + (end.start - s->run_since);
 		end.truncated = last;
 		end.weight = last ? (__u32)BPF_CORE_READ(p, exit_code) : 0;
 		if (bpf_ringbuf_output(&events, &end, sizeof(end), 0) < 0)
@@ -657,6 +669,9 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
 {
 	on_fork(parent, child);
+	/* a slot before its first run, whose start it notes: a child may exit before it ever leaves a CPU */
+	if (is_traced(child))
+		bpf_task_storage_get(&task_slots, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	return 0;
 }
 
@@ -701,7 +716,7 @@ int BPF_PROG(exit_btf, struct task_struct *p)
 	s = bpf_task_storage_get(&task_slots, p, 0, 0);
 	if (s && s->due)
 		send_due(s, (struct pt_regs *)bpf_task_pt_regs(p));
-	on_exit(p);
+	on_exit(p, s);
 	return 0;
 }
 
@@ -735,6 +750,6 @@ int BPF_PROG(rseq_update_btf, struct task_struct *t)
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(exit_raw, struct task_struct *p)
 {
-	on_exit(p);
+	on_exit(p, NULL);
 	return 0;
 }

@@ -665,6 +665,12 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
 			      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,
 			      (unsigned long long)o.perf.freq, max_rate);
+		else if (st.unsampled_threads)
+			error("warning: sampled at %.0f Hz of CPU time, not the %llu asked for: %llu threads ran "
+			      "too briefly to be sampled (a thread's first sample comes a whole period into its "
+			      "CPU time); their time is in the stream as %s", st.achieved_hz,
+			      (unsigned long long)o.perf.freq, (unsigned long long)st.unsampled_threads,
+			      SYM_NOT_SAMPLED);
 		else
 			error("warning: sampled at %.0f Hz of CPU time, not the %llu asked for (kernel.perf_event_max_sample_rate "
 			      "is %ld): the kernel took fewer samples than asked", st.achieved_hz,
@@ -691,6 +697,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 		      (unsigned long long)st.recovered);
 	/* after the on-CPU summary: lp-record's main figure comes first */
+	if (!quiet && st.unsampled_ns)
+		error("%.3f s on the CPU that no sample stood for (after a thread's last sample, or in %llu threads "
+		      "too brief to be sampled): in the stream as %s", (double)st.unsampled_ns / 1e9,
+		      (unsigned long long)st.unsampled_threads, SYM_NOT_SAMPLED);
 	if (!quiet && st.offcpu_attachment)
 		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
 		      (double)st.offcpu_ns / 1e9, st.offcpu_attachment);
@@ -713,8 +723,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	}
 	if (st.strayed_threads)
 		error("warning: %llu threads' sampled on-CPU time strays more than %u%% from the kernel's exact "
-		      "figure (#lp.warning in the stream), such as %s: samples were lost or throttled",
-		      (unsigned long long)st.strayed_threads, o.time_tolerance, st.first_strayed);
+		      "figure (#lp.warning in the stream), such as %s%s",
+		      (unsigned long long)st.strayed_threads, o.time_tolerance, st.first_strayed,
+		      st.lost || st.throttled ? ": samples were lost or throttled" :
+		      ": what no sample stood for is in the stream as " SYM_NOT_SAMPLED);
 	if (st.task_records_lost)
 		error("warning: %llu records of spawns, execs, exits or mappings lost: their ring buffers "
 		      "filled up; some threads may lack names or symbols", (unsigned long long)st.task_records_lost);

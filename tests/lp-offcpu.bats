@@ -168,7 +168,7 @@ callers_of_libc() {
 	assert_success
 	[[ "$stderr" == *"lp-record: "*" off-CPU samples ("* ]]
 	# the summary lists on-CPU before off-CPU
-	[[ "$stderr" == *" on-CPU samples ("*" off-CPU samples ("* ]]
+	[[ "$stderr" == *" on-CPU samples, "*" off-CPU samples ("* ]]
 	grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
 	grep -qP '^S\t([^\t]*\t){4}offcpu\t' b.lp
 	# in time order

@@ -72,8 +72,8 @@ within() {
 	within "$(share ';thirty_percent( |;)' split.folded)" 25 35 "function thirty_percent"
 	within "$(share ';ten_percent( |;)' split.folded)" 5 15 "function ten_percent"
 	[[ "$stderr" == *" on-CPU samples, 1 processes and 2 threads spawned; symbolised and written in "*" s ("*" callers in all stacks recovered from CFI)"* ]]
-	# the count is of the samples written
-	n=$(awk -F'\t' '$1 == "S" && $6 == "cpu"' split.lp | wc -l)
+	# the count is of the samples written (not what no sample stood for)
+	n=$(awk -F'\t' '$1 == "S" && $6 == "cpu" && $10 != "unsampled=1"' split.lp | wc -l)
 	[[ "$stderr" == *"lp-record: $n on-CPU samples, "* ]] || fail "$n written: $stderr"
 }
 
@@ -376,6 +376,23 @@ record_with_max_stack_4() {
 		END { exit bad || n < 2 }' late.lp || fail "$(grep '^T' late.lp)"
 }
 
+@test "a shell loop of short programs: on-CPU weights add up to the kernel's time, most of it theirs" {
+	# 500 runs of true, each far shorter than a sampling period: before, 90% of their time was in no sample
+	lp-record -q -o loop.lp -- sh -c 'for i in $(seq 500); do /bin/true; done; times' > times.txt
+	# the shell's own accounting of itself and its children (times: user and sys, twice)
+	kernel=$(tr ' ' '\n' < times.txt | awk -F'[ms]' 'NF { t += $1 * 60 + $2 } END { print t }')
+	read -r exact weights < <(awk -F'\t' '$1 == "T" { for (i = 6; i <= NF; i++) if ($i ~ /^cpu=/) c += substr($i, 5) }
+		$1 == "S" && $6 == "cpu" { w += $7 } END { printf "%.4f %.4f\n", c / 1e9, w / 1e9 }' loop.lp)
+	# the T records' exact time is the shell's, within its 10 ms ticks and 25%
+	awk -v e="$exact" -v k="$kernel" 'BEGIN { exit !(e >= k * 0.75 - 0.02 && e <= k * 1.25 + 0.02) }' ||
+		fail "exact $exact s in the T records, $kernel s by the shell's times"
+	# the samples, with what no sample stood for, add up to it
+	awk -v e="$exact" -v w="$weights" 'BEGIN { exit !(w >= e * 0.999 && w <= e * 1.001) }' || fail "samples $weights s, exact $exact s"
+	grep -qP '^S\t\d+\t\d+\t\d+\ttrue\tcpu\t\d+\t\[not sampled\]\t-\tunsampled=1$' loop.lp
+	lp-collapse -e cpu loop.lp > loop.folded
+	within "$(share '^true;' loop.folded)" 50 100 "the programs' share"
+}
+
 @test "a recording draws: lp-record | lp-svg" {
 	run --separate-stderr bash -o pipefail -c "lp-record -q '$W/demo' 0.3 | lp-svg > demo.svg"
 	assert_success
@@ -510,8 +527,9 @@ record_with_max_stack_4() {
 	run --separate-stderr lp-record -q --offcpu-freq 0 -o late.lp -- "$W/lateroot" 0.5
 	assert_success
 	# the thread's first 0.5 s: frames pointers reach start_thread only; its last 0.05 s: CFI reaches clone3
-	# (a sample may land in start_thread's own cleanup after worker returns: same root)
-	awk -F'\t' '$1 == "S" && $3 != $4 { n++; if ($8 ~ /^clone3;start_thread(;|$)/) m++
+	# (a sample may land in start_thread's own cleanup after worker returns: same root;
+	# what no sample stood for has no stack: [not sampled], unsampled=1)
+	awk -F'\t' '$1 == "S" && $3 != $4 && $10 != "unsampled=1" { n++; if ($8 ~ /^clone3;start_thread(;|$)/) m++
 			else if (bad++ < 3) print "not from clone3: " substr($8, 1, 200)
 			if ($8 ~ /;deep_work(;|$)/) deep++ }
 		END { if (deep < 100 || m < n) { print m " of " n " stacks of the thread (" deep " deep) start at clone3"; exit 1 } }' late.lp

@@ -1066,6 +1066,23 @@ static int write_fork(struct writer *w, size_t i, uint64_t time)
 }
 
 /*
+ * What of a thread's exact on-CPU time no sample stands for, as a sample of
+ * its own: a program that runs a millisecond between fork and exit is
+ * seldom sampled at 999 Hz (its counter starts a whole period from its
+ * first sample), and a shell loop of them is mostly such time.
+ */
+static int write_unsampled(struct writer *w, const struct thread_stat *t, uint64_t time)
+{
+	uint64_t rest = t->cpu - t->sampled_cpu;
+	int ret = lp_writer__sample(&w->out, time, t->pid, t->tid, comm_of(w->r, t->tid), "cpu", rest,
+				    LP_SPAN(SYM_NOT_SAMPLED), LP_SPAN(""));
+
+	w->stats->unsampled_ns += rest;
+	w->stats->unsampled_threads += !t->sampled_cpu;
+	return ret ?: lp_writer__attr_str(&w->out, "unsampled", "1") ?: lp_writer__end(&w->out);
+}
+
+/*
  * A thread's T record: start, end (when it ended), its exact on-CPU time where
  * the kernel said, and what the samples say; then, when the two disagree by
  * more than the tolerance, a #lp.warning naming it.
@@ -1093,6 +1110,9 @@ static int write_thread(struct writer *w, const struct thread_stat *thread, uint
 	/* a thread that ran before it was attached to: its time since (-p, -a) */
 	if (t->has_cpu)
 		t->cpu -= recorder__cpu_before(w->r, t->tid, t->cpu);
+	if (perf_opts__samples(&w->r->o.perf) && t->has_cpu && t->cpu > t->sampled_cpu &&
+	    (ret = write_unsampled(w, t, time)) < 0)
+		return ret;
 	if ((ret = lp_writer__thread(&w->out, time, t->pid, t->tid, comm)) < 0 ||
 	    (t->has_start && (ret = lp_writer__attr_u64(&w->out, "start", t->start)) < 0) ||
 	    (ended && (ret = lp_writer__attr_u64(&w->out, "end", time)) < 0) ||

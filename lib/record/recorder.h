@@ -52,6 +52,8 @@ struct record_stats {
 	uint64_t processes, threads;
 	uint64_t task_records_lost;	/* spawns, execs, exits, mappings the kernel had no room for */
 	uint64_t strayed_threads;	/* whose sampled on-CPU time strayed from the exact */
+	uint64_t unsampled_ns;		/* exact on-CPU time no sample stood for, written as [not sampled] */
+	uint64_t unsampled_threads;	/* threads that ran without a single sample */
 	char first_strayed[256];	/* the first of them, in words */
 	uint64_t custom_samples[RECORD_MAX_EVENTS], custom_lost[RECORD_MAX_EVENTS];	/* per -e event */
 	char custom_doubt[RECORD_MAX_EVENTS][256];	/* why an event's counts are not data, or "" */

@@ -75,6 +75,12 @@ struct sym_frame {
  * SYM_STOPPED_IP asks symbolizer__chain for it.
  */
 #define SYM_UNWIND_STOPPED "[unwind stopped]"
+/*
+ * The on-CPU time of a thread that no sample stands for (its exact time
+ * less its samples'): a thread too short to be sampled, the time after its
+ * last sample. Its only frame, so totals are the kernel's.
+ */
+#define SYM_NOT_SAMPLED "[not sampled]"
 #define SYM_STOPPED_IP 0
 
 /* What symbolizer__chain says of the stack it wrote */
