@@ -63,7 +63,7 @@ PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines l
 # lib/ by part (stream, record, symbols, picture...): share/doc/DESIGN.md
 # carm/: the roofline micro-benchmarks, part of the library lp-roofline uses
 LIB_SRCS = $(wildcard lib/*/*.c) $(wildcard carm/*.c)
-LIB_INCLUDES = $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h carm/*.h))))
+LIB_INCLUDES = $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h carm/*.h)))) -Ibpf
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/pprof.pb-c.o
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o $(O)/cmd/inputs.o
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
@@ -71,7 +71,7 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 BINS = $(PROGRAMS:%=$(O)/bin/%)
 MAN_PAGES = $(wildcard share/man/man*/*.[0-9])
 
-.PHONY: all check unit-check asan-check fuzz bench deps demo install clean help
+.PHONY: all check check-layers unit-check asan-check fuzz bench deps demo install clean help
 all: $(BINS)
 
 $(O)/%.o: %.c
@@ -199,6 +199,10 @@ $(O)/workloads/demo-nofp: tests/workloads/demo.c
 # summary ending in "N passed, N failed".
 check: $(BINS) $(UNIT_BINS) $(WORKLOADS)
 	$(Q)LP_BUILD=$(abspath $(O)) tests/run
+
+# lib/'s folders as layers (share/doc/DESIGN.md); also a test of make check
+check-layers:
+	$(Q)tools/check-layers
 
 unit-check: $(UNIT_BINS)
 	$(Q)for t in $(UNIT_BINS); do $$t || exit 1; done

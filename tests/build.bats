@@ -44,3 +44,9 @@ setup() {
 		assert_equal "${stderr_lines[0]}" "lp-roofline: unrecognized option '--bogus'"
 	done
 }
+
+@test "lib/ is layered: no include goes up or sideways, no private header crosses a folder" {
+	run --separate-stderr "$TOP/tools/check-layers"
+	assert_success
+	assert_output ''
+}

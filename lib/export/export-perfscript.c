@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export-int.h"
+#include "export-format.h"
 #include "strbuf.h"
 
 struct perf_script {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "export-int.h"
+#include "export-format.h"
 #include "pprof.pb-c.h"
 #include "stackmap.h"
 #include "strbuf.h"

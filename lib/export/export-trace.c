@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export-int.h"
+#include "export-format.h"
 #include "hash.h"
 #include "htab.h"
 #include "json.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export-int.h"
+#include "export-format.h"
 #include "lines.h"
 #include "lpstream.h"
 #include "numparse.h"

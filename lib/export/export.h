@@ -44,7 +44,7 @@ void exporter__free(struct exporter *e);
 
 /*
  * The same reading for a consumer of lp streams outside this module (lp-svg's
- * timeline): its own export_ops (export-int.h). NULL+errno.
+ * timeline): its own export_ops (export-format.h). NULL+errno.
  */
 struct export_ops;
 struct exporter *exporter__new_with(const struct export_opts *o, const struct export_ops *ops, FILE *out);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "embed.h"
-#include "export-int.h"
+#include "export-format.h"
 #include "hash.h"
 #include "htab.h"
 #include "json.h"

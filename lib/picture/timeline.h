@@ -2,7 +2,7 @@
  * A timeline of threads (lp-svg --timeline): one row per thread, nested under
  * its process and the process under its parent (P records), on one time axis:
  * on-CPU time from cpu samples, off-CPU intervals as they were, exec and exit.
- * Read by the exporter (export-int.h) as one more consumer of lp streams, each
+ * Read by the exporter (export-format.h) as one more consumer of lp streams, each
  * input a band; written as a standalone SVG whose script (share/timeline.js)
  * draws every zoom level from the exact intervals embedded in the file.
  */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../bpf/offcpu.h"
+#include "offcpu.h"
 #include "perfevent.h"
 
 struct offcpu_opts {

@@ -1,10 +1,11 @@
 /*
  * What export.c hands each format: records with their fields unescaped
  * and their stacks as frames, the events and inputs seen so far. Each format
- * is one file (export-pprof.c, ...) with one export_ops.
+ * is one file (export-pprof.c, ...) with one export_ops; a consumer outside
+ * this folder (lp-svg's timeline, picture/timeline.c) is written the same way.
  */
-#ifndef LP_EXPORT_INT_H
-#define LP_EXPORT_INT_H
+#ifndef LP_EXPORT_FORMAT_H
+#define LP_EXPORT_FORMAT_H
 
 #include <stdbool.h>
 #include <stdint.h>
