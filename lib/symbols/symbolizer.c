@@ -1,4 +1,4 @@
-#include "symbolizer.h"
+#include "symbolizer-int.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -24,128 +24,6 @@
 #include "lpstream.h"
 #include "stackmap.h"
 #include "stackroot.h"
-
-struct mapping {
-	uint64_t start, end, pgoff;
-	uint32_t file;	/* index in files */
-};
-
-struct process {
-	pid_t pid;
-	uint32_t generation;	/* changes with the mappings: cached frames of older ones are stale */
-	struct mapping *maps;
-	size_t n, cap;
-	size_t last_map;	/* the mapping mapping_at found last */
-	struct symtab *perfmap;
-	off_t perfmap_size;	/* of the file when it was read: a JIT adds to it as it compiles */
-	uint64_t perfmap_read_ns;	/* when (CLOCK_MONOTONIC) */
-	bool perfmap_tried;
-};
-
-/* cached_frame.pid of a file's frame */
-#define FILE_FRAME ((pid_t)-1)
-
-struct file {
-	char *path;
-	bool anonymous;		/* memory with no file behind it (JIT code, maybe) */
-	struct elfsym *elf;
-	bool tried;
-	struct cfi *cfi;
-	bool cfi_tried;
-	uint64_t dev, ino;	/* as the mapping said, when it said */
-	int fd;			/* the file held open until read (symbolizer__hold), or -1 */
-};
-
-/* Files held open at most (symbolizer__hold): the rest are read by path as before. */
-enum { HELD_FILES_MAX = 256 };
-
-/* A frame already resolved: its escaped name and location in the arena. */
-struct cached_frame {
-	struct htab_entry head;
-	/*
-	 * A file's frame is named the same in every process that maps the
-	 * file: keyed by file (FILE_FRAME, the file's id) and offset in it,
-	 * so a build's hundreds of compilers resolve (and demangle) each once.
-	 * The kernel's by address (pid 0); the rest (JIT code, addresses in no
-	 * mapping) by process, address and the state of its mappings.
-	 */
-	uint64_t ip;		/* or the offset in the file */
-	pid_t pid;		/* or FILE_FRAME */
-	uint32_t generation;	/* or the file's id */
-	uint32_t flags;		/* bit 0: precise, bit 1: kernel */
-	bool outside;		/* a user address in no executable mapping */
-	uint32_t name_len, loc_len;
-	size_t off;		/* in cache_text; name then loc */
-};
-
-/*
- * A rendered chain of callers (a sample's frames but its leaf): samples
- * repeat their callers far more often than their leaves, and the chain is
- * then copied whole instead of looked up a frame at a time. A chain is
- * known by two independent 64-bit hashes of its frames (head.hash and
- * check), not by its frames: comparing those read a few hundred bytes of
- * cold memory a sample (a tenth of lp-record's write phase), while two
- * chains that agree in 128 bits of hash are as unlikely as a git object ID
- * clash.
- */
-struct cached_chain {
-	struct htab_entry head;
-	uint64_t check;
-	pid_t pid;
-	uint32_t generation;
-	uint32_t n;		/* frames in the chain */
-	int flags;		/* SYM_CHAIN_*: how the callers came out */
-	size_t text_off;	/* in chain_text: the stack then the locations */
-	uint32_t stack_len, locs_len;
-};
-
-/*
- * A cached chain starting at an entry whose callers were not known: it is
- * completed again each time (stack_roots__complete), until they are.
- */
-enum { CHAIN_PENDING = 1 << 8 };
-
-/* Bounds of the chain cache: past them chains are rendered a frame at a time. */
-enum { CHAIN_CACHE_BYTES = 64 << 20, CHAIN_CACHE_ENTRIES = 1 << 20 };
-
-/* A compiled CFI rule of one address of one file. */
-struct cached_rule {
-	struct htab_entry head;
-	uint64_t addr;
-	uint32_t file;
-	int status;		/* of cfi__rule */
-	struct cfi_rule rule;
-};
-
-/* An address of a process as unwinding sees it: its CFI, file address and compiled rule. */
-struct code_place {
-	struct cfi *cfi;	/* NULL: no CFI there */
-	uint32_t file;
-	uint64_t addr;
-	int status;		/* of cfi__rule */
-	struct cfi_rule rule;
-};
-
-struct symbolizer {
-	struct htab rules;
-	struct htab frames;
-	struct strbuf cache_text;
-	struct htab chains;
-	char *chain_text;	/* CHAIN_CACHE_BYTES reserved at the first chain kept */
-	size_t chain_text_len;
-	size_t chain_text_ready;	/* faulted in by symbolizer__expect_chains */
-	struct process *procs;
-	size_t nprocs, procs_cap, last_proc;
-	struct file *files;
-	size_t nfiles, files_cap;
-	struct stackmap *file_ids;	/* path -> index + 1 (in count[0]) */
-	struct symtab *kernel;
-	size_t held;		/* files held open */
-	bool kernel_tried;
-	bool python_hinted;
-	lp_warn_fn warn;
-	void *ctx;
-};
 
 struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx)
 {
@@ -193,7 +71,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
-static struct process *process(struct symbolizer *s, pid_t pid, bool create)
+struct process *symbolizer_process(struct symbolizer *s, pid_t pid, bool create)
 {
 	struct process *p;
 
@@ -279,7 +157,7 @@ static int file_id(struct symbolizer *s, const char *path, uint64_t dev, uint64_
 int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		     const char *path, uint64_t dev, uint64_t ino)
 {
-	struct process *p = process(s, pid, true);
+	struct process *p = symbolizer_process(s, pid, true);
 	struct mapping m = { start, start + len, pgoff, 0 };
 	size_t o = 0;
 	int ret;
@@ -309,16 +187,16 @@ int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t l
 
 int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child)
 {
-	struct process *pp = process(s, parent, false), *c;
+	struct process *pp = symbolizer_process(s, parent, false), *c;
 	size_t n;
 
 	if (!pp)
 		return 0;
 	n = pp->n;
-	c = process(s, child, true);
+	c = symbolizer_process(s, child, true);
 	if (!c)
 		return -ENOMEM;
-	pp = process(s, parent, false);	/* the array may have moved */
+	pp = symbolizer_process(s, parent, false);	/* the array may have moved */
 	c->n = 0;
 	if (n > c->cap) {
 		struct mapping *v = realloc(c->maps, n * sizeof(*v));
@@ -337,7 +215,7 @@ int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child)
 
 int symbolizer__exec(struct symbolizer *s, pid_t pid)
 {
-	struct process *p = process(s, pid, false);
+	struct process *p = symbolizer_process(s, pid, false);
 
 	if (p) {
 		p->n = 0;
@@ -423,7 +301,7 @@ static void let_go_read(struct symbolizer *s, struct file *f)
 	}
 }
 
-static struct cfi *file_cfi(struct symbolizer *s, struct file *f)
+struct cfi *symbolizer_file_cfi(struct symbolizer *s, struct file *f)
 {
 	size_t size;
 	const Elf64_Ehdr *vdso;
@@ -440,7 +318,7 @@ static struct cfi *file_cfi(struct symbolizer *s, struct file *f)
 	return f->cfi;
 }
 
-static struct elfsym *file_symbols(struct symbolizer *s, struct file *f)
+struct elfsym *symbolizer_file_symbols(struct symbolizer *s, struct file *f)
 {
 	char buf[32];
 
@@ -567,8 +445,8 @@ int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint6
 		return 0;
 	if ((ret = file_id(s, path, dev, ino, &id)) < 0)
 		return ret;
-	file_symbols(s, &s->files[id]);
-	file_cfi(s, &s->files[id]);
+	symbolizer_file_symbols(s, &s->files[id]);
+	symbolizer_file_cfi(s, &s->files[id]);
 	return 0;
 }
 
@@ -602,7 +480,7 @@ int symbolizer__hold(struct symbolizer *s, const char *path, uint64_t dev, uint6
  * The mapping of p that holds addr, or NULL (mappings do not overlap):
  * the one found last first, as a stack's frames stay in few files.
  */
-static struct mapping *mapping_at(struct process *p, uint64_t addr)
+struct mapping *symbolizer_mapping_at(struct process *p, uint64_t addr)
 {
 	const struct mapping *hint = p->last_map < p->n ? &p->maps[p->last_map] : NULL;
 
@@ -636,7 +514,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 		uint64_t addr;
 		const char *sym;
 
-		e = file_symbols(s, f);
+		e = symbolizer_file_symbols(s, f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			dso_frame(name, sizeof(name), f->path);
 			snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, ip - m->start + m->pgoff);
@@ -736,8 +614,8 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 	int ret;
 
 	if (!kernel) {
-		p = process(s, pid, false);
-		m = p ? mapping_at(p, precise ? ip : ip - 1) : NULL;
+		p = symbolizer_process(s, pid, false);
+		m = p ? symbolizer_mapping_at(p, precise ? ip : ip - 1) : NULL;
 		if (m && !s->files[m->file].anonymous) {
 			whose = FILE_FRAME;
 			version = m->file;
@@ -781,7 +659,7 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 
 static uint32_t generation_of(struct symbolizer *s, pid_t pid)
 {
-	const struct process *p = process(s, pid, false);
+	const struct process *p = symbolizer_process(s, pid, false);
 
 	return p ? p->generation : 0;
 }
@@ -1001,205 +879,11 @@ static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct 
 	return emit(name ? name : "[kernel.kallsyms]", loc, stack, locs);
 }
 
-/*
- * Whether file address addr of file is in the stub at its entry point that
- * calls into the program or the loader: the first frame of every process.
- * The dynamic loader's _start has no CFI (its RTLD_START is bare assembly),
- * so unwinding from a sample in the loader ends there without CFI saying
- * "outermost"; its entry point says it.
- */
-static bool at_entry(struct symbolizer *s, uint32_t file, uint64_t addr)
-{
-	struct elfsym *e = file_symbols(s, &s->files[file]);
-	uint64_t entry = e ? elfsym__entry(e) : 0;
-
-	/*
-	 * x86-64's stub calls _dl_start at +3 and _dl_init at +0x2b and ends by
-	 * +0x40, where the next function's CFI starts: a return address without
-	 * CFI that close to the entry is in it.
-	 */
-	return entry && addr >= entry && addr < entry + 64;
-}
-
-/* The CFI, the file and the file address of ip in pid, or NULL. */
-static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t *addr, uint32_t *file)
-{
-	struct process *p = process(s, pid, false);
-	struct mapping *m = p ? mapping_at(p, ip) : NULL;
-	struct file *f;
-	struct elfsym *e;
-	struct cfi *c;
-
-	if (!m)
-		return NULL;
-	f = &s->files[m->file];
-	e = file_symbols(s, f);
-	c = file_cfi(s, f);
-	if (!e || !c || !elfsym__offset_to_addr(e, ip - m->start + m->pgoff, addr))
-		return NULL;
-	*file = m->file;
-	return c;
-}
-
-/* The rule at addr of file, compiled once; NULL when out of memory. */
-static const struct cached_rule *rule_at(struct symbolizer *s, struct cfi *c, uint32_t file, uint64_t addr)
-{
-	struct cached_rule *e;
-	uint64_t h = hash_mix(addr ^ ((uint64_t)file << 48));
-
-	if (htab__reserve(&s->rules) < 0)
-		return NULL;
-	for (size_t i = h; (e = htab__at(&s->rules, i))->head.used; i++)
-		if (e->head.hash == h && e->addr == addr && e->file == file)
-			return e;
-	htab__insert(&s->rules, e, h);
-	e->addr = addr;
-	e->file = file;
-	e->status = cfi__rule(c, addr, &e->rule);
-	return e;
-}
-
-/*
- * Where ip of pid is, for unwinding. Not cached by address: the rule is
- * (per file), and a table per process address grew with every short-lived
- * process of a build and made the write phase slower, not faster.
- */
-static void place_at(struct symbolizer *s, pid_t pid, uint64_t ip, struct code_place *p)
-{
-	const struct cached_rule *rule;
-
-	*p = (struct code_place){ .status = -ENOENT };
-	p->cfi = cfi_at(s, pid, ip, &p->addr, &p->file);
-	if (p->cfi) {
-		rule = rule_at(s, p->cfi, p->file, p->addr);
-		/* without room to keep the rule, it is evaluated afresh (status 0, not simple) */
-		p->status = rule ? rule->status : 0;
-		if (rule)
-			p->rule = rule->rule;
-	}
-}
-
-/* One unwinding step at a place with CFI. */
-static int step(const struct code_place *p, const struct user_regs *r, const uint8_t *stack, size_t size,
-		uint64_t base, struct user_regs *caller)
-{
-	if (p->status < 0)
-		return p->status;
-	if (p->rule.simple)
-		return cfi_rule__step(&p->rule, r, stack, size, base, caller);
-	return cfi__step(p->cfi, p->addr, r, stack, size, base, caller);
-}
-
-/* Whether CFI covers ip of pid (a return address: the call before it). */
-static bool cfi_covers(struct symbolizer *s, pid_t pid, uint64_t ip)
-{
-	struct code_place p;
-
-	place_at(s, pid, ip - 1, &p);
-	return p.cfi && p.status != -ENOENT;
-}
-
-/*
- * The sampled instruction is in code no CFI describes: glibc ends clone3's
- * FDE before its syscall, as the child's unwind information would be wrong,
- * so a thread's spawn stack is taken there. Such code has no frame of its
- * own: the return address is on top of the stack. Believed only when CFI
- * covers the call it returns to.
- */
-static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_regs *r, const uint8_t *stack,
-			  size_t size, uint64_t base, struct user_regs *caller)
-{
-	uint64_t ra;
-
-	if (r->sp < base || r->sp - base + 8 > size)
-		return -ERANGE;
-	memcpy(&ra, stack + (r->sp - base), 8);
-	if (ra < 4096 || !cfi_covers(s, pid, ra))
-		return -ENOENT;
-	*caller = (struct user_regs){ .ip = ra, .sp = r->sp + 8, .bp = r->bp, .link = CFI_LINK_UNKNOWN };
-	return 0;
-}
-
-size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
-			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown)
-{
-	struct user_regs r = *regs, caller;
-	bool exact = true;	/* r.ip is where its function was interrupted, not a return address */
-	size_t n = 0;
-
-	*end = SYM_UNWIND_NO_RULE;
-	*exact_ras = 0;
-	while (n < max) {
-		/* return addresses point after the call: look up the call itself */
-		struct code_place p;
-
-		place_at(s, pid, exact ? r.ip : r.ip - 1, &p);
-		int ret = p.cfi ? step(&p, &r, stack, size, regs->sp, &caller) : -ENOENT;
-
-		if (ret == -ENOENT && p.cfi && n == 0)
-			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
-		if (ret == -ENOENT && p.cfi && n > 0 && at_entry(s, p.file, p.addr))
-			ret = -ENODATA;
-		if (ret == -ENODATA)
-			*end = SYM_UNWIND_OUTERMOST;
-		/* with rbp unknown (CFI_BP_UNKNOWN) it may not be: a bigger copy would not have rbp either */
-		else if (ret == -ERANGE && r.bp != CFI_BP_UNKNOWN)
-			*end = SYM_UNWIND_PAST_COPY;
-		/*
-		 * The stack pointer only grows toward the callers, but a leaf whose
-		 * return address is in a register (vfork's in rdi, arm64's in x30)
-		 * leaves it as it is.
-		 */
-		if (ret < 0 || caller.ip < 4096 || caller.sp < r.sp || (caller.sp == r.sp && n > 0))
-			break;
-		/*
-		 * Through a signal frame: the trampoline the handler returned to
-		 * (its CFI starts a byte early, its symbol does not) and the
-		 * interrupted instruction are both named by their own address.
-		 */
-		if (p.rule.signal && n < 64)
-			*exact_ras |= (n > 0 ? 3ull << (n - 1) : 1);
-		ras[n++] = caller.ip;
-		/*
-		 * Two callers in a row where that chain has them: it is right from
-		 * there, if it goes on. Where it ends there (a caller without a frame
-		 * pointer, as libc's __libc_start_call_main), CFI goes on alone, so
-		 * every thread's stacks have the same root.
-		 */
-		for (size_t i = 1; n >= 2 && i + 1 < nknown; i++)
-			if (known[i] == caller.ip && known[i - 1] == ras[n - 2]) {
-				*end = SYM_UNWIND_JOINED;
-				return n;
-			}
-		r = caller;
-		/* past a signal frame (libc's __restore_rt), the interrupted code */
-		exact = p.rule.signal;
-	}
-	return n;
-}
-
-enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ip, bool sampled)
-{
-	struct code_place p;
-
-	place_at(s, pid, sampled ? ip : ip - 1, &p);
-	if (!p.cfi)
-		return SYM_FRAME_UNKNOWN;
-	if (p.status == -ENOENT && at_entry(s, p.file, p.addr))
-		return SYM_FRAME_ENTRY;
-	if (p.status != 0 || !p.rule.simple || p.rule.outermost)
-		return SYM_FRAME_UNKNOWN;
-	if (p.rule.cfa_reg != LP_DWARF_SP)
-		return SYM_FRAME_POINTER;
-	return p.rule.bp_saved ? SYM_FRAME_SCRATCH : SYM_FRAME_NONE;
-}
-
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr)
 {
-	struct process *p = process(s, pid, false);
+	struct process *p = symbolizer_process(s, pid, false);
 
-	return p && mapping_at(p, addr);
+	return p && symbolizer_mapping_at(p, addr);
 }
 
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
@@ -1207,7 +891,7 @@ int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
 	uint32_t id;
 	struct elfsym *e;
 
-	if (file_id(s, path, 0, 0, &id) < 0 || !(e = file_symbols(s, &s->files[id])))
+	if (file_id(s, path, 0, 0, &id) < 0 || !(e = symbolizer_file_symbols(s, &s->files[id])))
 		return -1;
 	return elfsym__frame_pointer_share(e);
 }

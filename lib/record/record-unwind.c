@@ -1,0 +1,434 @@
+/* A sample's chain of frames: what the kernel gave, unwound further with CFI and the learned roots. */
+#include "writer-int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpchain.h"
+#include "hash.h"
+#include "offcpu-sampler.h"
+#include "perfevent.h"
+#include "stackmap.h"
+#include "stackroot.h"
+#include "symload.h"
+#include "tpfields.h"
+#include "tracefs.h"
+
+/*
+ * How many frames of the chain to keep: a frame-pointer loop at its root
+ * (garbage in a register sends the kernel's walk round a few addresses to its
+ * depth limit) is kept for one turn; n when there is none.
+ */
+static size_t without_loop(const struct sym_frame *frames, size_t n)
+{
+	for (size_t period = 1; period <= 4; period++) {
+		size_t same = 0;
+
+		while (same + period < n && !frames[n - 1 - same].kernel &&
+		       frames[n - 1 - same].ip == frames[n - 1 - same - period].ip)
+			same++;
+		/* eight turns of one address, or four of a longer loop */
+		if (same >= (period == 1 ? 7 : 4 * period))
+			return n - same;
+	}
+	return n;
+}
+
+/*
+ * The first user frame of sm (where its thread was interrupted or went to
+ * sleep), or 0 when it has none.
+ */
+static uint64_t user_leaf(const struct perf_sample *sm)
+{
+	bool user = false;
+
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		if (sm->ips[i] >= PERF_CONTEXT_MAX)
+			user = sm->ips[i] == PERF_CONTEXT_USER;
+		else if (user)
+			return sm->ips[i];
+	}
+	return 0;
+}
+
+/* A callchain as unwinding and the junction checks left it. */
+struct unwound {
+	size_t n;		/* frames, leaf first */
+	bool changed;		/* CFI found callers frame pointers lost, or other ones */
+	bool whole_stack;	/* it reaches the process's first frame */
+	bool looped;		/* a frame-pointer loop was cut from its root */
+	bool past_copy;		/* CFI's unwinding ended where the stack copied did */
+};
+
+/*
+ * The frames of a sample's callchain into buf, leaf first, with the callers
+ * that frame-pointer walking lost recovered from CFI, and SYM_STOPPED_IP as
+ * the root where what is rootward is unknown.
+ */
+static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pid, struct frame_buf *buf,
+			struct unwound *u)
+{
+	bool kernel = false, first = true, fp_astray = false, fp_tail, outermost = false, unknown_root = false;
+	enum sym_unwind_end end = SYM_UNWIND_NO_RULE;
+	size_t n = 0, user = SIZE_MAX;
+	struct sym_frame *frames;
+
+	*u = (struct unwound){ 0 };
+	/* room for the chain, every caller unwinding may add and a marker */
+	if (sm->nr + MAX_UNWIND + 1 > buf->cap) {
+		size_t cap = sm->nr + MAX_UNWIND + 1;
+		struct sym_frame *v = realloc(buf->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		buf->v = v;
+		buf->cap = cap;
+	}
+	frames = buf->v;
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		uint64_t ip = sm->ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			kernel = ip == PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (!kernel && user == SIZE_MAX)
+			user = n;
+		frames[n].ip = ip;
+		frames[n].kernel = kernel;
+		frames[n].precise = first;
+		first = false;
+		n++;
+	}
+	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
+		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras;
+		bool changed;
+		size_t nknown = 0, k, walked = n - user - 1;
+		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
+
+		if (believed < walked) {
+			n = user + 1 + believed;
+			fp_astray = true;
+		}
+
+		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
+			known[nknown++] = frames[i].ip;
+		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
+				       &exact_ras, &end, known, nknown);
+		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
+
+		/*
+		 * The unwound callers are right; frame-pointer walking may have lost
+		 * some (functions without a frame pointer) and may have gone astray.
+		 * Past the last unwound caller it finds too, its chain goes on.
+		 */
+		outermost = end == SYM_UNWIND_OUTERMOST;
+		if (outermost) {
+			rest = n;
+		} else if (k == 0 && n > rest &&
+			   symbolizer__frame_kind(w->sym, pid, frames[user].ip, true) == SYM_FRAME_SCRATCH) {
+			/*
+			 * CFI could not take the sampled function's own frame (bigger
+			 * than the snapshot), and the walk starts from a %rbp that
+			 * function uses as any register: none of it is believed.
+			 */
+			n = rest;
+		} else {
+			for (size_t j = k; j-- > 0 && rest == user + 1;)
+				for (size_t i = user + 1; i < n; i++)
+					if (frames[i].ip == ras[j]) {
+						rest = i + 1;
+						break;
+					}
+			/*
+			 * The walk never met CFI's callers: it goes on from where
+			 * they end only if %rbp there can be a frame record, not
+			 * where that function used it as any register.
+			 */
+			if (k > 0 && rest == user + 1 &&
+			    symbolizer__frame_kind(w->sym, pid, ras[k - 1], exact_ras >> (k - 1) & 1) == SYM_FRAME_SCRATCH)
+				rest = n;
+		}
+		/* whether frame pointers take the stack on past what CFI found */
+		fp_tail = n > rest;
+		if (k > 0) {
+			size_t total = user + 1 + k + (n - rest);
+
+			/* counted when the chain changed: callers were missing or wrong */
+			changed = rest != user + 1 + k;
+			for (size_t i = 0; i < k && !changed; i++)
+				changed = frames[user + 1 + i].ip != ras[i];
+			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
+			for (size_t i = 0; i < k; i++)
+				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, exact_ras >> i & 1 };
+			n = total;
+			u->changed = changed;
+			/* CFI reached the outermost frame: nothing was cut */
+			u->whole_stack = outermost;
+		}
+		/*
+		 * What the walk read off the stack is not kept; where nothing took
+		 * the stack past CFI's last caller, that is not its root either:
+		 * the stack says so.
+		 */
+		unknown_root = fp_astray || !fp_tail;
+	}
+	size_t whole = n;
+
+	n = without_loop(frames, n);
+	u->looped = n < whole;
+
+	if (user != SIZE_MAX && !outermost && !fp_astray && n > user + 1) {
+		switch (symbolizer__frame_kind(w->sym, pid, frames[n - 1].ip, frames[n - 1].precise)) {
+		case SYM_FRAME_ENTRY:
+			/* frame pointers took it to the loader's first frame, which CFI cannot say */
+			outermost = u->whole_stack = true;
+			break;
+		case SYM_FRAME_NONE:
+		case SYM_FRAME_SCRATCH:
+			/* the walk ended in a function without a frame (gcc's cc1: all of it) */
+			unknown_root = true;
+			break;
+		case SYM_FRAME_POINTER:
+		case SYM_FRAME_UNKNOWN:
+			break;
+		}
+	}
+	if (unknown_root && !outermost)
+		frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
+	/* where the stack still stops (here, or at a made-up frame of the walk), a bigger copy would go on */
+	u->past_copy = end == SYM_UNWIND_PAST_COPY;
+	u->n = n;
+	return 0;
+}
+
+static struct looked_ahead *looked_ahead_of(struct writer *w, pid_t pid)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)pid);
+	struct looked_ahead *e;
+
+	if (htab__reserve(&w->looked) < 0)
+		return NULL;
+	for (size_t i = h; (e = htab__at(&w->looked, i))->head.used; i++)
+		if (e->pid == pid)
+			return e;
+	htab__insert(&w->looked, e, h);
+	e->pid = pid;
+	e->until = 0;
+	return e;
+}
+
+/* Whether record h of pid changes what its addresses mean or who pid is: look_ahead stops there. */
+static bool changes_process(const struct perf_event_header *h, pid_t pid)
+{
+	struct perf_mmap2 m;
+	struct perf_comm c;
+	struct perf_task t;
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		perf_mmap2__decode(h, &m);
+		return m.pid == pid;
+	case PERF_RECORD_COMM:
+		perf_comm__decode(h, &c);
+		return c.pid == pid;
+	case PERF_RECORD_EXIT:
+		perf_task__decode(h, &t);
+		return t.pid == pid && t.tid == pid;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A stack of pid starts at a thread entry (start_thread) whose callers are
+ * not known yet: they are learned from the first sample whose stack copy
+ * reaches them, which may come much later, and until then the process's
+ * stacks would draw as a second tower under [unwind stopped]. Its next
+ * on-CPU samples are unwound until one reaches its root, whose chain is then
+ * rendered, and so learned, now. Where it stopped is kept: no sample is
+ * looked at twice. 1 when a sample reaching its root was found, else 0, or
+ * -errno; -EAGAIN when none was found among the records that have come,
+ * and others may yet come (a live recording).
+ */
+static int look_ahead(struct writer *w, pid_t pid)
+{
+	struct recorder *r = w->r;
+	struct looked_ahead *mark = looked_ahead_of(w, pid);
+	size_t j;
+	int ret = 0;
+
+	if (!mark)
+		return -ENOMEM;
+	for (j = mark->until > w->at ? mark->until : w->at + 1; j < w->visible && ret == 0; j++) {
+		const struct perf_event_header *h = r->index[j].h;
+		struct perf_sample sm;
+		struct unwound u;
+		uint64_t leaf;
+
+		if (changes_process(h, pid))
+			break;
+		if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, perf_sample__id(h)) ||
+		    perf_session__custom_of(r->session, perf_sample__id(h)) >= 0 ||
+		    !perf_sample__decode(h, &r->layout, false, &sm) || sm.pid != pid)
+			continue;
+		/* taken inside an exec: the registers are the old program's */
+		if (!(leaf = user_leaf(&sm)) || !symbolizer__maps(w->sym, pid, leaf))
+			continue;
+		if ((ret = unwind_chain(w, &sm, pid, &w->ahead, &u)) < 0)
+			break;
+		ret = 0;
+		if (!u.n || (w->ahead.v[u.n - 1].ip == SYM_STOPPED_IP && !w->ahead.v[u.n - 1].kernel))
+			continue;
+		if ((ret = symbolizer__chain(w->sym, pid, w->ahead.v, u.n, w->roots, &w->ahead_stack,
+					     &w->ahead_locs)) < 0)
+			break;
+		ret = ret & SYM_CHAIN_STOPPED ? 0 : 1;
+	}
+	mark->until = j;
+	if (ret == 0 && j >= w->visible && w->more_to_come)
+		return -EAGAIN;
+	return ret;
+}
+
+/* Counts what a chain's SYM_CHAIN_* flags and its unwinding say of it for the summary. */
+static void count_chain(struct writer *w, const struct unwound *u, int flags, bool cut, uint64_t *past_copy)
+{
+	/* completed: it reaches the process's root after all */
+	bool completed = flags & SYM_CHAIN_COMPLETED, stopped = (flags & SYM_CHAIN_STOPPED) && !completed;
+
+	w->stats->recovered += u->changed;
+	w->stats->unwind_stopped += stopped;
+	if (past_copy)
+		*past_copy += stopped && u->past_copy;
+	w->stats->truncated += cut && !u->whole_stack && !u->looped && !stopped && !completed;
+}
+
+/*
+ * A chain whose callers the symbolizer keeps completed: them in its cache
+ * (w->callers_*), the leaf in w->stack and w->locs; their flags, or -ENOENT
+ * (a leaf that may end the stack, callers not kept so: symbolizer__chain).
+ */
+static int cached_callers(struct writer *w, pid_t pid, const struct unwound *u)
+{
+	const struct sym_frame *leaf = &w->frames.v[0];
+	int flags, ret;
+
+	if (u->n < 2 || !leaf->precise || (!leaf->kernel && leaf->ip == SYM_STOPPED_IP))
+		return -ENOENT;
+	flags = symbolizer__cached_callers(w->sym, pid, w->frames.v, u->n, &w->callers_stack.s, &w->callers_stack.len,
+					   &w->callers_locs.s, &w->callers_locs.len);
+	if (flags < 0)
+		return flags;
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if ((ret = symbolizer__frame(w->sym, pid, leaf->ip, leaf->kernel, leaf->precise, &w->stack, &w->locs)) < 0)
+		return ret;
+	w->has_callers = true;
+	return flags;
+}
+
+/*
+ * The frames of a sample's callchain, root first, into w->stack and w->locs.
+ * cut: the kernel stopped the chain at its depth limit; it is counted as
+ * truncated only when that lost real callers (not a loop, not stack data).
+ * past_copy, where not NULL, counts the stacks that stopped where the stack
+ * copy ended. how: CHAIN_MAY_WAIT, in a live recording -EAGAIN (nothing
+ * counted) rather than a chain without the root records yet to come may
+ * give; CHAIN_IN_PARTS, callers kept in the symbolizer's cache are left
+ * there (w->has_callers), for put_sample.
+ */
+int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
+		     unsigned how)
+{
+	struct unwound u;
+	int ret;
+
+	if ((ret = unwind_chain(w, sm, pid, &w->frames, &u)) < 0)
+		return ret;
+	if ((how & CHAIN_IN_PARTS) && (ret = cached_callers(w, pid, &u)) != -ENOENT) {
+		if (ret < 0)
+			return ret;
+		count_chain(w, &u, ret, cut, past_copy);
+		return 0;
+	}
+	ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
+	while (ret >= 0 && ret & SYM_CHAIN_ROOT_PENDING) {
+		int found = look_ahead(w, pid);
+
+		if (found == -EAGAIN) {
+			if ((how & CHAIN_MAY_WAIT) && sm->time + LIVE_ROOT_WAIT > w->settled_time)
+				return -EAGAIN;
+			found = 0;
+		}
+		if (found <= 0) {
+			ret = found < 0 ? found : ret;
+			break;
+		}
+		ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
+	}
+	if (ret < 0)
+		return ret;
+	count_chain(w, &u, ret, cut, past_copy);
+	return 0;
+}
+
+/*
+ * Whether sm, a sample of thread t, was taken inside an execve. From the
+ * exec record (where the new program's events start) to the new program's
+ * first instruction the kernel is still loading it, and the user registers
+ * are the old program's, at addresses the new one does not map: no frame
+ * can be made of them.
+ */
+bool writer_inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel)
+{
+	uint64_t leaf;
+
+	if (!t->exec_pending || !(leaf = user_leaf(sm)))
+		return false;
+	if (in_kernel && !symbolizer__maps(w->sym, sm->pid, leaf))
+		return true;
+	t->exec_pending = false;
+	return false;
+}
+
+/* The stack of a sample inside an execve: EXEC_FRAME, then the kernel's frames where they were captured. */
+int writer_exec_chain(struct writer *w, const struct perf_sample *sm)
+{
+	uint64_t first = sm->nr, end = sm->nr;
+	int ret;
+
+	for (uint64_t i = 0; i < sm->nr; i++) {
+		if (sm->ips[i] < PERF_CONTEXT_MAX)
+			continue;
+		if (first < sm->nr) {
+			end = i;
+			break;
+		}
+		if (sm->ips[i] == PERF_CONTEXT_KERNEL)
+			first = i + 1;
+	}
+	strbuf__reset(&w->stack);
+	strbuf__reset(&w->locs);
+	if ((ret = strbuf__add(&w->stack, EXEC_FRAME, sizeof(EXEC_FRAME) - 1)) < 0 ||
+	    (ret = strbuf__add(&w->locs, "-", 1)) < 0)
+		return ret;
+	for (uint64_t i = end; i-- > first;)
+		if ((ret = symbolizer__frame(w->sym, sm->pid, sm->ips[i], true, i == first, &w->stack, &w->locs)) < 0)
+			return ret;
+	return 0;
+}
+
+/* Whether a sample record was taken while its thread ran in the kernel. */
+bool writer_taken_in_kernel(const struct perf_event_header *h)
+{
+	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
+
+/* Whether the kernel stopped sm's chain at its depth limit (it holds a context marker besides the frames). */
+bool writer_cut_at_max_stack(const struct writer *w, const struct perf_sample *sm)
+{
+	return w->r->max_stack > 0 && sm->nr >= (uint64_t)w->r->max_stack + 1;
+}

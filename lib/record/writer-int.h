@@ -1,0 +1,160 @@
+/*
+ * What the parts of writing a recording share: the writer and the records it
+ * keeps beside the stream. Private to lib/record/.
+ *
+ *   record-write.c     the walk over the records in time order, samples, live mode
+ *   record-unwind.c    a sample's chain: frame pointers, CFI, learned roots, looked-ahead callers
+ *   record-threads.c   threads and processes: spawns, names, ends, exact times, T records
+ *   record-header.c    the stream's header and what only its end knows
+ */
+#ifndef LP_WRITER_INT_H
+#define LP_WRITER_INT_H
+
+#include "recorder-int.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "htab.h"
+#include "lpstream.h"
+#include "perfrecord.h"
+#include "strbuf.h"
+#include "symbolizer.h"
+#include "threadstat.h"
+
+/* Callers CFI unwinding may add to a chain. */
+enum { MAX_UNWIND = 32 };
+/* records written between lettings-go of the spill file's pages: some tens of MB */
+enum { RELEASE_EVERY = 16384 };
+/* records written between looks for chunks all written: a chunk is some thousands */
+enum { CHUNKS_CHECKED_EVERY = 512 };
+
+/*
+ * How long a live recording's writer waits, at most, for a sample that
+ * reaches a process's root (look_ahead) before it writes one whose root is
+ * not known yet, in ns: the records after it wait as long, in memory.
+ */
+#define LIVE_ROOT_WAIT 5000000000ull
+/* how callchain may give a chain */
+enum { CHAIN_MAY_WAIT = 1, CHAIN_IN_PARTS = 2 };
+/* how far apart a fork's tracepoint sample and its FORK record are looked for, in records */
+enum { FORK_WINDOW = 256 };
+/* how many records ahead the next one to write is fetched (its header twice as far) */
+enum { PREFETCH_AHEAD = 3 };
+/* the root of a sample taken while the kernel loaded a program: no user code runs there */
+#define EXEC_FRAME "[execve]"
+
+/* How far back from a PERF_RECORD_READ its thread's EXIT record is looked for. */
+enum { EXIT_READ_WINDOW = 512 };
+
+/* The last counter value seen per (thread, CPU): each inherited event counts for one of them. */
+struct last_value {
+	struct htab_entry head;
+	uint64_t key, value, time;	/* the counter's value at its last sample, and that sample's time */
+};
+
+/* How a process ended: its wait status. */
+struct proc_end {
+	struct htab_entry head;
+	pid_t pid;
+	int status;
+};
+
+/* Room for a callchain's frames. */
+struct frame_buf {
+	struct sym_frame *v;
+	size_t cap;
+};
+
+/* Where look_ahead stopped in a process's records: it goes on from there. */
+struct looked_ahead {
+	struct htab_entry head;
+	pid_t pid;
+	size_t until;
+};
+
+struct writer {
+	struct stackmap *programs;	/* executables already checked for frame pointers */
+	struct htab values;	/* of struct last_value: a counter's, by thread and CPU */
+	struct htab ends;	/* of struct proc_end: how each process ended, where the kernel said */
+	struct htab thread_ends;	/* of struct thread_end, by thread */
+	struct thread_stat gone;	/* the accounts of an exited thread's late records, kept nowhere */
+	struct htab clocks;	/* of struct exit_clock: task-clock totals by the index of the EXIT */
+	uint64_t clocks_read;	/* the sum of them all */
+	struct tp_fields *tp[RECORD_MAX_EVENTS];	/* a custom tracepoint's field decoder, or NULL */
+	struct thread_stats *threads;	/* of the threads not ended yet, for their T records */
+	struct recorder *r;
+	struct symbolizer *sym;
+	struct stack_roots *roots;	/* each process's stacks' one root */
+	struct lp_writer out;
+	struct strbuf stack, locs;	/* the stack being rendered, escaped lists */
+	/* or its callers, in the symbolizer's cache, when has_callers: stack and locs hold the leaf then */
+	struct lp_span callers_stack, callers_locs;
+	bool has_callers;
+	struct record_stats *stats;
+	size_t *fork_samples;	/* by index of the FORK: 1 + the index of its tracepoint sample, or 0 */
+	size_t fork_cap;
+	/* records in their places, that may be read ahead: all, or in a live recording those settled */
+	size_t visible;
+	size_t collected, done;	/* a live recording's: records collected (forks, ends, clocks), written */
+	uint64_t settled_time;	/* records up to it have all come */
+	bool more_to_come;	/* records after the settled ones may come: look_ahead cannot tell "none" */
+	uint64_t chain[2 * OFFCPU_MAX_STACK + 3];	/* an off-CPU record's, as perf orders one */
+	struct frame_buf frames;	/* a callchain's, reused from sample to sample */
+	struct frame_buf ahead;		/* the same for look_ahead's samples */
+	struct strbuf ahead_stack, ahead_locs;
+	struct htab looked;	/* of struct looked_ahead: how far look_ahead went, by process */
+	size_t at;		/* the index entry being written */
+};
+
+/*
+ * A thread's end: as the off-CPU program saw it (the last, if its number
+ * came back), with its exact on-CPU time for the summary its EXIT record
+ * writes, which may come just before it in time; and whether that EXIT
+ * record was written (until the number comes back in a FORK).
+ */
+struct thread_end {
+	struct htab_entry head;
+	pid_t tid;
+	size_t at;		/* the off-CPU program's end: its index entry */
+	uint64_t cpu;
+	bool has_end, taken;	/* taken by the EXIT record's summary */
+	bool exited;
+};
+
+/* The task-clock totals (inherit_stat) a thread's exit gave, by the index of its EXIT record. */
+struct exit_clock {
+	struct htab_entry head;
+	size_t exit;
+	uint64_t total;
+};
+
+const char *writer_comm_of(struct recorder *r, pid_t tid);
+void writer_set_comm(struct recorder *r, pid_t tid, const char *comm);
+int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
+		     unsigned how);
+bool writer_inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel);
+int writer_exec_chain(struct writer *w, const struct perf_sample *sm);
+bool writer_taken_in_kernel(const struct perf_event_header *h);
+bool writer_cut_at_max_stack(const struct writer *w, const struct perf_sample *sm);
+struct thread_end *writer_thread_end_of(struct writer *w, pid_t tid, bool add);
+struct thread_stat *writer_account(struct writer *w, pid_t pid, pid_t tid, uint64_t time);
+const char *writer_exec_path(struct recorder *r, size_t from, pid_t pid);
+int writer_check_frame_pointers(struct writer *w, const char *path);
+bool writer_exit_status(const struct writer *w, pid_t pid, int *status);
+int writer_collect_clocks(struct writer *w, size_t from, size_t to);
+bool writer_exit_clock(const struct writer *w, size_t exit, uint64_t *total);
+int writer_collect_ends(struct writer *w, size_t from, size_t to);
+bool writer_exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cpu);
+int writer_put_exit_status(struct writer *w, int status);
+int writer_write_comm(struct writer *w, size_t i, uint64_t time);
+int writer_write_fork(struct writer *w, size_t i, uint64_t time);
+int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint64_t time, bool ended);
+int writer_write_living_threads(struct writer *w);
+int writer_match_fork_stacks(struct writer *w, size_t from, size_t to);
+int writer_write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st);
+int writer_write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live);
+int writer_write_trailer(struct lp_writer *out, const struct record_stats *st);
+void writer_count_losses(struct recorder *r, struct record_stats *stats);
+
+#endif
