@@ -37,7 +37,7 @@ stacks_of() {
 @test "a burst of 12345 write(2) samples at the defaults: every one kept or counted lost; the advice on losses helps" {
 	run --separate-stderr lp-record -q -o w.lp -e syscalls:sys_enter_write,1 -- "$W/writes" 12345 10
 	assert_success
-	kept=$(awk -F'\t' '$1 == "S" && $6 == "syscalls:sys_enter_write"' w.lp | wc -l)
+	kept=$(lp_awk '$1 == "S" && $EVENT == "syscalls:sys_enter_write"' w.lp | wc -l)
 	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "syscalls:sys_enter_write" { print $3 }' w.lp)
 	# the workload's writes and its one line on stderr
 	assert_equal "$((kept + lost))" 12346

@@ -73,7 +73,7 @@ within() {
 	within "$(share ';ten_percent( |;)' split.folded)" 5 15 "function ten_percent"
 	[[ "$stderr" == *" on-CPU samples, 1 processes and 2 threads spawned; symbolised and written in "*" s ("*" callers in all stacks recovered from CFI)"* ]]
 	# the count is of the samples written (not what no sample stood for)
-	n=$(awk -F'\t' '$1 == "S" && $6 == "cpu" && $10 != "unsampled=1"' split.lp | wc -l)
+	n=$(lp_awk '$1 == "S" && $EVENT == "cpu" && $10 != "unsampled=1"' split.lp | wc -l)
 	[[ "$stderr" == *"lp-record: $n on-CPU samples, "* ]] || fail "$n written: $stderr"
 }
 
@@ -381,8 +381,8 @@ record_with_max_stack_4() {
 	lp-record -q -o loop.lp -- sh -c 'for i in $(seq 500); do /bin/true; done; times' > times.txt
 	# the shell's own accounting of itself and its children (times: user and sys, twice)
 	kernel=$(tr ' ' '\n' < times.txt | awk -F'[ms]' 'NF { t += $1 * 60 + $2 } END { print t }')
-	read -r exact weights < <(awk -F'\t' '$1 == "T" { for (i = 6; i <= NF; i++) if ($i ~ /^cpu=/) c += substr($i, 5) }
-		$1 == "S" && $6 == "cpu" { w += $7 } END { printf "%.4f %.4f\n", c / 1e9, w / 1e9 }' loop.lp)
+	read -r exact weights < <(lp_awk '$1 == "T" { for (i = 6; i <= NF; i++) if ($i ~ /^cpu=/) c += substr($i, 5) }
+		$1 == "S" && $EVENT == "cpu" { w += $WEIGHT } END { printf "%.4f %.4f\n", c / 1e9, w / 1e9 }' loop.lp)
 	# the T records' exact time is the shell's, within its 10 ms ticks and 25%
 	awk -v e="$exact" -v k="$kernel" 'BEGIN { exit !(e >= k * 0.75 - 0.02 && e <= k * 1.25 + 0.02) }' ||
 		fail "exact $exact s in the T records, $kernel s by the shell's times"

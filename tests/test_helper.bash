@@ -53,3 +53,15 @@ split_lifecycle() {
 		grep -qP "^P\t\d+\t$root\t$tid\texit\t$name\$" "$1" || fail "$name: no exit"
 	done
 }
+
+# awk over lp streams with the fields named (lp-stream(5)): an S record's field numbers
+# are TIME PID TID COMM EVENT WEIGHT STACK LOCS, so a test reads $WEIGHT, not $7.
+#   lp_awk '$1 == "S" && $EVENT == "cpu" { w += $WEIGHT } END { print w }' run.lp
+lp_awk() {
+	awk -F'\t' -v TIME=2 -v PID=3 -v TID=4 -v COMM=5 -v EVENT=6 -v WEIGHT=7 -v STACK=8 -v LOCS=9 "$@"
+}
+
+# The records of one kind in FILE, as they are: lp_records S run.lp
+lp_records() {
+	awk -F'\t' -v kind="$1" '$1 == kind' "$2"
+}
