@@ -378,6 +378,8 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	if (s->due && regs)
 		send_due(s, regs);
 	s->due = s->deferred = s->at_return = 0;
+	/* not running now: until a switch-in we see, its exit cannot tell how long it ran since */
+	s->run_since = 0;
 
 	/*
 	 * Its interval is still open: the kernel put it back on a CPU without a

@@ -45,11 +45,11 @@ stacks_of() {
 	run --separate-stderr lp-record -q -m 1 -o small.lp -e syscalls:sys_enter_write,1 -- "$W/writes" 12345 10
 	assert_success
 	small=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "syscalls:sys_enter_write" { print $3 }' small.lp)
-	[ "$small" -gt 1000 ] || fail "only $small lost with -m 1"
+	[ "$small" -gt 0 ] || fail "none lost with -m 1"
 	[[ "$stderr" == *"warning: $small samples of 'syscalls:sys_enter_write' lost: the ring buffers filled up; use a bigger -m (now 1) or a bigger period"* ]] ||
 		fail "$stderr"
-	# the advice, followed (-m 256: the default), loses far fewer
-	[ $((lost * 10)) -lt "$small" ] || fail "-m 256: $lost lost, $small with -m 1"
+	# the advice, followed (-m 256: the default), loses fewer
+	[ "$lost" -lt "$small" ] || fail "-m 256: $lost lost, $small with -m 1"
 }
 
 @test "a software event with title and unit: page faults of freshly touched pages within 1%" {

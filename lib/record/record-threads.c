@@ -259,9 +259,8 @@ int writer_write_fork(struct writer *w, size_t i, uint64_t time)
  * seldom sampled at 999 Hz (its counter starts a whole period from its
  * first sample), and a shell loop of them is mostly such time.
  */
-static int write_unsampled(struct writer *w, const struct thread_stat *t, uint64_t time)
+static int write_unsampled(struct writer *w, const struct thread_stat *t, uint64_t rest, uint64_t time)
 {
-	uint64_t rest = t->cpu - t->sampled_cpu;
 	int ret = lp_writer__sample(&w->out, time, t->pid, t->tid, writer_comm_of(w->r, t->tid), "cpu", rest,
 				    LP_SPAN(SYM_NOT_SAMPLED), LP_SPAN(""));
 
@@ -298,9 +297,18 @@ int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint
 	/* a thread that ran before it was attached to: its time since (-p, -a) */
 	if (t->has_cpu)
 		t->cpu -= recorder__cpu_before(w->r, t->tid, t->cpu);
-	if (perf_opts__samples(&w->r->o.perf) && t->has_cpu && t->cpu > t->sampled_cpu &&
-	    (ret = write_unsampled(w, t, time)) < 0)
-		return ret;
+	/*
+	 * Only for threads followed from their start or attach: -a and -C
+	 * sample some CPUs, not a thread's every run. A thread cannot run
+	 * longer than it lived: task-clock's totals count twice when the kernel
+	 * throttles sampling.
+	 */
+	if (perf_opts__samples(&w->r->o.perf) && !w->r->o.perf.system_wide && t->has_cpu) {
+		uint64_t cpu = t->has_start && time > t->start && t->cpu > time - t->start ? time - t->start : t->cpu;
+
+		if (cpu > t->sampled_cpu && (ret = write_unsampled(w, t, cpu - t->sampled_cpu, time)) < 0)
+			return ret;
+	}
 	if ((ret = lp_writer__thread(&w->out, time, t->pid, t->tid, comm)) < 0 ||
 	    (t->has_start && (ret = lp_writer__attr_u64(&w->out, "start", t->start)) < 0) ||
 	    (ended && (ret = lp_writer__attr_u64(&w->out, "end", time)) < 0) ||
