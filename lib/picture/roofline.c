@@ -173,35 +173,22 @@ static int add_point(struct roofline *r, const struct lp_point *in)
 	return 0;
 }
 
-/* What the reader's callbacks need beside the picture. */
-struct roofline_read {
-	struct roofline *r;
-	struct lp_error *err;
-};
-
 static int read_roof(void *ctx, struct lp_reader *rd, const struct lp_roof *roof)
 {
-	struct roofline_read *x = ctx;
-	int ret = add_roof(x->r, roof);
-
 	(void)rd;
-	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+	return add_roof(ctx, roof);
 }
 
 static int read_point(void *ctx, struct lp_reader *rd, const struct lp_point *q)
 {
-	struct roofline_read *x = ctx;
-	int ret = add_point(x->r, q);
-
 	(void)rd;
-	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+	return add_point(ctx, q);
 }
 
 int roofline__read(struct roofline *r, int fd, const char *name, struct lp_error *err)
 {
 	static const struct lp_reader_ops ops = { .roof = read_roof, .point = read_point };
 	struct lp_reader_opts ro = { .name = name, .strict = r->o.strict, .warn = r->o.warn, .warn_ctx = r->o.ctx };
-	struct roofline_read x = { .r = r, .err = err };
 	struct lines *in = lines__new(fd);
 	int ret;
 
@@ -209,7 +196,7 @@ int roofline__read(struct roofline *r, int fd, const char *name, struct lp_error
 	err->file = name;
 	if (!in)
 		return lp_error__set(err, -ENOMEM, "out of memory");
-	ret = lp_reader__read(&ro, in, &ops, &x, err);
+	ret = lp_reader__read(&ro, in, &ops, r, err);
 	lines__free(in);
 	return ret;
 }

@@ -209,8 +209,8 @@ static int read_meta(void *ctx, struct lp_reader *r, const struct lp_meta *m)
 	int ret = lp_event_def__parse(m, &d, x->err);
 
 	(void)r;
-	if (ret == 1 && (ret = learn_event(x->p, &d)) < 0)
-		return lp_error__set(x->err, ret, "out of memory");
+	if (ret == 1)
+		ret = learn_event(x->p, &d);
 	return ret < 0 ? ret : 0;
 }
 
@@ -220,19 +220,15 @@ static int read_roof(void *ctx, struct lp_reader *r, const struct lp_roof *roof)
 	struct points_read *x = ctx;
 	size_t len;
 	const char *line = lp_reader__line(r, &len);
-	int ret = strbuf__add(&x->p->roofs, line, len) ?: strbuf__addc(&x->p->roofs, '\n');
 
 	(void)roof;
-	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+	return strbuf__add(&x->p->roofs, line, len) ?: strbuf__addc(&x->p->roofs, '\n');
 }
 
 static int read_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
 {
-	struct points_read *x = ctx;
-	int ret = take_sample(x->p, s);
-
 	(void)r;
-	return ret < 0 ? lp_error__set(x->err, ret, "out of memory") : 0;
+	return take_sample(((struct points_read *)ctx)->p, s);
 }
 
 int points__read(struct points *p, int fd, const char *name, struct lp_error *err)

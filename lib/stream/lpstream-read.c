@@ -192,8 +192,9 @@ int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const stru
 		r.line = text;
 		err->line = lines__lineno(in);
 		if ((ret = line(&r)) < 0) {
+			/* a callback may leave the words to us */
 			if (!err->msg[0])
-				lp_error__set(err, ret, "%s", strerror(-ret));
+				lp_error__set(err, ret, "%s", ret == -ENOMEM ? "out of memory" : strerror(-ret));
 			goto cleanup;
 		}
 	}

@@ -292,7 +292,8 @@ struct lp_reader;
  * whether a callback takes it or not, so that every program gives the same
  * verdict on the same stream; records of other kinds are passed to other
  * unread. A callback returns 0, or a negative errno with the reader's error
- * filled (lp_reader__error; its place is set already).
+ * filled (lp_reader__error; its place is set already) or left empty for the
+ * reader to word ("out of memory" for -ENOMEM, else strerror).
  */
 struct lp_reader_ops {
 	int (*sample)(void *ctx, struct lp_reader *r, const struct lp_sample *s);
