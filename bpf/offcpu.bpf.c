@@ -69,6 +69,8 @@ struct slot {
 	 * millisecond between fork and exit, most of its life.
 	 */
 	__u64 run_since, sum_since;
+	/* its sum_exec_runtime as it last left a CPU: how long it has run since, whatever we missed */
+	__u64 sum_at_out;
 };
 
 /* A task's rseq area, where the kernel has one (CONFIG_RSEQ). */
@@ -359,6 +361,8 @@ static __always_inline void settle_due(struct slot *s, struct pt_regs *regs)
 		send_due(s, regs);
 }
 
+static __always_inline void switch_in(struct slot *s, struct task_struct *next, __u64 end, bool kernel_now);
+
 /* Fills the slot of prev (current) as it leaves the CPU. */
 static __always_inline void switch_out(void *ctx, struct slot *s, struct task_struct *prev,
 				       struct pt_regs *regs, bool preempt, unsigned int state,
@@ -375,20 +379,37 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	 * made a call or went back to user mode (rseq_update would have taken
 	 * the stack): no user code has run.
 	 */
+	__u64 sum = BPF_CORE_READ(prev, se.sum_exec_runtime), ran;
+
 	if (s->due && regs)
 		send_due(s, regs);
-	s->due = s->deferred = s->at_return = 0;
-	/* not running now: until a switch-in we see, its exit cannot tell how long it ran since */
-	s->run_since = 0;
-
 	/*
 	 * Its interval is still open: the kernel put it back on a CPU without a
 	 * sched_switch that reached us (seen about once in a thousand wake-ups
-	 * on a busy 6.18 kernel). When is not known (the scheduler's own
-	 * marks, prev_sum_exec_runtime, move on re-picks too): counted lost.
+	 * on a busy 6.18 kernel). When is not known (the scheduler's own marks,
+	 * prev_sum_exec_runtime, move on re-picks too), but how long it ran
+	 * since it left is: what is left of [start, now) is the time it was off
+	 * the CPU, whichever of it we missed, and the interval ends there. Its
+	 * stack was taken as it left, or waits for its call to return
+	 * (deferred): if its user registers are still those it left with, it
+	 * is in that call yet, and the stack is as it was: taken now. Else it
+	 * is lost, and counted.
 	 */
-	if (s->ev.start)
-		__sync_fetch_and_add(&drops, 1);
+	if (s->ev.start) {
+		ran = s->sum_at_out && sum > s->sum_at_out ? sum - s->sum_at_out : 0;
+		if (s->deferred && regs && LP_REG_IP(regs) == s->ev.ip && LP_REG_SP(regs) == s->ev.sp) {
+			s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp, s->ev.link);
+			s->deferred = s->at_return = 0;
+		}
+		if (!s->deferred && s->sum_at_out && now > s->ev.start + ran)
+			switch_in(s, prev, now - ran, false);
+		else
+			__sync_fetch_and_add(&drops, 1);
+	}
+	s->due = s->deferred = s->at_return = 0;
+	/* not running now: until a switch-in we see, its exit cannot tell how long it ran since */
+	s->run_since = 0;
+	s->sum_at_out = sum;
 	s->ev.start = now;
 	s->ev.pid = BPF_CORE_READ(prev, tgid);
 	s->ev.tid = BPF_CORE_READ(prev, pid);
@@ -399,7 +420,11 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.ip = s->ev.sp = s->ev.bp = s->ev.link = 0;
 	in_call = may_wait && LP_IN_SYSCALL(regs);
 	if (in_call && !LP_SYSCALL_CHANGES_STACK(LP_SYSCALL_NR(regs))) {
-		/* taken if the interval is reported, as the call returns */
+		/* taken if the interval is reported, as the call returns (its registers: to know it is still in it) */
+		s->ev.ip = LP_REG_IP(regs);
+		s->ev.sp = LP_REG_SP(regs);
+		s->ev.bp = LP_REG_FP(regs);
+		s->ev.link = LP_REG_LINK(regs);
 		s->deferred = 1;
 	} else if (may_wait && !in_call && rseq_hook && has_rseq(prev)) {
 		/*
@@ -723,11 +748,29 @@ int BPF_PROG(exit_btf, struct task_struct *p)
 }
 
 /* The call a thread slept in returns: the user stack of its due interval is as it left it. */
+/*
+ * The current thread runs, its interval still open and waiting for its
+ * stack (deferred), not due: its switch-in went unseen. It has run
+ * sum_exec_runtime's advance since it left (to its last tick: up to a tick
+ * less), so it came back that long before now: the interval ends there.
+ */
+static __always_inline void end_missed(struct slot *s, struct task_struct *me)
+{
+	__u64 sum = BPF_CORE_READ(me, se.sum_exec_runtime), now = bpf_ktime_get_ns();
+	__u64 ran = s->sum_at_out && sum > s->sum_at_out ? sum - s->sum_at_out : 0;
+
+	if (s->ev.start && s->deferred && !s->due && s->sum_at_out && now > s->ev.start + ran)
+		switch_in(s, me, now - ran, false);
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	struct slot *s = bpf_task_storage_get(&task_slots, bpf_get_current_task_btf(), 0, 0);
+	struct task_struct *me = bpf_get_current_task_btf();
+	struct slot *s = bpf_task_storage_get(&task_slots, me, 0, 0);
 
+	if (s && s->ev.start && !s->due && !s->at_return)
+		end_missed(s, me);
 	if (s && s->due)
 		settle_due(s, regs);
 	return 0;
@@ -744,6 +787,8 @@ int BPF_PROG(rseq_update_btf, struct task_struct *t)
 	struct task_struct *me = bpf_get_current_task_btf();
 	struct slot *s = bpf_task_storage_get(&task_slots, me, 0, 0);
 
+	if (s && s->ev.start && !s->due && s->at_return)
+		end_missed(s, me);
 	if (s && s->due)
 		send_due(s, (struct pt_regs *)bpf_task_pt_regs(me));
 	return 0;
