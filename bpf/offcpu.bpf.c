@@ -46,7 +46,10 @@ const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
 const volatile bool rseq_hook = false;	/* rseq_update is attached: it sees threads return to user mode */
 
 __u64 grid_start;	/* set by user space when the workload starts */
-__u64 drops;		/* records the ring buffer had no room for */
+__u64 drops;		/* records lost, all causes: */
+__u64 drops_full;	/* the ring buffer had no room */
+__u64 drops_missed;	/* a switch-in went unseen and the stack the thread left with is gone */
+__u64 drops_slot;	/* no slot (task storage, map entries) could be made for a thread */
 __u64 pending;		/* records since the last wake-up */
 __u64 nmissed;		/* entries in missed_in: while 0, nobody looks there */
 
@@ -151,6 +154,12 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
+
+static __always_inline void drop(__u64 *cause)
+{
+	__sync_fetch_and_add(&drops, 1);
+	__sync_fetch_and_add(cause, 1);
+}
 
 static __always_inline bool is_traced(struct task_struct *t)
 {
@@ -404,7 +413,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 		if (!s->deferred && s->sum_at_out && now > s->ev.start + ran)
 			switch_in(s, prev, now - ran, false);
 		else
-			__sync_fetch_and_add(&drops, 1);
+			drop(&drops_missed);
 	}
 	s->due = s->deferred = s->at_return = 0;
 	/* not running now: until a switch-in we see, its exit cannot tell how long it ran since */
@@ -493,7 +502,7 @@ static __always_inline void send(struct slot *s)
 		flags = BPF_RB_FORCE_WAKEUP;
 	}
 	if (bpf_ringbuf_output(&events, s, size, flags) < 0)
-		__sync_fetch_and_add(&drops, 1);
+		drop(&drops_full);
 }
 
 /* Reports the interval of s that ended at end (as next came back on the CPU), if it counts. */
@@ -534,7 +543,7 @@ static __always_inline void report_missed(struct slot *s, struct task_struct *t)
 	/* it has run user code since: the stack it left with is gone */
 	if (s->deferred && s->ev.start) {
 		if (weigh(s->ev.start, m->end))
-			__sync_fetch_and_add(&drops, 1);
+			drop(&drops_missed);
 		s->ev.start = 0;
 		s->deferred = s->at_return = 0;
 		if (bpf_map_delete_elem(&missed_in, &tid) == 0)
@@ -562,7 +571,7 @@ static __always_inline void miss(struct task_struct *t, __u64 now)
 	long n;
 
 	if (!m) {
-		__sync_fetch_and_add(&drops, 1);
+		drop(&drops_slot);
 		return;
 	}
 	m->end = now;
@@ -574,7 +583,7 @@ static __always_inline void miss(struct task_struct *t, __u64 now)
 	if (bpf_map_update_elem(&missed_in, &tid, m, BPF_NOEXIST) == 0)
 		__sync_fetch_and_add(&nmissed, 1);
 	else if (bpf_map_update_elem(&missed_in, &tid, m, BPF_EXIST) < 0)
-		__sync_fetch_and_add(&drops, 1);
+		drop(&drops_slot);
 }
 
 SEC("tp_btf/sched_switch")
@@ -592,7 +601,7 @@ int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_str
 			switch_out(ctx, s, prev, (struct pt_regs *)bpf_task_pt_regs(prev), preempt, prev_state,
 				   false);
 		} else {
-			__sync_fetch_and_add(&drops, 1);
+			drop(&drops_slot);
 		}
 	}
 	s = bpf_task_storage_get(&task_slots, next, 0, 0);
@@ -638,7 +647,7 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 			switch_out(ctx, s, prev, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()),
 				   preempt, prev_state, true);
 		else
-			__sync_fetch_and_add(&drops, 1);
+			drop(&drops_slot);
 	}
 	tid = BPF_CORE_READ(next, pid);
 	s = bpf_map_lookup_elem(&tid_slots, &tid);
@@ -684,7 +693,7 @@ static __always_inline void on_exit(struct task_struct *p, struct slot *s)
 		end.truncated = last;
 		end.weight = last ? (__u32)BPF_CORE_READ(p, exit_code) : 0;
 		if (bpf_ringbuf_output(&events, &end, sizeof(end), 0) < 0)
-			__sync_fetch_and_add(&drops, 1);
+			drop(&drops_full);
 	}
 	bpf_map_delete_elem(&tid_slots, &tid);
 	/* the last thread of the group: its pid may be reused by a stranger */
@@ -736,7 +745,7 @@ int BPF_PROG(exit_btf, struct task_struct *p)
 			report_missed(s, p);
 		} else if (bpf_map_delete_elem(&missed_in, &tid) == 0) {
 			__sync_fetch_and_add(&nmissed, -1);
-			__sync_fetch_and_add(&drops, 1);
+			drop(&drops_missed);
 		}
 	}
 	/* a due interval whose call never returned */

@@ -676,11 +676,18 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			      "is %ld): the kernel took fewer samples than asked", st.achieved_hz,
 			      (unsigned long long)o.perf.freq, max_rate);
 	}
-	if (st.offcpu_drops)
-		error("warning: %llu off-CPU records lost: the BPF ring buffer filled up, a thread's slot "
-		      "could not be made, or the kernel put a thread back on a CPU unseen; if many, use a "
-		      "smaller --offcpu-buffer or a lower off-CPU rate",
-		      (unsigned long long)st.offcpu_drops);
+	/* each cause with the remedy that fits it, if there is one */
+	if (st.offcpu_drop_causes.full)
+		error("warning: %llu off-CPU records lost: the BPF ring buffer filled up; use a smaller "
+		      "--offcpu-buffer (wake up more often) or a lower off-CPU rate",
+		      (unsigned long long)st.offcpu_drop_causes.full);
+	if (st.offcpu_drop_causes.missed)
+		error("warning: %llu off-CPU intervals lost: the kernel put a thread back on a CPU without a "
+		      "sched_switch we saw, and it ran user code before its stack could be taken",
+		      (unsigned long long)st.offcpu_drop_causes.missed);
+	if (st.offcpu_drop_causes.slot)
+		error("warning: %llu off-CPU intervals lost: no room to follow a thread (%d threads at once "
+		      "at most)", (unsigned long long)st.offcpu_drop_causes.slot, OFFCPU_MAX_THREADS);
 	if (st.throttled)
 		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 		      (unsigned long long)st.throttled);

@@ -217,6 +217,13 @@ uint64_t offcpu__drops(const struct offcpu *oc)
 	return __atomic_load_n(&oc->skel->bss->drops, __ATOMIC_RELAXED);
 }
 
+void offcpu__drop_causes(const struct offcpu *oc, struct offcpu_drops *d)
+{
+	d->full = __atomic_load_n(&oc->skel->bss->drops_full, __ATOMIC_RELAXED);
+	d->missed = __atomic_load_n(&oc->skel->bss->drops_missed, __ATOMIC_RELAXED);
+	d->slot = __atomic_load_n(&oc->skel->bss->drops_slot, __ATOMIC_RELAXED);
+}
+
 const char *offcpu__attachment(const struct offcpu *oc)
 {
 	return oc->attachment;

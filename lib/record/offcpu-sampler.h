@@ -56,6 +56,12 @@ int offcpu__read(struct offcpu *oc, offcpu_event_fn fn, void *ctx);
 /* Records lost: the ring buffer was full or a thread's slot could not be made. */
 uint64_t offcpu__drops(const struct offcpu *oc);
 
+/* Why they were: the ring buffer was full, a switch-in went unseen with the stack gone, no slot. */
+struct offcpu_drops {
+	uint64_t full, missed, slot;
+};
+void offcpu__drop_causes(const struct offcpu *oc, struct offcpu_drops *d);
+
 /* "tp_btf" or "raw_tp". */
 const char *offcpu__attachment(const struct offcpu *oc);
 

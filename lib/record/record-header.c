@@ -157,6 +157,7 @@ int writer_write_trailer(struct lp_writer *out, const struct record_stats *st)
 void writer_count_losses(struct recorder *r, struct record_stats *stats)
 {
 	stats->offcpu_drops = r->offcpu_drops;
+	stats->offcpu_drop_causes = r->offcpu_drop_causes;
 	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
 	stats->task_records_lost = perf_session__lost(r->session, PERF_SESSION_LIFE);
 	/* counts a PMU shared with other events, or made up, are not data: say so */

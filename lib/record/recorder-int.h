@@ -54,6 +54,7 @@ struct recorder {
 	struct perf_layout layout;	/* of the session's samples */
 	struct offcpu *offcpu;
 	uint64_t offcpu_drops;
+	struct offcpu_drops offcpu_drop_causes;
 	long max_stack;		/* kernel.perf_event_max_stack */
 	struct {
 		uint64_t samples, sample_ns;

@@ -610,6 +610,7 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 	if (ret >= 0 && r->offcpu) {
 		ret = offcpu__read(r->offcpu, keep_offcpu, r);
 		r->offcpu_drops = offcpu__drops(r->offcpu);
+		offcpu__drop_causes(r->offcpu, &r->offcpu_drop_causes);
 	}
 	return ret < 0 ? ret : 0;
 }

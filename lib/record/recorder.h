@@ -58,6 +58,7 @@ struct record_stats {
 	uint64_t custom_samples[RECORD_MAX_EVENTS], custom_lost[RECORD_MAX_EVENTS];	/* per -e event */
 	char custom_doubt[RECORD_MAX_EVENTS][256];	/* why an event's counts are not data, or "" */
 	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;
+	struct offcpu_drops offcpu_drop_causes;	/* why offcpu_drops were lost */
 	const char *offcpu_attachment;	/* NULL when off-CPU sampling was off */
 };
 
