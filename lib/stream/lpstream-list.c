@@ -2,6 +2,8 @@
 #include "lpstream.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -164,6 +166,13 @@ void lp_loc__parse(struct lp_span item, struct lp_loc *loc)
 	loc->has_offset = true;
 	for (; i < item.len; i++)
 		loc->offset = loc->offset << 4 | (uint64_t)hex_digit((unsigned char)item.s[i]);
+}
+
+size_t lp_loc__format(char *buf, size_t size, const char *dso, uint64_t offset)
+{
+	int n = snprintf(buf, size, "%s+0x%" PRIx64, dso, offset);
+
+	return n < 0 ? 0 : (size_t)n;
 }
 
 static bool starts_with(struct lp_span s, const char *prefix)

@@ -277,6 +277,9 @@ struct lp_loc {
 /* Takes an (unescaped) LOCS item apart; an item without "+0xHEX" is all DSO. */
 void lp_loc__parse(struct lp_span item, struct lp_loc *loc);
 
+/* Writes the (unescaped) LOCS item "DSO+0xOFFSET" into buf, cut to size as snprintf does; its length. */
+size_t lp_loc__format(char *buf, size_t size, const char *dso, uint64_t offset);
+
 /* A LOCS item of kernel code: [kernel.kallsyms]+0x..., [module]+0x... */
 bool lp_loc__is_kernel(struct lp_span item);
 

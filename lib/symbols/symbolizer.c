@@ -517,11 +517,11 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 		e = symbolizer_file_symbols(s, f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			dso_frame(name, sizeof(name), f->path);
-			snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, ip - m->start + m->pgoff);
+			lp_loc__format(loc, sizeof(loc), f->path, ip - m->start + m->pgoff);
 			return emit(name, loc, stack, locs);
 		}
 		sym = elfsym__lookup(e, addr);
-		snprintf(loc, sizeof(loc), "%s+0x%" PRIx64, f->path, addr + (ip - look));
+		lp_loc__format(loc, sizeof(loc), f->path, addr + (ip - look));
 		if (sym)
 			python_hint(s, sym);
 		if (!sym) {
@@ -557,7 +557,10 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 		if (!sym && in_anonymous && reload_perfmap(p, pid))
 			sym = symtab__lookup(p->perfmap, look, NULL);
 		if (sym) {
-			snprintf(loc, sizeof(loc), "/tmp/perf-%d.map+0x%" PRIx64, (int)pid, ip);
+			char map[48];
+
+			snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+			lp_loc__format(loc, sizeof(loc), map, ip);
 			return emit(sym, loc, stack, locs);
 		}
 	}
@@ -863,7 +866,7 @@ int symbolizer__cached_callers(struct symbolizer *s, pid_t pid, const struct sym
 
 static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct strbuf *stack, struct strbuf *locs)
 {
-	char loc[320];
+	char loc[320], dso[288];
 	const char *name, *module = "";
 
 	if (!s->kernel_tried) {
@@ -875,7 +878,8 @@ static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct 
 				  "cannot read /proc/kallsyms: kernel frames show as [kernel.kallsyms]");
 	}
 	name = s->kernel ? symtab__lookup(s->kernel, precise ? ip : ip - 1, &module) : NULL;
-	snprintf(loc, sizeof(loc), "[%s]+0x%" PRIx64, *module ? module : "kernel.kallsyms", ip);
+	snprintf(dso, sizeof(dso), "[%s]", *module ? module : "kernel.kallsyms");
+	lp_loc__format(loc, sizeof(loc), dso, ip);
 	return emit(name ? name : "[kernel.kallsyms]", loc, stack, locs);
 }
 

@@ -324,6 +324,14 @@ static void locations(void)
 	ok(l.dso.len == 0 && !l.has_offset, "unknown");
 	lp_loc__parse(LP_SPAN("/tmp/a+b"), &l);
 	ok(lp_span__eq(l.dso, "/tmp/a+b", 8) && !l.has_offset, "no offset: all DSO");
+	{
+		char buf[64];
+		size_t n = lp_loc__format(buf, sizeof(buf), "/usr/lib/libc.so.6", 0xffffffff81000000ull);
+
+		lp_loc__parse((struct lp_span){ buf, n }, &l);
+		ok(n == strlen(buf) && lp_span__eq(l.dso, "/usr/lib/libc.so.6", 18) && l.offset == 0xffffffff81000000ull,
+		   "a location formatted is parsed back");
+	}
 	ok(lp_loc__is_kernel(LP_SPAN("[kernel.kallsyms]+0xffffffff81000000")), "kernel");
 	ok(lp_loc__is_kernel(LP_SPAN("[ext4]+0x10")), "a module");
 	ok(!lp_loc__is_kernel(LP_SPAN("[vdso]+0x10")) && !lp_loc__is_kernel(LP_SPAN("/bin/x+0x1")),
