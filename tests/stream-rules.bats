@@ -63,7 +63,7 @@ each_reader() {
 	each_reader comments.lp 1 "comments.lp: empty input: no records, stacks or samples"
 }
 
-@test "malformed P, T, R and Q records: the same error, file and line from every reader" {
+@test "malformed P, T, R and Q records and #lp.event lines: the same error, file and line from every reader" {
 	variant 4 $'P\t1\t2' p.lp
 	each_reader p.lp 1 "p.lp:4: expected at least 6 fields in a P record, got 3"
 	variant 12 $'T\t500\t10' t.lp
@@ -72,6 +72,8 @@ each_reader() {
 	each_reader r.lp 1 "r.lp:8: VALUE 'fast' is not a non-negative decimal number"
 	variant 9 $'Q\tdot\tmany\t16\t1.5' q.lp
 	each_reader q.lp 1 "q.lp:9: FLOPS 'many' is not a non-negative integer"
+	variant 2 $'#lp.event\tfl\tretired_sse_avx_flops:any' ev.lp
+	each_reader ev.lp 1 "ev.lp:2: #lp.event needs KEY PERF-EVENT PERIOD TITLE UNIT, got 2 fields"
 }
 
 @test "a stream without its trailer may be cut: a warning, an error with --strict" {

@@ -162,16 +162,14 @@ static int find_event(const struct exporter *e, struct lp_span key)
 	return -1;
 }
 
-/* An #lp.event line defines a custom event's title and unit; the first definition of a key holds. */
+/* Where each input was made and when it started: its host, rank, start and realtime. */
 static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 {
 	struct exporter *e = ctx;
 	struct lp_error *err = e->x.err;
 	struct export_input *in = &e->x.inputs[e->x.ninputs - 1];
 	const struct lp_meta m = *mp;
-	struct lp_event_def d;
-	char *title = NULL, *unit = NULL, **slot = NULL;
-	int ret;
+	char **slot = NULL;
 
 	(void)r;
 	if (lp_span__eq(m.key, "start", 5) || lp_span__eq(m.key, "realtime", 8)) {
@@ -197,18 +195,27 @@ static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 		if (m.nvalues < 1 || *slot)
 			return 0;
 		*slot = span_dup(m.values[0]);
-		return *slot ? 0 : lp_error__set(err, -ENOMEM, "out of memory");
+		return *slot ? 0 : -ENOMEM;
 	}
-	if ((ret = lp_event_def__parse(&m, &d, err)) <= 0)
-		return ret;
-	if (find_event(e, d.key) >= 0)
+	return 0;
+}
+
+/* An #lp.event line defines a custom event's title and unit; the first definition of a key holds. */
+static int event_def(void *ctx, struct lp_reader *r, const struct lp_event_def *d)
+{
+	struct exporter *e = ctx;
+	char *title, *unit;
+	int ret;
+
+	(void)r;
+	if (find_event(e, d->key) >= 0)
 		return 0;
-	title = span_dup(d.title);
-	unit = span_dup(d.unit);
-	ret = title && unit ? add_event(e, d.key.s, d.key.len, title, unit) : -ENOMEM;
+	title = span_dup(d->title);
+	unit = span_dup(d->unit);
+	ret = title && unit ? add_event(e, d->key.s, d->key.len, title, unit) : -ENOMEM;
 	free(title);
 	free(unit);
-	return ret < 0 ? lp_error__set(err, ret, "out of memory") : 0;
+	return ret < 0 ? ret : 0;
 }
 
 /* Unescapes span into e->text; its place there as offset and length. */
@@ -389,6 +396,7 @@ static const struct lp_reader_ops export_reader_ops = {
 	.proc = proc_record,
 	.thread = thread_record,
 	.meta = meta_line,
+	.event = event_def,
 };
 
 int exporter__read(struct exporter *e, int fd, const char *name, struct lp_error *err)

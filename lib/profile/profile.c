@@ -246,27 +246,29 @@ static int where_frame(struct strbuf *frame, const char *key, const struct lp_me
 
 static int meta_line(struct profile *c, const struct lp_meta *m, struct lp_error *err)
 {
-	struct lp_event_def d;
-	struct event_unit *v;
-	struct strbuf key = STRBUF_INIT, unit = STRBUF_INIT;
+	bool host = lp_span__eq(m->key, "host", 4);
 	int ret;
 
-	if (lp_span__eq(m->key, "host", 4) || lp_span__eq(m->key, "rank", 4)) {
-		bool host = m->key.s[0] == 'h';
-
-		if ((ret = where_frame(host ? &c->host_frame : &c->rank_frame, host ? "host" : "rank", m)) < 0)
-			return lp_error__set(err, ret, ret == -EINVAL ? "#lp.%s without a value" : "out of memory",
-					     host ? "host" : "rank");
-		*(host ? &c->has_host : &c->has_rank) = true;
+	if (!host && !lp_span__eq(m->key, "rank", 4))
 		return 0;
-	}
-	if ((ret = lp_event_def__parse(m, &d, err)) <= 0)
-		return ret;
+	if ((ret = where_frame(host ? &c->host_frame : &c->rank_frame, host ? "host" : "rank", m)) < 0)
+		return lp_error__set(err, ret, ret == -EINVAL ? "#lp.%s without a value" : "out of memory",
+				     host ? "host" : "rank");
+	*(host ? &c->has_host : &c->has_rank) = true;
+	return 0;
+}
+
+/* A custom event's unit, for the warning about summing events of different units. */
+static int event_def(struct profile *c, const struct lp_event_def *d, struct lp_error *err)
+{
+	struct event_unit *v;
+	struct strbuf key = STRBUF_INIT, unit = STRBUF_INIT;
+
 	v = realloc(c->units, (c->nunits + 1) * sizeof(*v));
 	if (!v)
 		return lp_error__set(err, -ENOMEM, "out of memory");
 	c->units = v;
-	if (strbuf__add(&key, d.key.s, d.key.len) < 0 || lp_span__unescape_to(&unit, d.unit) < 0 ||
+	if (strbuf__add(&key, d->key.s, d->key.len) < 0 || lp_span__unescape_to(&unit, d->unit) < 0 ||
 	    strbuf__addc(&key, 0) < 0 || strbuf__addc(&unit, 0) < 0) {
 		strbuf__release(&key);
 		strbuf__release(&unit);
@@ -578,6 +580,14 @@ static int lp_meta(void *ctx, struct lp_reader *r, const struct lp_meta *m)
 	return meta_line(x->c, m, x->err);
 }
 
+static int lp_event(void *ctx, struct lp_reader *r, const struct lp_event_def *d)
+{
+	struct lp_read *x = ctx;
+
+	(void)r;
+	return event_def(x->c, d, x->err);
+}
+
 static int lp_thread(void *ctx, struct lp_reader *r, const struct lp_thread *t)
 {
 	struct lp_read *x = ctx;
@@ -636,6 +646,7 @@ static const struct lp_reader_ops lp_ops = {
 	.proc = lp_proc,
 	.thread = lp_thread,
 	.meta = lp_meta,
+	.event = lp_event,
 	.version = lp_version,
 };
 

@@ -202,16 +202,10 @@ struct points_read {
 	struct lp_error *err;
 };
 
-static int read_meta(void *ctx, struct lp_reader *r, const struct lp_meta *m)
+static int read_event(void *ctx, struct lp_reader *r, const struct lp_event_def *d)
 {
-	struct points_read *x = ctx;
-	struct lp_event_def d;
-	int ret = lp_event_def__parse(m, &d, x->err);
-
 	(void)r;
-	if (ret == 1)
-		ret = learn_event(x->p, &d);
-	return ret < 0 ? ret : 0;
+	return learn_event(((struct points_read *)ctx)->p, d);
 }
 
 /* the roofs pass on as they were read */
@@ -233,7 +227,7 @@ static int read_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s
 
 int points__read(struct points *p, int fd, const char *name, struct lp_error *err)
 {
-	static const struct lp_reader_ops ops = { .sample = read_sample, .roof = read_roof, .meta = read_meta };
+	static const struct lp_reader_ops ops = { .sample = read_sample, .roof = read_roof, .event = read_event };
 	struct lp_reader_opts ro = { .name = name, .strict = p->o.strict, .warn = p->o.warn, .warn_ctx = p->o.ctx };
 	struct points_read x = { .p = p, .err = err };
 	struct lines *in = lines__new(fd);

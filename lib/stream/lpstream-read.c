@@ -90,7 +90,14 @@ static int comment(struct lp_reader *r)
 		return lp_error__set(r->err, ret, "out of memory");
 	if (ret == 0)
 		return other(r);
-	if (lp_span__eq(m.key, "end", 3)) {
+	if (lp_span__eq(m.key, "event", 5)) {
+		struct lp_event_def d;
+
+		if ((ret = lp_event_def__parse(&m, &d, r->err)) < 0)
+			return ret;
+		if (r->ops->event)
+			return r->ops->event(r->ctx, r, &d);
+	} else if (lp_span__eq(m.key, "end", 3)) {
 		uint64_t n;
 
 		if (m.nvalues != 1 || parse_u64(m.values[0].s, m.values[0].len, &n) < 0)

@@ -304,7 +304,9 @@ struct lp_reader_ops {
 	int (*thread)(void *ctx, struct lp_reader *r, const struct lp_thread *t);
 	int (*roof)(void *ctx, struct lp_reader *r, const struct lp_roof *roof);
 	int (*point)(void *ctx, struct lp_reader *r, const struct lp_point *q);
-	/* "#lp.KEY" lines, the trailer "#lp.end" among them */
+	/* "#lp.event" lines, checked: a custom event's definition (to meta when NULL) */
+	int (*event)(void *ctx, struct lp_reader *r, const struct lp_event_def *d);
+	/* the other "#lp.KEY" lines, the trailer "#lp.end" among them */
 	int (*meta)(void *ctx, struct lp_reader *r, const struct lp_meta *m);
 	/* "#lp-stream N": a stream begins (streams may follow one another: cat a.lp b.lp) */
 	int (*version)(void *ctx, struct lp_reader *r, int version);
