@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp: one GNU Make build for everything. `make V=1` shows the commands.
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -56,6 +57,11 @@ $(if $(shell command -v protoc-c),,\
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm -lnuma -lm -lpthread
 endif
 
+# The version every program says (--version) and every stream carries (#lp.version):
+# a release tarball's VERSION file (make dist), else git describe in a checkout.
+VERSION_BASE = 0.1.0
+LP_VERSION := $(or $(shell cat VERSION 2>/dev/null),$(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//'),$(addprefix $(VERSION_BASE)-g,$(shell git rev-parse --short HEAD 2>/dev/null)),$(VERSION_BASE))
+
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
@@ -71,7 +77,7 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 BINS = $(PROGRAMS:%=$(O)/bin/%)
 MAN_PAGES = $(wildcard share/man/man*/*.[0-9])
 
-.PHONY: all check check-layers unit-check asan-check fuzz bench deps demo install clean help
+.PHONY: all check check-layers unit-check asan-check fuzz bench deps demo install dist clean help FORCE
 all: $(BINS)
 
 $(O)/%.o: %.c
@@ -82,6 +88,14 @@ $(O)/%.o: %.c
 $(O)/liblp.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# rewritten only when the version changes, so that a commit rebuilds one file
+$(O)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define LP_VERSION "$(LP_VERSION)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+
+$(patsubst %.c,$(O)/%.o,$(wildcard cmd/*.c)): $(O)/gen/version.h
 
 $(O)/bin/%: $(O)/cmd/%.o $(CMD_UTIL_OBJS) $(O)/liblp.a
 	@mkdir -p $(dir $@)
@@ -248,6 +262,16 @@ install: all
 	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man7
 	cp -R filters pipelines $(DESTDIR)$(DATADIR)/
 
+# A release tarball: the tree at HEAD and a VERSION file saying what it is.
+dist:
+	@mkdir -p $(O)
+	git archive --format=tar --prefix=lp-$(LP_VERSION)/ HEAD > $(O)/lp-$(LP_VERSION).tar
+	@mkdir -p $(O)/dist/lp-$(LP_VERSION) && echo '$(LP_VERSION)' > $(O)/dist/lp-$(LP_VERSION)/VERSION
+	tar -rf $(O)/lp-$(LP_VERSION).tar -C $(O)/dist lp-$(LP_VERSION)/VERSION
+	gzip -f $(O)/lp-$(LP_VERSION).tar
+	@rm -rf $(O)/dist
+	@echo "  DIST    $(O)/lp-$(LP_VERSION).tar.gz"
+
 clean:
 	rm -rf $(O)
 
@@ -255,3 +279,4 @@ help:
 	@echo "make [all|check|asan-check|fuzz|bench|demo|install|deps|clean] [V=1] [O=dir]"
 
 -include $(LIB_OBJS:.o=.d) $(O)/cmd/*.d $(O)/tests/unit/*.d
+FORCE:

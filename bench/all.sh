@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every benchmark, each against its peer in the same run, then one table of
 # what they measured: the lines that give a ratio, a rate or a target. The
 # whole output of each goes to OUT (a fresh folder in /tmp by default).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of lp-collapse against FlameGraph's stackcollapse-perf.pl and
 # `perf script report stackcollapse`, on the same recording, in the same run.
 #

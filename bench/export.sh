@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of lp-export: each format on an lp stream of EXPORT_MB (1000 by
 # default) made of a real recording (bench/workload.c under lp-record, on and
 # off the CPU, at 4999 Hz) repeated with its times shifted, so the threads'

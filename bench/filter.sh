@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of lp-filter: throughput of a 20-rule deny filter and of a Python
 # filter on an lp stream of MIN_MB (200 by default) made of a real recording
 # (bench/workload.c under lp-record, repeated), with `cat` as the floor; then

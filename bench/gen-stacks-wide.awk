@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Deterministic folded stacks for benchmarks, harder than gen-stacks.awk:
 # N unique stacks (-v n=200000) of depth 20 to 42 (about 31) whose frames
 # come from a pool of 30000 C++-like names. Each stack shares a short spine

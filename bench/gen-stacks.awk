@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Deterministic folded stacks for benchmarks: N unique stacks (-v n=200000),
 # average depth about 30. Each stack runs up one of 50 "spines" (12 to 30
 # frames shared by many stacks), then branches along the base-4 digits of its

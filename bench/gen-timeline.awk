@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An lp stream of many threads blocking and running, for the timeline's
 # scale case: one process whose main thread spawns `threads` threads, each
 # with `intervals` off-CPU intervals and an on-CPU sample between two of

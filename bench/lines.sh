@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of lp-lines against perf report --sort srcline (which runs addr2line)
 # on recordings of the same programs (-F 4999, on the CPU only): bench/workload.c
 # (few distinct addresses: perf at its best) and lp-svg drawing 1M generated

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of off-CPU sampling against BCC's offcputime (libbpf-tools, from
 # Debian's packages), in the same run: the slowdown of a context-switch-heavy
 # workload (two threads passing a byte over pipes, both on CPU 0: across two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Turns `perf script` text (default fields) into an lp stream, for benchmarking
 # lp-collapse on lp input of the same samples. Not a converter for users.
 BEGIN { OFS = "\t"; print "#lp-stream 1"; n = 0 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Off-CPU benchmark workloads: prints "elapsed SECONDS switches N" for its
  * timed part only, so a tool's start-up is not counted.

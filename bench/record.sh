@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of lp-record against perf record -g on the same workload, in the
 # same run: the workload's slowdown at 99, 999 and 4999 Hz (a fixed amount of
 # work, bench/workload.c, 2 threads, best of RUNS), and the time to get a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-roofline roofs against the CARM Tool (github.com/champ-hub/carm-roofline,
 # not part of lp) on the same settings: one thread, avx2 (or the ISA given),
 # double precision, 2 loads to 1 store, 32 runs (the CARM Tool's -nr 32),

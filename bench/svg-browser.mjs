@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Times an SVG in headless Chromium: until the picture is drawn (the script has
 // redrawn it from the embedded data), and a zoom click until the next frame.
 import { open, frames } from '../tests/browser/lib.mjs';

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of lp-svg against FlameGraph's flamegraph.pl on the same folded
 # inputs, in the same run: two generated inputs of 200,000 unique stacks
 # (average depth ~30: "generated" shares long prefixes, a few hundred thousand

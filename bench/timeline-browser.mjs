@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Times a timeline (lp-svg --timeline) in headless Chromium: from navigation
 // until it is drawn, with the script's own marks, then a zoom (+ key) and a
 // pan (arrow) until the next frame.

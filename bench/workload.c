@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A benchmark workload with deep, varied frame-pointer stacks: threads that
  * descend 10 to 40 levels through eight mutually recursive functions along

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The user registers the off-CPU program reads at switch-out, and whether
  * they are those of a system call, per architecture: the twin of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the off-CPU BPF program (offcpu.bpf.c) and user space share: the
  * limits and the records that leave the ring buffer. Types and limits only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Between carm/'s common code and each architecture's kernels (fp-x86.c,
  * mem-x86.c, fp-arm64.c, mem-arm64.c): what one architecture provides.

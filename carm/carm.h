@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The roofline micro-benchmarks: FP and memory kernels in inline asm, one
  * per ISA, precision and operation, so that the instructions each run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * FP kernels for arm64, as fp-x86.c: CARM_FP_CHAINS accumulators (v0-v11)
  * each take one instruction per iteration with operands v14 and v15, so

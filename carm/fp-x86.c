@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * FP kernels: CARM_FP_CHAINS accumulators (registers 0-11) each take one
  * instruction per iteration with operands 14 and 15, so the chains are

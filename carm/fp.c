@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What every architecture's FP kernels share; a portable stand-in where there are none. */
 #include "carm-int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Memory kernels for arm64, as mem-x86.c: a group of LOADS loads then
  * STORES stores of aligned vectors (ldr/str q, or d and s for scalar),

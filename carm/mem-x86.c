@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Memory kernels: aligned sequential loads and stores, a group of LOADS
  * loads then STORES stores, UNROLL groups per loop iteration. GNU as's

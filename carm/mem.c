@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What every architecture's memory kernels share: ratios, families, chunk sizes. */
 #include "carm-int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What every program's main shares: messages, exit codes, closing stdout. */
 #ifndef LP_CMDUTIL_H
 #define LP_CMDUTIL_H
@@ -7,7 +8,7 @@
 
 #include "error.h"
 
-#define LP_VERSION "0.1.0"
+#include "version.h"	/* LP_VERSION, made by make from git describe or VERSION */
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 

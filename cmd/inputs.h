@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading inputs through the collapser: what lp-collapse and lp-svg share. */
 #ifndef LP_INPUTS_H
 #define LP_INPUTS_H

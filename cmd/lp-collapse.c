@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-collapse: lp streams, perf script text or folded stacks to folded stacks. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-export: lp streams as pprof, speedscope, Trace Event JSON or perf script text. */
 #include <errno.h>
 #include <fcntl.h>

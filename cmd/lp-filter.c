@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-filter: cut stack frames of an lp stream or folded stacks by regex or Python. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-lines: weights per source line of an lp stream (the perf report --sort srcline of lp). */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-offcpu: sample the time a command and everything it spawns spend off the CPU. */
 #include "recordcmd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-record: sample a command and everything it spawns, on and off the CPU. */
 #include "recordcmd.h"
 

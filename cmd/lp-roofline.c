@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-roofline: the machine's roofs, and roofline points of recorded code. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-svg: folded stacks or an lp stream to an interactive flame graph (SVG). */
 #include <errno.h>
 #include <fcntl.h>

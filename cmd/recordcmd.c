@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The main of lp-record and lp-offcpu: one recorder, two sets of defaults and options. */
 #include <errno.h>
 #include <fcntl.h>
@@ -435,6 +436,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		.workload_stdout = -1,
 		.spill_after = (size_t)64 << 20,
 		.warn = print_warning,
+		.version = LP_VERSION,
 	};
 	struct record_stats st;
 	const char *output = NULL;

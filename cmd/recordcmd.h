@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The main lp-record and lp-offcpu share. */
 #ifndef LP_RECORDCMD_H
 #define LP_RECORDCMD_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Cut recursion deeper than DEPTH: of consecutive frames of one function only
 # the first DEPTH (from the root) stay, so deep recursive stacks fold together.
 #   lp-filter python:filters/recursion.py run.lp | lp-svg > shallow.svg

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // lp-svg's flame graph: zoom, search, tooltips, drawing at full detail from
 // the data embedded in the file (a zlib-compressed JSON tree, base64 in
 // <metadata id="lp-data">). Without scripts the file shows the frames drawn

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Renaming frame labels, shared by lp-svg's flame graphs and its timeline:
 // a list of rules "REGEX => REPLACEMENT" applied in order, each to the first
 // match in a label (JavaScript's String.replace: $1, $& work), edited in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // lp-svg --roofline: one ISA's roofs at a time, search over regions, for
 // each point the roofs above it at its intensity, and zoom (drag a box). lpRooflineData is written
 // before this script by lp-svg.

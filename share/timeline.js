@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // lp-svg's timeline: a row per thread, nested by spawn tree, on one time
 // axis. The file embeds every interval exactly (deflated varints, base64, in
 // <metadata id="lp-timeline">); each redraw merges what falls in one pixel,

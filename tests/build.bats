@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The build: installation layout and the missing-dependency message.
 
 bats_require_minimum_version 1.5.0
@@ -16,7 +17,22 @@ setup() {
 	[ -d "$BATS_TEST_TMPDIR/root/usr/share/lp/filters" ]
 	run --separate-stderr "$BATS_TEST_TMPDIR/root/usr/bin/lp-collapse" --version
 	assert_success
-	assert_output --regexp '^lp-collapse [0-9]+\.[0-9]+\.[0-9]+$'
+	assert_output --regexp '^lp-collapse [0-9]+\.[0-9]+\.[0-9]+'
+}
+
+@test "one version: every program says it, a recording carries it, a release tarball has it in VERSION" {
+	version=$("$LP_BUILD/bin/lp-collapse" --version | cut -d' ' -f2)
+	[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "version '$version'"
+	for p in lp-svg lp-filter lp-lines lp-export lp-record lp-offcpu lp-roofline; do
+		assert_equal "$("$LP_BUILD/bin/$p" --version)" "$p $version"
+	done
+	if "$LP_BUILD/bin/lp-record" -q -o v.lp -- true 2> /dev/null; then
+		grep -qxP "#lp.version\t$version" v.lp
+	fi
+	run --separate-stderr make -C "$TOP" -s O="$BATS_TEST_TMPDIR/d" dist
+	assert_success
+	tar -xzf "$BATS_TEST_TMPDIR/d/lp-$version.tar.gz" -C "$BATS_TEST_TMPDIR" "lp-$version/VERSION" "lp-$version/COPYING"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/lp-$version/VERSION")" "$version"
 }
 
 @test "a missing library is named with its Debian package" {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-collapse: every input format, every option, and bad input.
 
 bats_require_minimum_version 1.5.0

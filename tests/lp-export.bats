@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-export: each format read back by a real consumer, checked against lp-collapse of the
 # same stream; a real recording (on-CPU, off-CPU, a tracepoint with fields, lifecycle).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-lines: weights per source line from DWARF line tables, against perf report --sort srcline.
 
 bats_require_minimum_version 1.5.0

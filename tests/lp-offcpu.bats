@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Off-CPU sampling with eBPF: lp-offcpu, and lp-record sampling on and off the
 # CPU together, on real recordings of tests/workloads/blocking.c, whose own
 # measurements of how long it blocked ("truth FUNCTION SECONDS" on stderr) are

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-record -e: custom events (software, tracepoints, hardware where there is a PMU), recorded
 # from real programs with the real kernel.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-record --live: the stream written while the command runs, recorded from real
 # programs with the real kernel.
 

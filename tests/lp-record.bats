@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-record: real recordings of the bundled workloads with the real kernel.
 
 bats_require_minimum_version 1.5.0

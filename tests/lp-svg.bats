@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-svg: the SVG itself, options and errors; and the pictures in headless Chromium.
 
 bats_require_minimum_version 1.5.0

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Beyond one machine: output templates, ranks from the launchers' environments, merging the
 # streams of a job per rank and host; a real mpirun (Open MPI) job.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pipelines/lp-report: a static report of a recording (or of a stream), on
 # a real recording of tests/workloads/blocking, checked in Chromium.
 

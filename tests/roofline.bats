@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-roofline: the machine's roofs (carm/ kernels on this CPU), the CARM
 # Tool's CSV, points from recordings with known counts, the no-PMU refusal,
 # and lp-svg --roofline in Chromium.

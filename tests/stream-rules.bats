@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The rules of lp-stream(5) that every reader applies alike, through the one reader of
 # lib/stream: each reader of lp streams on the same good and bad inputs gives the same
 # verdict (exit status) and the same message after its own name.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared set-up of the bats tests.
 bats_load_library bats-support
 bats_load_library bats-assert

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lp-svg --timeline: the file, its options and errors; the picture in headless
 # Chromium on a small stream, a real recording and streams of several ranks.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What differs between the architectures lp runs on: which user registers a
  * sample carries (perf's sample_regs_user bits, which come in bit order),

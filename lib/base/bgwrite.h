@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Buffers written to a file descriptor by a thread of their own: the
  * producer fills the next buffer while the last one goes out. A write into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What went wrong, and where: the one error-detail type of lib/. Parsers fill
  * in the place (file, line, column: each 0/NULL when unknown) and a message;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A fast 64-bit hash of byte strings, for hash tables (not cryptographic). */
 #ifndef LP_HASH_H
 #define LP_HASH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One open-addressing hash table (linear probing, grown at half full) for
  * every table in lp: each keeps its own entry type, which starts with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Big buffers in huge pages, where the kernel has transparent huge pages in
  * "madvise" mode (Debian's default) or "always". Each first touch of a 4 KB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* JSON text: what the JSON writers (lp-svg's embedded data, lp-export) share. */
 #ifndef LP_JSON_H
 #define LP_JSON_H

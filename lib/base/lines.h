@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Buffered line reader: lines are handed out in place, without copying. */
 #ifndef LP_LINES_H
 #define LP_LINES_H

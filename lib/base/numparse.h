@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Strict number parsing: the whole text must be the number. */
 #ifndef LP_NUMPARSE_H
 #define LP_NUMPARSE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * An output that is whole or not there: what a reader writes while it still
  * may find its input bad. A named file is written beside its path (beside a

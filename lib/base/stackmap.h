@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unique stacks (folded keys) with their counts. Memory grows with the number
  * of unique stacks, not with the number of samples added.

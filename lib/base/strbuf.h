@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Growable byte buffer. */
 #ifndef LP_STRBUF_H
 #define LP_STRBUF_H

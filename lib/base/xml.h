@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Text that is safe inside XML (SVG) character data and attribute values. */
 #ifndef LP_XML_H
 #define LP_XML_H

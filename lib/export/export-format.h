@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What export.c hands each format: records with their fields unescaped
  * and their stacks as frames, the events and inputs seen so far. Each format

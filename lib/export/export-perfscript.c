@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `perf script` text, as perf writes it with pid, tid, cpu, time, period and
  * event: what stackcollapse-perf.pl, lp-collapse and Firefox Profiler import.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pprof's profile.proto, gzipped (what `go tool pprof` and Grafana Pyroscope
  * read), encoded by protobuf-c from lib/export/pprof.proto. One sample type per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * speedscope's file format (https://www.speedscope.app/file-format-schema.json):
  * a sampled profile per event, its unique stacks with summed weights (the

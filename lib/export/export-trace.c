@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The Trace Event JSON format (Perfetto UI, chrome://tracing): one track per
  * thread under its process. On-CPU samples in a row with the same leaf frame

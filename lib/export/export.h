@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lp streams in the formats of other viewers: pprof (gzipped profile.proto),
  * speedscope's JSON, the Trace Event JSON of Perfetto and chrome://tracing,

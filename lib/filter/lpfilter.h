@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lp-filter's work: reading an lp stream or folded stacks and writing the
  * same with stack frames cut, STACK and LOCS in step; every other line

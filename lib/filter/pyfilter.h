@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Python stack filters: a file run in an embedded CPython that defines
  * process(callchain) (and optionally setup()), called once per stack with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Frame filters of lp-filter: files of SYM/EXEC/ANY regex statements in
  * groups joined by OR (a frame matches when every statement of some group

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Telling the three inputs of the readers apart: lp streams, `perf script`
  * text and folded stacks, by what the input really holds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a frame's executable (a perf DSO name or an lp LOCS entry) says about it. */
 #ifndef LP_DSO_H
 #define LP_DSO_H

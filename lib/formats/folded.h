@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folded stacks, the format of FlameGraph: "frame;frame;frame COUNT [COUNT2]". */
 #ifndef LP_FOLDED_H
 #define LP_FOLDED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "perfscript.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `perf script` text to folded stacks, line by line, with the rules of
  * FlameGraph's stackcollapse-perf.pl: same names, tidying, annotations and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Data a picture's script reads back: deflated (zlib) and base64-encoded in
  * lines of 76, written out as it is produced so that no copy of the whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * From a profile to a flame graph's tree: stacks go straight into the tree
  * as they are read (reversed for --reverse, merged from the leaves), or a

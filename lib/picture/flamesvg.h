@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Writing a flame graph (or flame chart) of a flametree as one standalone SVG. */
 #ifndef LP_FLAMESVG_H
 #define LP_FLAMESVG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The tree of a flame graph: frames merged along common stack prefixes, with
  * two value columns (on-/off-CPU time, or the two profiles of a difference).

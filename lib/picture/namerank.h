@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What a frame's name is, given its parent's: functions call few others, so
  * "the k-th distinct callee seen under this caller's name" is a small number

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Frame colours, with the palettes and name hashes of FlameGraph's flamegraph.pl. */
 #ifndef LP_PALETTE_H
 #define LP_PALETTE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The roofline plot (lp-svg --roofline): R records as roofs on log-log axes
  * of arithmetic intensity (FLOP/byte) and performance (FLOP/s), each memory

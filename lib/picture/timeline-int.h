@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the timeline's files share: the threads, bands and spans it collects.
  * Private to lib/picture/.

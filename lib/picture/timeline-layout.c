@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The timeline laid out: bands (by rank when every input has one), rows nested by spawn tree. */
 #include "timeline-int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The timeline written: one SVG, its threads' spans and stacks embedded as JSON for its script. */
 #include "timeline-int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A timeline of threads (lp-svg --timeline): one row per thread, nested under
  * its process and the process under its parent (P records), on one time axis:

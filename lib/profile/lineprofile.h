@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Weights per source line (lp-lines): each sample's leaf frame (or the
  * leafmost frame whose source is readable, nearest_source), or with inclusive every frame once, mapped to FILE:LINE through DWARF line tables

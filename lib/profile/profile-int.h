@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What profile's files share: the profile itself. Private to lib/profile/.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perf script text into a profile: stackcollapse-perf.pl's folding, on two cores for a big file. */
 #include "profile-int.h"
 

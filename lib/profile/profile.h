@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A profile: what every reader of stacks builds from its inputs (lp streams,
  * `perf script` text, folded stacks, detected per input), as unique stacks

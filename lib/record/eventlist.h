@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The events this machine offers, as lp-record --list-events shows them. */
 #ifndef LP_EVENTLIST_H
 #define LP_EVENTLIST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What `lp-record -e EVENT[,PERIOD[,TITLE[,UNIT]]]` names, resolved to what
  * perf_event_open takes, the way perf users write events: generic hardware,

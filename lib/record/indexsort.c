@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The index of kept records in time order, sorted where it lies. A sort that
  * needs a second array as big as the index (a stable radix sort's) spends

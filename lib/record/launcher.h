@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Where a recording stands in a parallel job, from what its launcher put in
  * the environment (Open MPI, MPICH/Hydra, PMIx, Slurm), and what its output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Off-CPU sampling with eBPF (bpf/offcpu.bpf.c): loads and attaches the
  * program, follows process trees, hands over the reported intervals.

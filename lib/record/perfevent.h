@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perf_event_open sessions: on a task (inherited by everything it spawns),
  * per CPU a task-clock sampling event, an event for the records that follow

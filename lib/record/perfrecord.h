@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The kernel's perf records, decoded and (for what existed before the
  * recording) encoded: the one place that knows their byte layout, which

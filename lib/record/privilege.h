@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What this process may do, as the kernel will judge it: its effective capabilities. */
 #ifndef LP_PRIVILEGE_H
 #define LP_PRIVILEGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The stream's header, its counts and its trailer: what a recording says of itself. */
 #include "writer-int.h"
 
@@ -66,7 +67,11 @@ int writer_write_header(struct recorder *r, struct lp_writer *out, const struct 
 	const char *v[3];
 	int ret = 0;
 
-	if (r->o.argv) {
+	if (r->o.version) {
+		v[0] = r->o.version;
+		ret = lp_writer__meta(out, "version", v, 1);
+	}
+	if (ret == 0 && r->o.argv) {
 		size_t n = 0;
 
 		while (r->o.argv[n])

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Starting a recording: the command forked and held until its events are
  * open, or the threads of running processes attached (with what they had

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Threads and processes while writing: spawns with their stacks, names, ends, exact times, T records. */
 #include "writer-int.h"
 

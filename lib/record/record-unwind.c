@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A sample's chain of frames: what the kernel gave, unwound further with CFI and the learned roots. */
 #include "writer-int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Writing a recording: records in time order, symbolised (frames unwound
  * with CFI where frame pointers lose callers), handed to the stream writer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside a recording, shared by its three parts: recorder.c keeps the
  * records as they come, record-start.c starts the command or attaches,

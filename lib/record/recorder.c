@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Keeping a recording's records as they come: copied out of the ring buffers
  * into an arena, indexed, counted for the header. Starting is in

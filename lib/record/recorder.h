@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A recording: runs a command (or attaches to processes) under perf events,
  * keeps every record, and at the end writes them, symbolised and in time
@@ -36,6 +37,7 @@ struct record_opts {
 	size_t spill_after;		/* bytes of records kept in memory before the rest go to a file; 0: all in memory */
 	const char *spill_dir;		/* where that file goes (unlinked); NULL: /var/tmp */
 	const char *rank, *job;		/* where the recording stands in a parallel job, or NULL */
+	const char *version;		/* lp's, for the header's #lp.version; NULL: none */
 	lp_warn_fn warn;
 	void *ctx;
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A temporary file written once and read through a mapping. See spill.h. */
 #include "spill.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A temporary file for what does not fit in memory: written once in blocks,
  * then read through one read-only mapping whose pages can be let go of.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What this machine lets lp-record do, each with its remedy: the checks
  * lp-record makes before recording and prints all of with --check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What a recording knows of each thread, for its T record: when it started
  * and ended, its exact on-CPU time (the kernel's own accounting) and what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A tracepoint's raw sample data as KEY=VALUE pairs, by libtraceevent from
  * the tracepoint's format (tracefs events/SYSTEM/NAME/format): numbers in

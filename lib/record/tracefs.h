@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where the kernel's tracepoints are described: tracefs. */
 #ifndef LP_TRACEFS_H
 #define LP_TRACEFS_H

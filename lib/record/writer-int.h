@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the parts of writing a recording share: the writer and the records it
  * keeps beside the stream. Private to lib/record/.

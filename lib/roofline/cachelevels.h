@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Cache sizes from three sources that do not always agree: sysfs, CPUID
  * and a sweep of bandwidth over working-set sizes, whose knees are where a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Before lp-roofline record trusts the FLOP and load/store counters, each is
  * counted over carm/ kernels whose FLOPs, loads and stores are known

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The CARM Tool's roofline CSV, byte for byte, so that its files and ours
  * are interchangeable (Adaptyst's analyser reads exactly this layout):

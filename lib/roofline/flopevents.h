@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What each vendor's PMU counts of FP work and memory operations, and how
  * it converts: Intel FP_ARITH_INST_RETIRED by width and precision (an FMA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Roofline points (lp-roofline points): per code region of lp streams, the
  * FLOPs and memory operations their FP and load/store event samples count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Runs carm/ kernels on pinned threads and times them: each thread touches
  * its own buffer first (node-local), all start together at a spinning

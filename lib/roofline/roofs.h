@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The machine's roofs (lp-roofline roofs): cache sizes from sysfs and CPUID
  * confirmed by a bandwidth sweep, then per ISA the bandwidth of each memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Percent-escaping of lp stream fields (lp-stream(5), "Escaping"). */
 #ifndef LP_ESCAPE_H
 #define LP_ESCAPE_H

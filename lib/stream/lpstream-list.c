@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* STACK and LOCS lists: walking, checking, building; LOCS items. */
 #include "lpstream.h"
 

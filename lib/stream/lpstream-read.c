@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The one loop over an lp stream's lines: every program reads streams through
  * it, so that each gives the same verdict on the same input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The writer every producer of lp streams uses: a record built in one buffer, one fwrite. */
 #include "lpstream.h"
 

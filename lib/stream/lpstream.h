@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The lp stream, version 1 (share/man/man5/lp-stream.5). This module owns the
  * whole format: no other file splits a record into fields or joins fields

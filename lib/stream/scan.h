@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Finding the separators of lp lists fast: items are short, lists long. */
 #ifndef LP_SCAN_H
 #define LP_SCAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unwinding by a file's call frame information (.eh_frame), from the user
  * registers and a snapshot of the stack taken with the sample. This recovers the caller that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Rust's v0 mangling (RFC 2603), which rustc uses for std and, by option,
  * for everything: _R then a path, read into the names a reader knows, crate

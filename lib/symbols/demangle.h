@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Names as the source spells them: C++ (Itanium ABI), Rust's legacy and v0 schemes. */
 #ifndef LP_DEMANGLE_H
 #define LP_DEMANGLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The common rules of an ELF image's .eh_frame, read without libdw: found
  * by .eh_frame_hdr's binary search table and compiled by running the CIE's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Function symbols of one ELF file (.symtab, else .dynsym, from the file or
  * its separate debug file), sorted for lookup by address, and the mapping of

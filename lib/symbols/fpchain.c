@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The kernel walks a user stack's frame pointers without asking whether they
  * are any: in code built without them %rbp (x29) holds whatever the compiler

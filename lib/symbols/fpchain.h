@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* How much of the kernel's frame-pointer walk of a user stack can be believed. */
 #ifndef LP_FPCHAIN_H
 #define LP_FPCHAIN_H

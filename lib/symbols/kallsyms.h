@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Kernel symbols from /proc/kallsyms (and modules'), and JIT symbol maps (/tmp/perf-PID.map). */
 #ifndef LP_KALLSYMS_H
 #define LP_KALLSYMS_H

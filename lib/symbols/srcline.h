@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Source lines of code addresses, from DWARF line tables (libdw): the
  * binary's own, or its separate debug file found by build id or debug link

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One root for a process's stacks. A frame-pointer chain ends at the first
  * caller without a frame pointer, which in most programs is libc's own

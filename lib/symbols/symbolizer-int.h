@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the symbolizer's files share: its processes, files and caches.
  * Private to lib/symbols/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Turning addresses into names, as processes were at the time: each process's
  * executable mappings (from MMAP2 records, copied at fork, cleared at exec),

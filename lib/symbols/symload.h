@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Programs' symbols and CFI read while the command runs, on a thread of its
  * own, rather than at each file's first frame in the write phase: what is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unwinding a user stack copy with CFI, one place (file and address) at a time, and what CFI says of a frame. */
 #include "symbolizer-int.h"
 

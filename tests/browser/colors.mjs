@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // On/off-CPU blending and differential colours, and the tooltip naming both.
 import { open, frames, byText, shot, check, scenario } from './lib.mjs';
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Frames too narrow to draw become one (compressed) block; a click draws them all.
 import { open, frames, byText, shot, check, near, scenario } from './lib.mjs';
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The data embedded in a flame graph decodes to the stacks it was made of.
 import { readFileSync } from 'node:fs';
 import { open, check, scenario } from './lib.mjs';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reads lp-export's output back with real consumers and prints what a test
 // compares: per-event totals as "EVENT TOTAL" lines, then what else was checked.
 //   node export.mjs pprof FILE            decoded by the npm pprof-format package

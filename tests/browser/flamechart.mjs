@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The flame chart: one band per thread, samples in time order (x grows with time),
 // a thread's summary in its band's tooltip.
 import { open, frames, shot, check, scenario } from './lib.mjs';

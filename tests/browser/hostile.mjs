@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Hostile names stay text: no script runs, nothing breaks out of the markup.
 import { open, frames, shot, check, scenario } from './lib.mjs';
 

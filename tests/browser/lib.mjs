@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Opens lp's pictures in headless Chromium (Debian's chromium) with playwright-core.
 import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A real recording on and off the CPU (tests/workloads/blocking) in Chromium:
 // blocking frames are off-CPU blue, spinning warm, and the tooltip of a frame
 // with both gives both times.

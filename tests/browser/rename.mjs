@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Renaming frame labels (share/rename.js) in a flame graph and in the
 // timeline's flame graph and flame chart: rules edited in a panel, applied to
 // the first match of each label, kept in the address, bad rules refused.

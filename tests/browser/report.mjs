@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // pipelines/lp-report's index.html, opened from disk: the first screen says
 // what happened, the picker opens a thread in the timeline, the flame graphs
 // and source views are there.

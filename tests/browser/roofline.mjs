@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // lp-svg --roofline in Chromium: the widest ISA's roofs shown, points placed
 // by their numbers, another ISA on a click, search, the details of a point, and
 // zoom by a dragged box (kept in the URL, undone by Reset zoom).

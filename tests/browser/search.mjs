@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Search highlights exactly the matching frames and reports their share, nested matches once.
 import { open, frames, byText, shot, check, scenario } from './lib.mjs';
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The timeline (lp-svg --timeline) in Chromium: rows nested by spawn tree,
 // what is drawn where, the tooltip, zoom and pan, search, a thread's flame
 // graph on click, bands of several streams on one clock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A click zooms (widths scale as expected), Reset Zoom restores, the URL keeps the zoom.
 import { open, frames, byText, shot, check, near, scenario } from './lib.mjs';
 

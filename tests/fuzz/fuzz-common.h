@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared by the libFuzzer targets: run the whole collapse path on one input. */
 #ifndef LP_FUZZ_COMMON_H
 #define LP_FUZZ_COMMON_H

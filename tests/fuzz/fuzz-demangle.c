@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: demangle (C++ through libstdc++, Rust legacy and v0 here) on any name. */
 #include <stdint.h>
 #include <stdlib.h>

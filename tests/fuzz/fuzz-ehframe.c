@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: .eh_frame_hdr and .eh_frame from any bytes (they come
  * from the files a recorded program maps). The input: the two sections'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lp-export's reader and every format on one input, lp-svg's timeline too:
  * the first byte picks which.

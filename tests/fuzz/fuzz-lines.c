@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-lines' reader on one input, each way (leaf lines, --inclusive, --nearest-source). */
 #include "fuzz-common.h"
 #include "lineprofile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: lp-filter's whole path (lp stream or folded input, a
  * regex filter, --mark, deny or allow) on one input; what it writes from an

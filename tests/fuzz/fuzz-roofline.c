@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-svg --roofline's and lp-roofline points' readers (R, Q, S and #lp.event lines) on one input. */
 #include "fuzz-common.h"
 #include "points.h"

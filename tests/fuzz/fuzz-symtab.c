@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: kernel symbols (/proc/kallsyms' shape) and JIT maps (/tmp/perf-PID.map) from any bytes. */
 #include <errno.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A small TAP producer for the C unit tests: one "ok N - name" per check. */
 #ifndef LP_TAP_H
 #define LP_TAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The background writer: buffers come out whole and in order through a pipe
  * whose reader is slower than the producer; a reader that goes away is an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The carm kernels of this architecture (x86-64 here; arm64 under
  * qemu-user in tests/roofline.bats): each FP kernel runs; each memory

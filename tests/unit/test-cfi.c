@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * CFI rules given as DWARF expressions: a lazy PLT entry's CFA depends on
  * where in the entry the sample is (before or after its push), which

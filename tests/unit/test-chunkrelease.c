@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lp-record's kept records are let go of chunk by chunk as the write phase
  * passes the last record of each (in time order), not before: a chunk one of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * demangle on names as g++ 12 and rustc 1.95 emit them (legacy and v0). The
  * v0 ones were checked against binutils' c++filt, which also shows crate

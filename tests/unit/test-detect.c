@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp_format__detect: each input's format from its structure, or why it has none. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * .eh_frame read without libdw against libdw's reading, address by address
  * through the code of real files: this test binary, the C library, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elfsym on real files: this test's own executable, its PLT entries named
  * as objdump names them, and a copy stripped of its symbols.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The merged tree against a plain count of the same stacks: random stacks
  * over a few names, some of them prefixes of others ("f" and "f!x" sort

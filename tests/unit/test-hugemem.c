@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Huge-page memory: aligned, zeroed, all of it usable, freed; where the kernel backs it with huge pages. */
 #include <errno.h>
 #include <stdint.h>

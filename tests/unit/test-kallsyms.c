@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Kernel symbols read from a /proc/kallsyms-shaped file: functions only, modules named, names whole. */
 #include <errno.h>
 #include <stdio.h>

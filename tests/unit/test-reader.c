@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp_reader__read: the one loop every program reads streams with, its callbacks and its rules. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-roofline's arithmetic: the CARM Tool's numbers, the knees of a sweep, the vendor tables, R and Q records. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The spill file: blocks written, read back through the mapping, pages let go of and read again. */
 #include <errno.h>
 #include <stdlib.h>

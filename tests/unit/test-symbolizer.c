@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The symbolizer on this test's own executable: files are cached by device
  * and inode, so a mapping under another name (a hard link, /lib for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The loader reads a file while it is there: a copy of this program, read
  * through the loader and then deleted, still names this program's

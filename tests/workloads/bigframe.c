@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Built without frame pointers (see the Makefile): functions whose frames
  * (~12 KB of locals) outgrow lp-record's user stack snapshot, as bzip2's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Known blocking, for the off-CPU tests: each kind in its own function, its
  * real blocked time measured around the call and printed on stderr as

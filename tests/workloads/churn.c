@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Blocking beside exiting threads, for the off-CPU loss test: a "sleeper"
  * thread sleeps 1 ms at a time in nap() while the main thread keeps starting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // A C++ workload: samples land in a member function template of a class in a
 // namespace, whose mangled name lp-record must demangle.
 #include <cstdio>

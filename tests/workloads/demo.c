@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The demo workload: two threads that spend known shares of their time in
  * known functions (about 60% in crunch_numbers, 30% in parse_records, 10% in

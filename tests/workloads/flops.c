@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Known FLOPs for lp-roofline: triad() does a[i] = b[i] + s * c[i] over n
  * doubles, reps times: 2 FLOPs, 2 loads and a store of 8 bytes each per

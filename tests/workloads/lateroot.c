@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A thread whose stacks show what is rootward of libc's thread entry only
  * late in its life. For its first SECONDS it spins in deep_work, whose 12 KB

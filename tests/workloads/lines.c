@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Known hot source lines, for lp-lines: loop() runs a heavy loop (3 parts of
  * the work) on one line and a light one (1 part) on the next, for SECONDS of

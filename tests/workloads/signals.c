@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Time spent in a signal handler, over the code it interrupted: a timer
  * sends SIGALRM every millisecond while main runs interrupted_work, and the

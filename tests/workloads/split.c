@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A workload with a known split of CPU time, for lp-record's fidelity tests:
  * 60% in sixty_percent (thread "sixty"), 30% in thirty_percent (thread

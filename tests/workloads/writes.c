@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Known numbers of events, for the custom event tests: exactly N write(2)
  * calls of 5 bytes to /dev/null from emit(), then P freshly mapped pages

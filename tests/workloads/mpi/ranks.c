@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * An MPI job whose ranks do known, different amounts of work, for lp-record
  * under mpirun: rank r burns (r + 1) * MS milliseconds of its own CPU time in
