@@ -65,7 +65,7 @@ LP_VERSION := $(or $(shell cat VERSION 2>/dev/null),$(shell git describe --tags 
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines lp-roofline
+PROGRAMS = lp lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines lp-roofline
 # lib/ by part (stream, record, symbols, picture...): share/doc/DESIGN.md
 # carm/: the roofline micro-benchmarks, part of the library lp-roofline uses
 LIB_SRCS = $(wildcard lib/*/*.c) $(wildcard carm/*.c)

@@ -20,6 +20,7 @@ void set_progname(const char *name, char **argv)
 	progname = name;
 	argv[0] = (char *)name;
 }
+
 int exit_failure = EXIT_RUNTIME;
 
 void error(const char *fmt, ...)

@@ -66,3 +66,24 @@ setup() {
 	assert_success
 	assert_output ''
 }
+
+@test "lp, the umbrella: lists the commands, runs lp-COMMAND beside it, opens the manual, says its version" {
+	run --separate-stderr "$LP_BUILD/bin/lp"
+	assert_success
+	assert_line --regexp '^  collapse +fold lp streams'
+	assert_line --regexp '^  record +sample a command'
+	version=$("$LP_BUILD/bin/lp-collapse" --version | cut -d' ' -f2)
+	run --separate-stderr "$LP_BUILD/bin/lp" --version
+	assert_output "lp $version"
+	# lp-COMMAND beside lp comes first, whatever PATH says
+	run --separate-stderr env PATH=/usr/bin:/bin "$LP_BUILD/bin/lp" collapse "$DATA/sample.lp"
+	assert_success
+	assert_line 'app;_start;main;compute 2000003'
+	run -2 --separate-stderr "$LP_BUILD/bin/lp" bogus
+	assert_equal "${stderr_lines[0]}" "lp: 'bogus' is not an lp command; 'lp' lists them"
+	if command -v man > /dev/null && [ -e "$LP_BUILD/../share/man/man1/lp-collapse.1" ]; then
+		run --separate-stderr "$LP_BUILD/bin/lp" help collapse
+		assert_success
+		assert_line --regexp 'lp-collapse - aggregate samples into folded stacks'
+	fi
+}
