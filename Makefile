@@ -261,6 +261,9 @@ install: all
 	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5
 	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man7
 	cp -R filters pipelines $(DESTDIR)$(DATADIR)/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 share/bash-completion/lp $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lp
+	for p in $(filter-out lp,$(PROGRAMS)); do ln -sf lp $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p; done
 
 # A release tarball: the tree at HEAD and a VERSION file saying what it is.
 dist:

@@ -15,6 +15,9 @@ setup() {
 	[ -f "$BATS_TEST_TMPDIR/root/usr/share/man/man1/lp-collapse.1" ]
 	[ -f "$BATS_TEST_TMPDIR/root/usr/share/man/man5/lp-stream.5" ]
 	[ -d "$BATS_TEST_TMPDIR/root/usr/share/lp/filters" ]
+	[ -x "$BATS_TEST_TMPDIR/root/usr/bin/lp" ]
+	[ -f "$BATS_TEST_TMPDIR/root/usr/share/bash-completion/completions/lp" ]
+	[ -L "$BATS_TEST_TMPDIR/root/usr/share/bash-completion/completions/lp-record" ]
 	run --separate-stderr "$BATS_TEST_TMPDIR/root/usr/bin/lp-collapse" --version
 	assert_success
 	assert_output --regexp '^lp-collapse [0-9]+\.[0-9]+\.[0-9]+'
@@ -86,4 +89,31 @@ setup() {
 		assert_success
 		assert_line --regexp 'lp-collapse - aggregate samples into folded stacks'
 	fi
+}
+
+# COMPREPLY for the words of a command line, the cursor on the last.
+complete_words() {
+	# shellcheck disable=SC1091
+	source "$TOP/share/bash-completion/lp"
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	_lp
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+
+@test "bash completion: commands, each program's options from its --help, event names, files" {
+	PATH=$LP_BUILD/bin:$PATH
+	run complete_words lp re
+	assert_output 'record'
+	run complete_words lp svg --time
+	assert_output '--timeline'
+	run complete_words lp-collapse --ti
+	assert_output "$(printf -- '--tid\n--time-ordered')"
+	run complete_words lp-record -e page-fa
+	assert_line 'page-faults'
+	cd "$BATS_TEST_TMPDIR" && touch run.lp
+	run complete_words lp-svg ru
+	assert_output 'run.lp'
+	run complete_words lp help col
+	assert_output 'collapse'
 }
