@@ -18,6 +18,17 @@ setup() {
 	[ -x "$BATS_TEST_TMPDIR/root/usr/bin/lp" ]
 	[ -f "$BATS_TEST_TMPDIR/root/usr/share/bash-completion/completions/lp" ]
 	[ -L "$BATS_TEST_TMPDIR/root/usr/share/bash-completion/completions/lp-record" ]
+	# the installed programs need nothing of the tree they were built in
+	root=$BATS_TEST_TMPDIR/root
+	if "$LP_BUILD/bin/lp-record" -q -o "$BATS_TEST_TMPDIR/probe.lp" -- true 2> /dev/null; then
+		(cd / && env -i PATH=/usr/bin:/bin "$root/usr/bin/lp" record -q -o "$BATS_TEST_TMPDIR/i.lp" -- /bin/true)
+		(cd / && env -i PATH=/usr/bin:/bin "$root/usr/bin/lp" svg "$BATS_TEST_TMPDIR/i.lp" > "$BATS_TEST_TMPDIR/i.svg")
+		grep -q '<svg' "$BATS_TEST_TMPDIR/i.svg"
+	fi
+	run --separate-stderr env -i PATH=/usr/bin:/bin MANPATH="$root/usr/share/man" "$root/usr/bin/lp" help svg
+	assert_success
+	assert_line --regexp 'lp-svg +- '
+
 	run --separate-stderr "$BATS_TEST_TMPDIR/root/usr/bin/lp-collapse" --version
 	assert_success
 	assert_output --regexp '^lp-collapse [0-9]+\.[0-9]+\.[0-9]+'
