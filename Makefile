@@ -62,7 +62,7 @@ endif
 VERSION_BASE = 0.1.0
 LP_VERSION := $(or $(shell cat VERSION 2>/dev/null),$(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//'),$(addprefix $(VERSION_BASE)-g,$(shell git rev-parse --short HEAD 2>/dev/null)),$(VERSION_BASE))
 
-ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(CPPFLAGS) $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
 PROGRAMS = lp lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines lp-roofline
@@ -77,7 +77,7 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 BINS = $(PROGRAMS:%=$(O)/bin/%)
 MAN_PAGES = $(wildcard share/man/man*/*.[0-9])
 
-.PHONY: all check check-layers unit-check asan-check fuzz bench deps demo install dist clean help FORCE
+.PHONY: all check check-layers unit-check asan-check fuzz bench deps demo install dist deb clean help FORCE
 all: $(BINS)
 
 $(O)/%.o: %.c
@@ -274,6 +274,16 @@ dist:
 	gzip -f $(O)/lp-$(LP_VERSION).tar
 	@rm -rf $(O)/dist
 	@echo "  DIST    $(O)/lp-$(LP_VERSION).tar.gz"
+
+# A Debian package of what make install installs, under /usr (debian/, debhelper):
+# $(O)/lp_VERSION_ARCH.deb, VERSION debian/changelog's.
+deb:
+	dpkg-buildpackage -b -us -uc
+	@mkdir -p $(O)
+	mv ../lp_$$(dpkg-parsechangelog -S Version)_$$(dpkg-architecture -qDEB_HOST_ARCH).deb $(O)/
+	rm -f ../lp_$$(dpkg-parsechangelog -S Version)_*.buildinfo ../lp_$$(dpkg-parsechangelog -S Version)_*.changes \
+		../lp-dbgsym_$$(dpkg-parsechangelog -S Version)_*.deb
+	@echo "  DEB     $(O)/lp_$$(dpkg-parsechangelog -S Version)_$$(dpkg-architecture -qDEB_HOST_ARCH).deb"
 
 clean:
 	rm -rf $(O)
