@@ -111,6 +111,18 @@ within() {
 	lp-collapse early.lp | grep -q ';after_early_child '
 }
 
+@test "the summary counts what the stream holds: a command that exits at once, and custom events alone" {
+	run -3 --separate-stderr lp-record -o e3.lp -- sh -c 'exit 3'
+	n=$(lp_awk '$1 == "S" && $EVENT == "cpu" && $10 != "unsampled=1"' e3.lp | wc -l)
+	[[ "$stderr" == *"lp-record: $n on-CPU samples, "* ]] || fail "$n written: $stderr"
+	# no on-CPU sampling: the CFI count is of every stack, not given as the on-CPU samples'
+	run --separate-stderr lp-record -F 0 -o pf.lp -e page-faults -- "$W/writes" 10 300
+	assert_success
+	[[ "$stderr" == *"lp-record: 0 on-CPU samples, "*" callers in all stacks recovered from CFI)"* ]] || fail "$stderr"
+	k=$(lp_awk '$1 == "S" && $EVENT == "page-faults"' pf.lp | wc -l)
+	[[ "$stderr" == *"lp-record: $k samples of 'page-faults' (period 1)"* ]] || fail "$k written: $stderr"
+}
+
 @test "the caller of a frameless leaf and of libc functions is there (CFI recovery)" {
 	lp-record -q -o demo.lp "$W/demo" 0.3
 	lp-collapse -e cpu demo.lp > demo.folded
