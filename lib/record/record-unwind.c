@@ -104,7 +104,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		n++;
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
-		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras;
+		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras, cfi_cfas[MAX_UNWIND], fp_cfas[MAX_UNWIND];
 		bool changed;
 		size_t nknown = 0, k, walked = n - user - 1;
 		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
@@ -117,7 +117,8 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
 			known[nknown++] = frames[i].ip;
 		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
-				       &exact_ras, &end, known, nknown);
+				       &exact_ras, &end, known, nknown, cfi_cfas);
+		fp_chain__cfas(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, nknown, fp_cfas);
 		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
 		/*
@@ -137,16 +138,28 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 			 */
 			n = rest;
 		} else {
+			/* the same return address read from another place of the stack is not the same frame */
 			for (size_t j = k; j-- > 0 && rest == user + 1;)
 				for (size_t i = user + 1; i < n; i++)
-					if (frames[i].ip == ras[j]) {
+					if (frames[i].ip == ras[j] &&
+					    (i - user - 1 >= nknown || !fp_cfas[i - user - 1] || fp_cfas[i - user - 1] == cfi_cfas[j])) {
 						rest = i + 1;
 						break;
 					}
 			/*
-			 * The walk never met CFI's callers: it goes on from where
-			 * they end only if %rbp there can be a frame record, not
-			 * where that function used it as any register.
+			 * The walk never met CFI's callers. Its records that lie within
+			 * the frames CFI unwound are none of their callers: a %rbp of
+			 * code without frame pointers that pointed into a live frame
+			 * reads a stale return address there (make's "main" got
+			 * variable_expand_string, the call before, as its caller).
+			 */
+			if (k > 0 && rest == user + 1)
+				while (rest < n && rest - user - 1 < nknown && fp_cfas[rest - user - 1] &&
+				       fp_cfas[rest - user - 1] <= cfi_cfas[k - 1])
+					rest++;
+			/*
+			 * From where they end it goes on only if %rbp there can be a
+			 * frame record, not where that function used it as any register.
 			 */
 			if (k > 0 && rest == user + 1 &&
 			    symbolizer__frame_kind(w->sym, pid, ras[k - 1], exact_ras >> (k - 1) & 1) == SYM_FRAME_SCRATCH)

@@ -10,6 +10,18 @@
 
 #include "fpchain.h"
 
+void fp_chain__cfas(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes, uint64_t *cfas)
+{
+	size_t i = 0;
+
+	for (; i < nframes && bp >= sp && bp - sp <= size && size - (bp - sp) >= 16; i++) {
+		cfas[i] = bp + 16;
+		memcpy(&bp, stack + (bp - sp), 8);
+	}
+	for (; i < nframes; i++)
+		cfas[i] = 0;
+}
+
 size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes)
 {
 	uint64_t lowest = sp;

@@ -22,4 +22,11 @@
  */
 size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes);
 
+/*
+ * Where the walk read each of its nframes return addresses, as the stack
+ * pointer of the caller it returns to (the record's address + 16), into
+ * cfas; 0 for a record beyond the snapshot, where that cannot be known.
+ */
+void fp_chain__cfas(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes, uint64_t *cfas);
+
 #endif

@@ -167,10 +167,12 @@ enum sym_unwind_end {
  * where ras[i] is no return address but an address to name as it is (a
  * signal handler's trampoline and the instruction the signal interrupted).
  * Stops once two return addresses in a row are two in a row of known (the
- * frame-pointer chain): from there that chain is right.
+ * frame-pointer chain): from there that chain is right. cfas, unless NULL,
+ * gets each caller's stack pointer (where its callee's frame ended): which
+ * frame of the stack each return address was read from.
  */
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown);
+			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas);
 
 #endif

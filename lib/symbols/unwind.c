@@ -129,7 +129,7 @@ static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_reg
 
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown)
+			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas)
 {
 	struct user_regs r = *regs, caller;
 	bool exact = true;	/* r.ip is where its function was interrupted, not a return address */
@@ -167,6 +167,8 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		 */
 		if (p.rule.signal && n < 64)
 			*exact_ras |= (n > 0 ? 3ull << (n - 1) : 1);
+		if (cfas)
+			cfas[n] = caller.sp;
 		ras[n++] = caller.ip;
 		/*
 		 * Two callers in a row where that chain has them: it is right from

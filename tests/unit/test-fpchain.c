@@ -23,6 +23,17 @@ int main(void)
 	record(SP + 0x100, 0, 0x401200);
 	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 3) == 3, "a chain up the stack is believed");
 	ok(fp_chain__plausible(SP, SP + 0x20, stack, sizeof(stack), 0) == 0, "no frames, nothing to believe");
+	{
+		uint64_t cfas[4];
+
+		/* where each return address was read: the caller's stack pointer, 0 past the snapshot */
+		fp_chain__cfas(SP, SP + 0x20, stack, sizeof(stack), 3, cfas);
+		ok(cfas[0] == SP + 0x30 && cfas[1] == SP + 0x70 && cfas[2] == SP + 0x110, "each record's place");
+		fp_chain__cfas(SP, SP + 0x20, stack, 0x70, 3, cfas);
+		ok(cfas[0] == SP + 0x30 && cfas[1] == SP + 0x70 && cfas[2] == 0, "a record past the snapshot: unknown");
+		fp_chain__cfas(SP, 5, stack, sizeof(stack), 2, cfas);
+		ok(cfas[0] == 0 && cfas[1] == 0, "a %rbp that is no stack address: unknown");
+	}
 
 	ok(fp_chain__plausible(SP, 0x555555558050ULL, stack, sizeof(stack), 2) == 0,
 	   "a first frame below the stack pointer (a data address) is not believed");
