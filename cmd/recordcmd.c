@@ -652,12 +652,21 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "where they were needed); the callers of their first frame are unknown",
 		      (unsigned long long)st.unwind_stopped);
 	if (st.stopped_past_copy && o.perf.stack_snapshot < 65528) {
-		unsigned bigger = o.perf.stack_snapshot < 65528 / 4 ? o.perf.stack_snapshot * 4 : 65528;
+		/* the smallest power of two that reaches the roots the thread's whole stacks showed, else 4 times */
+		uint64_t want = st.stack_needed ? st.stack_needed : (uint64_t)o.perf.stack_snapshot * 4;
+		unsigned bigger = (unsigned)o.perf.stack_snapshot * 2;
+
+		while (bigger < want && bigger < 65528)
+			bigger *= 2;
+		if (bigger > 65528)
+			bigger = 65528;
 
 		error("warning: %llu of those stacks go on beyond the %u bytes of stack copied with each "
-		      "on-CPU sample: --stack-size=%u reaches further, at that many bytes a sample "
+		      "on-CPU sample: --stack-size=%u reaches %s, at that many bytes a sample "
 		      "(perf's --call-graph dwarf copies 8192)",
-		      (unsigned long long)st.stopped_past_copy, o.perf.stack_snapshot, bigger);
+		      (unsigned long long)st.stopped_past_copy, o.perf.stack_snapshot, bigger,
+		      st.stack_needed && bigger >= st.stack_needed ? "the roots their threads' whole stacks showed" :
+								       "further");
 	}
 	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq) {
 		long max_rate = perf_sysctl("perf_event_max_sample_rate");

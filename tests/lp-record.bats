@@ -598,6 +598,22 @@ EOF
 	(( output > 100 )) || fail "$output samples of main;spin: $(cut -f8 cut.lp | sort | uniq -c | sort -rn | head -5)"
 }
 
+@test "--stack-size: the advice names the smallest size that reaches the roots the whole stacks showed, and it does" {
+	# Debian's bzip2, without frame pointers: at 8192 bytes most of its stacks reach its root, the
+	# deepest of BZ2_blockSort's do not
+	command -v bzip2 > /dev/null || skip "no bzip2"
+	head -c 20000000 /dev/urandom > data
+	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 8192 -o small.lp -- bzip2 -kf data
+	assert_success
+	advised=$(sed -n 's/.*--stack-size=\([0-9]*\) reaches the roots their threads.*/\1/p' <<< "$stderr")
+	[ -n "$advised" ] || fail "no advice from the whole stacks: $stderr"
+	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size "$advised" -o advised.lp -- bzip2 -kf data
+	assert_success
+	[[ "$stderr" != *"go on beyond"* ]] || fail "--stack-size=$advised: $stderr"
+	lp_awk '$1 == "S" && $EVENT == "cpu" && $10 != "unsampled=1" { n++; if ($STACK ~ /^\[unwind stopped\]/) stopped++ }
+		END { if (n < 100 || stopped > 0.01 * n) { print stopped " of " n " samples stopped"; exit 1 } }' advised.lp
+}
+
 @test "--stack-size: a bigger snapshot reaches main past frames bigger than the default one" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success

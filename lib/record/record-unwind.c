@@ -61,6 +61,9 @@ struct unwound {
 	bool whole_stack;	/* it reaches the process's first frame */
 	bool looped;		/* a frame-pointer loop was cut from its root */
 	bool past_copy;		/* CFI's unwinding ended where the stack copied did */
+	pid_t tid;
+	uint64_t sp;		/* the sample's */
+	uint64_t last_cfa;	/* where the last frame CFI unwound ends (0: none) */
 };
 
 /*
@@ -118,6 +121,9 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 			known[nknown++] = frames[i].ip;
 		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
 				       &exact_ras, &end, known, nknown, cfi_cfas);
+		u->tid = sm->tid;
+		u->sp = sm->regs.sp;
+		u->last_cfa = k ? cfi_cfas[k - 1] : 0;
 		fp_chain__cfas(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, nknown, fp_cfas);
 		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
@@ -307,6 +313,51 @@ static int look_ahead(struct writer *w, pid_t pid)
 	return ret;
 }
 
+/* Where tid's stack ends, as its whole stacks said; e NULL when out of memory. */
+static struct stack_top *stack_top_of(struct writer *w, pid_t tid)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	struct stack_top *e;
+
+	if (htab__reserve(&w->stack_tops) < 0)
+		return NULL;
+	for (size_t i = h; (e = htab__at(&w->stack_tops, i))->head.used; i++)
+		if (e->head.hash == h && e->tid == tid)
+			return e;
+	htab__insert(&w->stack_tops, e, h);
+	e->tid = tid;
+	e->top = 0;
+	return e;
+}
+
+/*
+ * What a sample says of how big a copy its thread needs: a whole stack
+ * where the stack ends, one that stopped where the copy did how far below
+ * that it was taken (whichever comes first).
+ */
+static void measure_depth(struct writer *w, const struct unwound *u, bool stopped_past_copy)
+{
+	struct stack_top *t;
+
+	if (!u->sp || !(u->whole_stack || stopped_past_copy) || !(t = stack_top_of(w, u->tid)))
+		return;
+	if (u->whole_stack && u->last_cfa > t->top)
+		t->top = u->last_cfa;
+	else if (stopped_past_copy && (!t->deepest_stopped || u->sp < t->deepest_stopped))
+		t->deepest_stopped = u->sp;
+}
+
+uint64_t writer_stack_needed(const struct writer *w)
+{
+	const struct stack_top *t;
+	uint64_t needed = 0;
+
+	for (size_t i = 0; (t = htab__next(&w->stack_tops, &i));)
+		if (t->deepest_stopped && t->top > t->deepest_stopped && t->top - t->deepest_stopped > needed)
+			needed = t->top - t->deepest_stopped;
+	return needed;
+}
+
 /* Counts what a chain's SYM_CHAIN_* flags and its unwinding say of it for the summary. */
 static void count_chain(struct writer *w, const struct unwound *u, int flags, bool cut, uint64_t *past_copy)
 {
@@ -315,8 +366,10 @@ static void count_chain(struct writer *w, const struct unwound *u, int flags, bo
 
 	w->stats->recovered += u->changed;
 	w->stats->unwind_stopped += stopped;
-	if (past_copy)
+	if (past_copy) {
 		*past_copy += stopped && u->past_copy;
+		measure_depth(w, u, stopped && u->past_copy);
+	}
 	w->stats->truncated += cut && !u->whole_stack && !u->looped && !stopped && !completed;
 }
 

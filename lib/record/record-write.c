@@ -401,6 +401,7 @@ static void writer_free(struct writer *w)
 	free(w->frames.v);
 	free(w->ahead.v);
 	htab__release(&w->looked);
+	htab__release(&w->stack_tops);
 	strbuf__release(&w->ahead_stack);
 	strbuf__release(&w->ahead_locs);
 	htab__release(&w->values);
@@ -429,6 +430,7 @@ static struct writer *writer_new(struct recorder *r, FILE *out, struct record_st
 	w->thread_ends = HTAB_INIT(struct thread_end);
 	w->clocks = HTAB_INIT(struct exit_clock);
 	w->looked = HTAB_INIT(struct looked_ahead);
+	w->stack_tops = HTAB_INIT(struct stack_top);
 	lp_writer__init(&w->out, out);
 	lp_writer__batch(&w->out);
 	/* without the thread, batches are written on this one */
@@ -500,6 +502,7 @@ static int write_end(struct writer *w, bool live)
 {
 	int ret = writer_write_living_threads(w);
 
+	w->stats->stack_needed = writer_stack_needed(w);
 	if (ret == 0 && live)
 		ret = writer_write_counts(w->r, &w->out, w->stats);
 	if (ret == 0)

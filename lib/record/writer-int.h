@@ -67,6 +67,20 @@ struct frame_buf {
 	size_t cap;
 };
 
+/*
+ * Where a thread's stack ends, as its whole stacks say (the outermost
+ * frame's end), and the deepest sample of it whose stack went on beyond the
+ * copy: together, how big a copy would have reached its roots.
+ */
+struct stack_top {
+	struct htab_entry head;
+	pid_t tid;
+	uint64_t top, deepest_stopped;
+};
+
+/* The biggest copy a thread's stopped stacks needed to reach its roots, where known: 0 when none is. */
+uint64_t writer_stack_needed(const struct writer *w);
+
 /* Where look_ahead stopped in a process's records: it goes on from there. */
 struct looked_ahead {
 	struct htab_entry head;
@@ -105,6 +119,7 @@ struct writer {
 	struct frame_buf ahead;		/* the same for look_ahead's samples */
 	struct strbuf ahead_stack, ahead_locs;
 	struct htab looked;	/* of struct looked_ahead: how far look_ahead went, by process */
+	struct htab stack_tops;	/* of struct stack_top, by thread: how big a copy reaches its roots */
 	size_t at;		/* the index entry being written */
 };
 
