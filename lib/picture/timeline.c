@@ -219,7 +219,12 @@ static int tl_sample(void *st, struct export_ctx *x, const struct export_sample 
 					     "out of memory");
 	}
 	if (on) {
+		struct lp_span v;
+
 		t->sampled_cpu += s->s->weight;
+		/* time no sample stood for is in the thread's flame graph, not at a place of its row */
+		if (lp_sample__attr(s->s, "unsampled", &v))
+			return 0;
 		ret = spans__push(&t->on, from, to, e->id);
 	} else {
 		t->sampled_off += s->s->weight;
