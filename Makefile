@@ -260,7 +260,9 @@ install: all
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5
 	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man7
-	cp -R filters pipelines $(DESTDIR)$(DATADIR)/
+	cp -R filters $(DESTDIR)$(DATADIR)/
+	# the pipelines beside the programs they run (lp report runs lp-report)
+	install -m 755 pipelines/lp-report pipelines/lp-job-report pipelines/lp-roofline-svg $(DESTDIR)$(BINDIR)
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 644 share/bash-completion/lp $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lp
 	for p in $(filter-out lp,$(PROGRAMS)); do ln -sf lp $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p; done

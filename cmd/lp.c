@@ -20,6 +20,8 @@ static const struct {
 	{ "lines", "weights per source line (DWARF line tables)" },
 	{ "export", "write pprof, speedscope, Trace Event JSON or perf script text" },
 	{ "roofline", "measure the machine's roofs and place code under them" },
+	{ "report", "record a command into a static report: timeline, flame graphs, sources" },
+	{ "job-report", "merge an MPI or Slurm job's streams into one report, a band per rank" },
 };
 
 static void list_commands(FILE *out)

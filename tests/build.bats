@@ -16,6 +16,7 @@ setup() {
 	[ -f "$BATS_TEST_TMPDIR/root/usr/share/man/man5/lp-stream.5" ]
 	[ -d "$BATS_TEST_TMPDIR/root/usr/share/lp/filters" ]
 	[ -x "$BATS_TEST_TMPDIR/root/usr/bin/lp" ]
+	[ -x "$BATS_TEST_TMPDIR/root/usr/bin/lp-report" ] && [ -x "$BATS_TEST_TMPDIR/root/usr/bin/lp-job-report" ]
 	[ -f "$BATS_TEST_TMPDIR/root/usr/share/bash-completion/completions/lp" ]
 	[ -L "$BATS_TEST_TMPDIR/root/usr/share/bash-completion/completions/lp-record" ]
 	# the installed programs need nothing of the tree they were built in
@@ -114,7 +115,7 @@ complete_words() {
 
 @test "bash completion: commands, each program's options from its --help, event names, files" {
 	PATH=$LP_BUILD/bin:$PATH
-	run complete_words lp re
+	run complete_words lp rec
 	assert_output 'record'
 	run complete_words lp svg --time
 	assert_output '--timeline'
