@@ -55,6 +55,8 @@ static int other(struct lp_reader *r)
 	return r->ops->other ? r->ops->other(r->ctx, r, r->line, r->len) : 0;
 }
 
+#define NO_TRAILER "the stream that starts at line %ld ends without its trailer (#lp.end): it may be cut"
+
 /* The end of one stream: at the next one's version line, or at the end of input. */
 static int stream_end(struct lp_reader *r, long at)
 {
@@ -62,12 +64,9 @@ static int stream_end(struct lp_reader *r, long at)
 		return 0;
 	if (r->o->strict) {
 		r->err->line = at;
-		return lp_error__set(r->err, -EINVAL, "the stream that starts at line %ld ends without its "
-				     "trailer (#lp.end): it may be cut", r->version_line);
+		return lp_error__set(r->err, -EINVAL, NO_TRAILER, r->version_line);
 	}
-	lp_warn(r->o->warn, r->o->warn_ctx, r->o->name, at,
-		"the stream that starts at line %ld ends without its trailer (#lp.end): it may be cut",
-		r->version_line);
+	lp_warn(r->o->warn, r->o->warn_ctx, r->o->name, at, NO_TRAILER, r->version_line);
 	return 0;
 }
 
