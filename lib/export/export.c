@@ -169,15 +169,14 @@ static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 	struct exporter *e = ctx;
 	struct lp_error *err = e->x.err;
 	struct export_input *in = &e->x.inputs[e->x.ninputs - 1];
-	const struct lp_meta m = *mp;
 	char **slot = NULL;
 
 	(void)r;
-	if (lp_span__eq(m.key, "start", 5) || lp_span__eq(m.key, "realtime", 8)) {
-		bool start = m.key.len == 5;
+	if (lp_span__eq(mp->key, "start", 5) || lp_span__eq(mp->key, "realtime", 8)) {
+		bool start = mp->key.len == 5;
 		uint64_t v;
 
-		if (m.nvalues < 1 || parse_u64(m.values[0].s, m.values[0].len, &v) < 0)
+		if (mp->nvalues < 1 || parse_u64(mp->values[0].s, mp->values[0].len, &v) < 0)
 			return lp_error__set(err, -EINVAL, "#lp.%s is not a number of nanoseconds", start ? "start" : "realtime");
 		if (start && !in->has_start) {
 			in->start = v;
@@ -188,14 +187,14 @@ static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 		}
 		return 0;
 	}
-	if (lp_span__eq(m.key, "host", 4))
+	if (lp_span__eq(mp->key, "host", 4))
 		slot = &in->host;
-	else if (lp_span__eq(m.key, "rank", 4))
+	else if (lp_span__eq(mp->key, "rank", 4))
 		slot = &in->rank;
 	if (slot) {
-		if (m.nvalues < 1 || *slot)
+		if (mp->nvalues < 1 || *slot)
 			return 0;
-		*slot = span_dup(m.values[0]);
+		*slot = span_dup(mp->values[0]);
 		return *slot ? 0 : -ENOMEM;
 	}
 	return 0;
@@ -308,29 +307,28 @@ static int sample_record(void *ctx, struct lp_reader *r, const struct lp_sample 
 {
 	struct exporter *e = ctx;
 	struct lp_error *err = e->x.err;
-	const struct lp_sample s = *sp;
 	struct export_sample xs = { .s = sp, .cpu = -1 };
 	struct lp_span v;
 	int ret, ev;
 
 	(void)r;
 	if (e->last_event < e->x.nevents &&
-	    lp_span__eq(s.event, e->x.events[e->last_event].key, strlen(e->x.events[e->last_event].key)))
+	    lp_span__eq(sp->event, e->x.events[e->last_event].key, strlen(e->x.events[e->last_event].key)))
 		ev = (int)e->last_event;
-	else if ((ev = find_event(e, s.event)) < 0 &&
-		 (ev = add_event(e, s.event.s, s.event.len, NULL, "events")) < 0)
+	else if ((ev = find_event(e, sp->event)) < 0 &&
+		 (ev = add_event(e, sp->event.s, sp->event.len, NULL, "events")) < 0)
 		return lp_error__set(err, ev, "out of memory");
 	e->last_event = (size_t)ev;
 	if (!event_wanted(e, e->x.events[ev].key))
 		return 0;
 	xs.event = (size_t)ev;
-	xs.dur = s.weight;
-	if (lp_sample__attr(&s, "dur", &v) && parse_u64(v.s, v.len, &xs.dur) < 0)
+	xs.dur = sp->weight;
+	if (lp_sample__attr(sp, "dur", &v) && parse_u64(v.s, v.len, &xs.dur) < 0)
 		return lp_error__set(err, -EINVAL, "dur= is not a number");
-	if (lp_sample__attr(&s, "cpu", &v) && parse_i64(v.s, v.len, &xs.cpu) < 0)
+	if (lp_sample__attr(sp, "cpu", &v) && parse_i64(v.s, v.len, &xs.cpu) < 0)
 		return lp_error__set(err, -EINVAL, "cpu= is not a number");
 	strbuf__reset(&e->text);
-	if ((ret = unescape_comm(e, s.comm, &xs.comm)) < 0)
+	if ((ret = unescape_comm(e, sp->comm, &xs.comm)) < 0)
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM" : "out of memory");
 	e->sample = sp;
 	e->decoded = false;
@@ -359,7 +357,6 @@ static int proc_record(void *ctx, struct lp_reader *r, const struct lp_proc *pp)
 {
 	struct exporter *e = ctx;
 	struct lp_error *err = e->x.err;
-	const struct lp_proc p = *pp;
 	struct export_proc xp = { .p = pp, .fields = lp_reader__fields(r) };
 	size_t path_at = 0, path_len = 0;
 	int ret;
@@ -367,11 +364,11 @@ static int proc_record(void *ctx, struct lp_reader *r, const struct lp_proc *pp)
 	if (!e->ops->proc)
 		return 0;
 	strbuf__reset(&e->text);
-	ret = unescape_comm(e, p.comm, &xp.comm);
-	if (ret == 0 && p.what == LP_PROC_EXEC)
-		ret = unescape(e, p.path, &path_at, &path_len);
-	if (ret == 0 && p.what == LP_PROC_SPAWN)
-		ret = decode_stack(e, p.stack, p.locs, &xp.stack);
+	ret = unescape_comm(e, pp->comm, &xp.comm);
+	if (ret == 0 && pp->what == LP_PROC_EXEC)
+		ret = unescape(e, pp->path, &path_at, &path_len);
+	if (ret == 0 && pp->what == LP_PROC_SPAWN)
+		ret = decode_stack(e, pp->stack, pp->locs, &xp.stack);
 	if (ret < 0)
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape" : "out of memory");
 	xp.path = text_span(e, path_at, path_len);
