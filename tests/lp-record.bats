@@ -446,6 +446,17 @@ record_with_max_stack_4() {
 	[ "$(lp-collapse bf.lp | grep -c ';sort_block ')" -eq 1 ]
 }
 
+@test "a frame-pointer walk that read inside the frames CFI unwound gives no caller past them (make's variable_expand_string;main)" {
+	[ "$(uname -m)" = x86_64 ] || skip "the workload sets %rbp with x86-64 assembly"
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o stale.lp -- "$W/bigframe" stale 0.5
+	assert_success
+	# CFI takes spin_leaf to holder and stale_frame, whose frame the copy does not reach; the walk
+	# read a record in holder's locals: "decoy" is stale data there, no caller of stale_frame
+	run ! grep -q 'decoy' stale.lp
+	lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK ~ /;spin_leaf[^;]*$/ { n++; if ($STACK ~ /^\[unwind stopped\];stale_frame;holder[^;]*;spin_leaf/) m++ }
+		END { if (n < 100 || m < n) { print m " of " n " samples end at stale_frame"; exit 1 } }' stale.lp
+}
+
 @test "samples taken while the kernel loads a program are [execve], not frames made of the old program's registers" {
 	# each exec takes some hundred microseconds: at 10 kHz, 100 of them are sampled inside it
 	run --separate-stderr lp-record -q -F 10000 --offcpu-freq 0 -o ex.lp -- \

@@ -23,6 +23,14 @@
  *                              walk finds "decoy" where the stack was data;
  *                              that caller spins as long itself (CFI cannot
  *                              take even its own frame)
+ *   bigframe stale [SECONDS]   spin_leaf called from holder, without a frame
+ *                              pointer, whose %rbp points at a made-up
+ *                              frame record {0, &decoy + 1} among its own
+ *                              locals (make's code left one at a live
+ *                              frame), called from stale_frame, whose 12 KB
+ *                              frame CFI cannot pass: the walk's "decoy" is
+ *                              inside the frames CFI unwound, no caller of
+ *                              stale_frame
  *   bigframe nap [N]           N naps of 10 ms (20) in a function with 1.2 KB
  *                              of locals: off-CPU stacks need that much of a
  *                              snapshot to reach main
@@ -157,6 +165,28 @@ __attribute__((noinline)) static unsigned scratch_frame(double seconds)
 	return x + (big[7] != NULL);
 }
 
+/* Calls spin_leaf with %rbp at a frame record among its locals: stale data, not its frame. */
+__attribute__((noinline)) static unsigned holder(unsigned long n)
+{
+	const void *volatile record[2] = { NULL, (const char *)decoy + 1 };
+
+	__asm__ volatile("mov %0, %%rbp" : : "r"(record) : "rbp");
+	return spin_leaf(n) + (record[0] != NULL);
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static unsigned stale_frame(double seconds)
+{
+	volatile unsigned big[3072];	/* 12 KB: its top is past the snapshot */
+	double start = now();
+	unsigned x = 1;
+
+	for (size_t i = 0; i < 3072; i++)
+		big[i] = (unsigned)i;
+	while (now() - start < seconds)
+		x += holder(20000000);
+	return x + big[x % 3072];
+}
+
 static const void *no_record[2];
 #endif
 
@@ -179,9 +209,9 @@ __attribute__((noinline)) static unsigned doze(unsigned seed)
 }
 
 /* The modes that set %rbp with x86-64 assembly, and what each runs for SECONDS. */
-static const char *const x86_modes[] = { "decoy", "walkend", "scratch" };
+static const char *const x86_modes[] = { "decoy", "walkend", "scratch", "stale" };
 #if defined(__x86_64__)
-static unsigned (*const x86_runs[])(double) = { astray, walk_end, scratch_frame };
+static unsigned (*const x86_runs[])(double) = { astray, walk_end, scratch_frame, stale_frame };
 #endif
 
 int main(int argc, char **argv)
