@@ -41,8 +41,8 @@ setup() {
 	for p in lp-svg lp-filter lp-lines lp-export lp-record lp-offcpu lp-roofline; do
 		assert_equal "$("$LP_BUILD/bin/$p" --version)" "$p $version"
 	done
-	if "$LP_BUILD/bin/lp-record" -q -o v.lp -- true 2> /dev/null; then
-		grep -qxP "#lp.version\t$version" v.lp
+	if "$LP_BUILD/bin/lp-record" -q -o "$BATS_TEST_TMPDIR/v.lp" -- true 2> /dev/null; then
+		grep -qxP "#lp.version\t$version" "$BATS_TEST_TMPDIR/v.lp"
 	fi
 	run --separate-stderr make -C "$TOP" -s O="$BATS_TEST_TMPDIR/d" dist
 	assert_success
