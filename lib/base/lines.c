@@ -185,19 +185,6 @@ int lines__peek_next(struct lines *r, size_t *at, const char **line, size_t *len
 	return 1;
 }
 
-int lines__peek(struct lines *r, size_t n, const char **line, size_t *len)
-{
-	size_t at = 0;
-
-	for (size_t i = 0; i <= n; i++) {
-		int ret = lines__peek_next(r, &at, line, len);
-
-		if (ret <= 0)
-			return ret;
-	}
-	return 1;
-}
-
 long lines__lineno(const struct lines *r)
 {
 	return r->lineno;

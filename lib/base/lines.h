@@ -32,12 +32,6 @@ int lines__stop_at(struct lines *r, uint64_t offset);
 int lines__next(struct lines *r, char **line, size_t *len);
 
 /*
- * The line n places ahead of the next one (n = 0 is the next one), without
- * consuming anything and without terminating it. Same returns as lines__next.
- */
-int lines__peek(struct lines *r, size_t n, const char **line, size_t *len);
-
-/*
  * For looking far ahead in one pass: the line that starts *at bytes past the
  * next unread one (start with *at = 0), and *at moved past it. Consumes
  * nothing; the line is not terminated and stays valid until the next call.

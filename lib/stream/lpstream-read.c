@@ -40,11 +40,6 @@ const struct lp_fields *lp_reader__fields(const struct lp_reader *r)
 	return &r->fields;
 }
 
-struct lp_error *lp_reader__error(struct lp_reader *r)
-{
-	return r->err;
-}
-
 long lp_reader__lineno(const struct lp_reader *r)
 {
 	return lines__lineno(r->in);

@@ -295,8 +295,8 @@ struct lp_reader;
  * record of a kind this version knows (S, P, T, R, Q) is parsed and checked
  * whether a callback takes it or not, so that every program gives the same
  * verdict on the same stream; records of other kinds are passed to other
- * unread. A callback returns 0, or a negative errno with the reader's error
- * filled (lp_reader__error; its place is set already) or left empty for the
+ * unread. A callback returns 0, or a negative errno with the error given to
+ * lp_reader__read filled (its place is set already) or left empty for the
  * reader to word ("out of memory" for -ENOMEM, else strerror).
  */
 struct lp_reader_ops {
@@ -340,9 +340,8 @@ int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const stru
 /* For callbacks: the line being read (as read: not terminated), its fields (records and metadata). */
 const char *lp_reader__line(const struct lp_reader *r, size_t *len);
 const struct lp_fields *lp_reader__fields(const struct lp_reader *r);
-/* Its number (1-based) and the error a failing callback fills. */
+/* Its number (1-based). */
 long lp_reader__lineno(const struct lp_reader *r);
-struct lp_error *lp_reader__error(struct lp_reader *r);
 
 /* ---- writing ---- */
 

@@ -23,15 +23,18 @@ static void short_lines(void)
 	struct lines *r = lines__new(fd);
 	const char *p;
 	char *line;
-	size_t len;
+	size_t len, at = 0;
 
-	ok(lines__peek(r, 2, &p, &len) == 1 && len == 2 && memcmp(p, "bc", 2) == 0,
+	ok(lines__peek_next(r, &at, &p, &len) == 1 && lines__peek_next(r, &at, &p, &len) == 1 &&
+	   lines__peek_next(r, &at, &p, &len) == 1 && len == 2 && memcmp(p, "bc", 2) == 0,
 	   "peek sees the third line");
 	ok(lines__next(r, &line, &len) == 1 && len == 1 && strcmp(line, "a") == 0, "first line");
 	ok(lines__next(r, &line, &len) == 1 && len == 0, "empty line");
 	ok(lines__next(r, &line, &len) == 1 && strcmp(line, "bc") == 0 && lines__lineno(r) == 3,
 	   "third line, numbered 3");
-	ok(lines__peek(r, 1, &p, &len) == 0, "no line after the last one to peek");
+	at = 0;
+	ok(lines__peek_next(r, &at, &p, &len) == 1 && lines__peek_next(r, &at, &p, &len) == 0,
+	   "no line after the last one to peek");
 	ok(lines__next(r, &line, &len) == 1 && strcmp(line, "last") == 0,
 	   "an unterminated last line is still a line");
 	ok(lines__next(r, &line, &len) == 0 && lines__missing_newline(r), "end, newline missing");
