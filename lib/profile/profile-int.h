@@ -42,7 +42,6 @@ struct profile {
 	uint64_t seq;
 
 	struct strbuf key, hexless;
-	struct lp_fields fields;
 
 	struct event_unit *units;	/* from #lp.event metadata */
 	size_t nunits;

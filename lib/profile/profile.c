@@ -59,7 +59,6 @@ void profile__free(struct profile *c)
 	strbuf__release(&c->first_unit);
 	strbuf__release(&c->host_frame);
 	strbuf__release(&c->rank_frame);
-	lp_fields__release(&c->fields);
 	for (size_t i = 0; i < c->nunits; i++) {
 		free(c->units[i].event);
 		free(c->units[i].unit);
