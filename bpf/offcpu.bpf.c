@@ -46,7 +46,7 @@ const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
 const volatile bool rseq_hook = false;	/* rseq_update is attached: it sees threads return to user mode */
 
 __u64 grid_start;	/* set by user space when the workload starts */
-__u64 drops;		/* records lost, all causes: */
+/* records lost, by cause: */
 __u64 drops_full;	/* the ring buffer had no room */
 __u64 drops_missed;	/* a switch-in went unseen and the stack the thread left with is gone */
 __u64 drops_slot;	/* no slot (task storage, map entries) could be made for a thread */
@@ -157,7 +157,6 @@ struct {
 
 static __always_inline void drop(__u64 *cause)
 {
-	__sync_fetch_and_add(&drops, 1);
 	__sync_fetch_and_add(cause, 1);
 }
 

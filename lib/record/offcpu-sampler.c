@@ -215,7 +215,10 @@ int offcpu__read(struct offcpu *oc, offcpu_event_fn fn, void *ctx)
 
 uint64_t offcpu__drops(const struct offcpu *oc)
 {
-	return __atomic_load_n(&oc->skel->bss->drops, __ATOMIC_RELAXED);
+	struct offcpu_drops d;
+
+	offcpu__drop_causes(oc, &d);
+	return d.full + d.missed + d.slot;
 }
 
 void offcpu__drop_causes(const struct offcpu *oc, struct offcpu_drops *d)
