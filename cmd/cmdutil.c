@@ -23,6 +23,33 @@ void set_progname(const char *name, char **argv)
 
 int exit_failure = EXIT_RUNTIME;
 
+void exe_dir(char *dir, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+	char *slash;
+
+	dir[n > 0 ? n : 0] = 0;
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[1] = 0;
+	else
+		dir[0] = 0;
+}
+
+const char *program_beside(const char *name, char *buf, size_t size)
+{
+	size_t n;
+
+	exe_dir(buf, size);
+	n = strlen(buf);
+	if (n && n + strlen(name) < size) {
+		strcpy(buf + n, name);
+		if (access(buf, X_OK) == 0)
+			return buf;
+	}
+	return name;
+}
+
 void error(const char *fmt, ...)
 {
 	va_list ap;

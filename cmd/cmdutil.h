@@ -4,6 +4,7 @@
 #define LP_CMDUTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -55,6 +56,12 @@ void heap_for_inputs(char *const *paths, int n);
 
 /* Lets a pipe at fd hold more, where it is one. */
 void widen_pipe(int fd);
+
+/* The folder the running program is in, with its '/' ("" when unknown), into dir. */
+void exe_dir(char *dir, size_t size);
+
+/* The lp program name beside the running one (into buf) if it is there, else name itself, for PATH. */
+const char *program_beside(const char *name, char *buf, size_t size);
 
 /* Flushes and closes stdout; 0, or prints why not and returns -1. */
 int close_stdout(void);

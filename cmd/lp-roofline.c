@@ -286,24 +286,6 @@ static const char record_usage[] =
 	"Exit status: COMMAND's, 125 when the counters are missing or not to be trusted\n"
 	"(nothing is recorded then), 2 usage error.\n";
 
-/* lp-record beside this program (a build folder, an install), else on PATH. */
-static const char *find_lp_record(char *buf, size_t size)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, size - 16);
-	char *slash;
-
-	if (n > 0) {
-		buf[n] = 0;
-		slash = strrchr(buf, '/');
-		if (slash) {
-			strcpy(slash + 1, "lp-record");
-			if (access(buf, X_OK) == 0)
-				return buf;
-		}
-	}
-	return "lp-record";
-}
-
 /* Runs argv; its exit status as lp-record gives it (128+N for a signal). */
 static int run(char **argv)
 {
@@ -426,7 +408,7 @@ static int cmd_record(int argc, char **argv)
 			error("out of memory");
 			goto cleanup;
 		}
-		args[n++] = (char *)find_lp_record(self, sizeof(self));
+		args[n++] = (char *)program_beside("lp-record", self, sizeof(self));
 		for (int i = 0; i < npassed; i++)
 			args[n++] = passed[i];
 		if (g > 0) {

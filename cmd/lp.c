@@ -42,33 +42,17 @@ static bool is_command(const char *name)
 	return false;
 }
 
-/* The folder lp runs from ("" when unknown), where lp-COMMAND is looked for first. */
-static void own_dir(char *dir, size_t size)
-{
-	ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-	char *slash;
-
-	dir[n > 0 ? n : 0] = 0;
-	slash = strrchr(dir, '/');
-	if (slash)
-		slash[1] = 0;
-	else
-		dir[0] = 0;
-}
-
 /* Runs lp-NAME with args: beside lp, else from PATH. Returns only when it cannot. */
 static void run(const char *name, char **args)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 64], prog[64];
+	char path[PATH_MAX], prog[64];
+	const char *found;
 
 	snprintf(prog, sizeof(prog), "lp-%s", name);
 	args[0] = prog;
-	own_dir(dir, sizeof(dir));
-	if (dir[0]) {
-		snprintf(path, sizeof(path), "%s%s", dir, prog);
-		if (access(path, X_OK) == 0)
-			execv(path, args);
-	}
+	found = program_beside(prog, path, sizeof(path));
+	if (found != prog)
+		execv(found, args);
 	execvp(prog, args);
 	error("cannot run '%s': %s", prog, strerror(errno));
 }
@@ -84,7 +68,7 @@ static int help(const char *name)
 	const char *const tries[] = { "../share/man/man%s/%s.%s", "../../share/man/man%s/%s.%s" };
 
 	snprintf(page, sizeof(page), name ? "lp-%s" : "lp", name);
-	own_dir(dir, sizeof(dir));
+	exe_dir(dir, sizeof(dir));
 	for (size_t i = 0; dir[0] && i < sizeof(tries) / sizeof(tries[0]); i++) {
 		char rel[96];
 
