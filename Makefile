@@ -95,7 +95,8 @@ $(O)/gen/version.h: FORCE
 	@echo '#define LP_VERSION "$(LP_VERSION)"' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 
-$(patsubst %.c,$(O)/%.o,$(wildcard cmd/*.c)): $(O)/gen/version.h
+# made before any program is compiled; only the files that include it are rebuilt when it changes
+$(patsubst %.c,$(O)/%.o,$(wildcard cmd/*.c)): | $(O)/gen/version.h
 
 $(O)/bin/%: $(O)/cmd/%.o $(CMD_UTIL_OBJS) $(O)/liblp.a
 	@mkdir -p $(dir $@)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cmdutil.h"
+#include "version.h"	/* LP_VERSION, made by make from git describe or VERSION */
 
 #include <errno.h>
 #include <fcntl.h>

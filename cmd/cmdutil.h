@@ -9,7 +9,6 @@
 
 #include "error.h"
 
-#include "version.h"	/* LP_VERSION, made by make from git describe or VERSION */
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "version.h"	/* LP_VERSION, made by make from git describe or VERSION */
 
 static const struct {
 	const char *name, *what;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "version.h"	/* LP_VERSION, made by make from git describe or VERSION */
 #include "hugemem.h"
 #include "eventlist.h"
 #include "launcher.h"
