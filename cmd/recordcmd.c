@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +60,13 @@ static const char record_usage[] =
 	"      --list-events [PATTERN] list the events this machine offers and exit\n"
 	"      --check           check what this machine lets lp-record do, with the\n"
 	"                        remedies, and exit (1 if something stops it)\n"
-	"      --stack-size=BYTES user stack copied with each on-CPU sample for CFI\n"
-	"                        unwinding (2048, at most 65528; off the CPU at most\n"
-	"                        4096): bigger reaches callers beyond big frames, at\n"
-	"                        that many bytes a sample\n"
+	"      --stack-size=BYTES user stack copied with each on-CPU sample, unwound\n"
+	"                        with frame pointers and CFI (16384, at most 65528; off\n"
+	"                        the CPU at most 4096): bigger reaches callers beyond\n"
+	"                        big frames, at that many bytes a sample\n"
+	"      --kernel-fp       on-CPU samples: the kernel also walks the user stack's\n"
+	"                        frame pointers (perf -g), past the copy, at a read of\n"
+	"                        user memory a frame\n"
 	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256); each\n"
 	"                        -e event's ring has 4 times as many\n"
 	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
@@ -116,7 +120,7 @@ static const char offcpu_usage[] =
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
-       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER, OPT_LIVE };
+       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER, OPT_LIVE, OPT_KERNEL_FP };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -139,6 +143,7 @@ static const struct option long_options[] = {
 	{ "no-spawn-stacks", no_argument, NULL, OPT_NO_SPAWN },
 	{ "spill-after", required_argument, NULL, OPT_SPILL_AFTER },
 	{ "live", no_argument, NULL, OPT_LIVE },
+	{ "kernel-fp", no_argument, NULL, OPT_KERNEL_FP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -428,7 +433,7 @@ static int spill_dir(struct record_opts *o, const char *output, char **path)
 int record_main(int argc, char **argv, bool offcpu_only)
 {
 	struct record_opts o = {
-		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 2048, .read_values = true },
+		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 16384, .read_values = true },
 		.offcpu = true,
 		.offcpu_required = offcpu_only,
 		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER, .snapshot = 2048 },
@@ -446,7 +451,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	struct lp_error err = { 0 };
 	pid_t *pids = NULL;
 	FILE *out = stdout;
-	bool quiet = false, check = false, offcpu_given = false, made_file = false, whole = false;
+	bool quiet = false, check = false, offcpu_given = false, made_file = false, whole = false, pages_given = false;
 	int opt, ret, status = EXIT_OWN;
 	struct timespec t0, t1;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -466,7 +471,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	o.perf.customs = customs;
 	while ((opt = getopt_long(argc, argv, "+o:p:F:m:e:aC:qhV", long_options, NULL)) != -1) {
 		if (offcpu_only && (opt == OPT_PERIOD || opt == OPT_OFFCPU_FREQ || opt == OPT_BUFFER ||
-				    opt == 'e' || opt == OPT_LIST_EVENTS || opt == OPT_LIVE))
+				    opt == 'e' || opt == OPT_LIST_EVENTS || opt == OPT_LIVE || opt == OPT_KERNEL_FP))
 			opt = '?';
 		if (!offcpu_only && opt == OPT_RAW_TP)
 			opt = '?';
@@ -487,6 +492,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			offcpu_given = true;
 			break;
 		case OPT_LIVE: o.live = true; break;
+		case OPT_KERNEL_FP: o.perf.kernel_fp = true; break;
 		case OPT_OFFCPU_BUFFER:
 			o.offcpu_opts.wakeup_every = (unsigned)count("--offcpu-buffer", optarg, 0, 1 << 20);
 			break;
@@ -507,6 +513,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			o.offcpu_opts.capture = o.perf.capture;
 			break;
 		case 'm':
+			pages_given = true;
 			o.perf.mmap_pages = (unsigned)count("-m", optarg, 1, 1 << 20);
 			if (o.perf.mmap_pages & (o.perf.mmap_pages - 1))
 				usage_error("-m needs a power of two, got %u", o.perf.mmap_pages);
@@ -546,6 +553,12 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		o.offcpu = false;
 		o.spill_after = 0;
 	}
+	/*
+	 * Rings grown for big stack copies lock more memory than an unprivileged
+	 * user may (perf_event_mlock_kb, then RLIMIT_MEMLOCK): only with the right to.
+	 */
+	if (!pages_given && !offcpu_only && privilege__has(CAP_IPC_LOCK))
+		o.perf.clock_pages = perf_ring_pages_for(o.perf.stack_snapshot);
 	if (check)
 		exit(run_checks(o.perf.freq));
 	if (optind < argc && o.npids)
@@ -642,7 +655,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	whole = true;
 	if (st.lost)
 		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m (now %u)",
-		      (unsigned long long)st.lost, o.perf.mmap_pages);
+		      (unsigned long long)st.lost, o.perf.clock_pages ? o.perf.clock_pages : o.perf.mmap_pages);
 	if (st.truncated)
 		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
 		      "raise it with sysctl kernel.perf_event_max_stack=N",

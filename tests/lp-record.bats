@@ -278,7 +278,8 @@ record_with_max_stack_4() {
 
 @test "stacks cut at kernel.perf_event_max_stack are counted in the metadata and on stderr" {
 	# 200 calls deep: deeper than the stack snapshot, so CFI cannot find the rest either
-	record_with_max_stack_4 --offcpu-freq 0 -o cut.lp "$W/split" --deep
+	# the kernel walks the user stack to its limit only when asked to (--kernel-fp)
+	record_with_max_stack_4 --kernel-fp --offcpu-freq 0 -o cut.lp "$W/split" --deep
 	assert_success
 	cut=$(awk -F'\t' '$1 == "#lp.truncated" && $2 == "cpu" { print $3 }' cut.lp)
 	[ "${cut:-0}" -gt 0 ] || fail "no truncated stacks in the metadata"
@@ -426,7 +427,7 @@ record_with_max_stack_4() {
 }
 
 @test "frames bigger than the stack snapshot, without frame pointers: no invented callers, one marker" {
-	run --separate-stderr lp-record --offcpu-freq 0 -o bf.lp -- "$W/bigframe" 0.5
+	run --separate-stderr lp-record --offcpu-freq 0 --stack-size 2048 -o bf.lp -- "$W/bigframe" 0.5
 	assert_success
 	# no frame made of stack data: every user frame is named or in code
 	run ! grep -qP '^S\t.*\[0x[0-9a-f]+\]' bf.lp
@@ -448,13 +449,16 @@ record_with_max_stack_4() {
 
 @test "a frame-pointer walk that read inside the frames CFI unwound gives no caller past them (make's variable_expand_string;main)" {
 	[ "$(uname -m)" = x86_64 ] || skip "the workload sets %rbp with x86-64 assembly"
-	run --separate-stderr lp-record -q --offcpu-freq 0 -o stale.lp -- "$W/bigframe" stale 0.5
-	assert_success
-	# CFI takes spin_leaf to holder and stale_frame, whose frame the copy does not reach; the walk
-	# read a record in holder's locals: "decoy" is stale data there, no caller of stale_frame
-	run ! grep -q 'decoy' stale.lp
-	lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK ~ /;spin_leaf[^;]*$/ { n++; if ($STACK ~ /^\[unwind stopped\];stale_frame;holder[^;]*;spin_leaf/) m++ }
-		END { if (n < 100 || m < n) { print m " of " n " samples end at stale_frame"; exit 1 } }' stale.lp
+	# the walk of the copy, and the kernel's (--kernel-fp), which reads on past the copy
+	for fp in "" --kernel-fp; do
+		run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 $fp -o stale.lp -- "$W/bigframe" stale 0.5
+		assert_success
+		# CFI takes spin_leaf to holder and stale_frame, whose frame the copy does not reach; the walk
+		# read a record in holder's locals: "decoy" is stale data there, no caller of stale_frame
+		run ! grep -q '^S.*decoy' stale.lp
+		lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK ~ /;spin_leaf[^;]*$/ { n++; if ($STACK ~ /^\[unwind stopped\];stale_frame;holder[^;]*;spin_leaf/) m++ }
+			END { if (n < 100 || m < n) { print m " of " n " samples end at stale_frame"; exit 1 } }' stale.lp
+	done
 }
 
 @test "samples taken while the kernel loads a program are [execve], not frames made of the old program's registers" {
@@ -475,12 +479,14 @@ record_with_max_stack_4() {
 
 @test "a frame-pointer chain that leaves the stack gives no callers, even ones that are code" {
 	[ "$(uname -m)" = x86_64 ] || skip "the decoy workload sets %rbp with x86-64 assembly"
-	run --separate-stderr lp-record -q --offcpu-freq 0 -o decoy.lp -- "$W/bigframe" decoy 0.5
-	assert_success
-	run ! grep -q 'decoy;' decoy.lp
-	# every sample of the spinning function: its callers are unknown, and said so
-	awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 == "[unwind stopped];spin_astray") m++ }
-		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' decoy.lp
+	for fp in "" --kernel-fp; do
+		run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 $fp -o decoy.lp -- "$W/bigframe" decoy 0.5
+		assert_success
+		run ! grep -q 'decoy;' decoy.lp
+		# every sample of the spinning function: its callers are unknown, and said so
+		awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 == "[unwind stopped];spin_astray") m++ }
+			END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' decoy.lp
+	done
 	# with the whole frame in the snapshot, CFI finds the real callers
 	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" decoy 0.5 > /dev/null
 	awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 ~ /;main;astray;spin_astray$/) m++ }
@@ -491,15 +497,17 @@ record_with_max_stack_4() {
 	[ "$(uname -m)" = x86_64 ] || skip "the scratch workload sets %rbp with x86-64 assembly"
 	# scratch_frame: no frame pointer, a frame bigger than the snapshot holding {0, &decoy + 1}
 	# where %rbp points; the previous build gave decoy;scratch_frame;spin_leaf
-	run --separate-stderr lp-record -q --offcpu-freq 0 -o scratch.lp -- "$W/bigframe" scratch 0.5
-	assert_success
-	run ! grep -q 'decoy' scratch.lp
-	awk -F'\t' '$1 == "S" && $8 ~ /;spin_leaf[^;]*$/ { n++; if ($8 ~ /^\[unwind stopped\];scratch_frame;spin_leaf/) m++ }
-		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' scratch.lp
-	# sampled in scratch_frame itself, whose frame CFI cannot take either (the previous build:
-	# [unwind stopped];decoy;scratch_frame)
-	awk -F'\t' '$1 == "S" && $8 ~ /(^|;)scratch_frame$/ { n++; if ($8 == "[unwind stopped];scratch_frame") m++ }
-		END { if (n < 50 || m != n) { print m " of " n " samples in scratch_frame stop at the marker"; exit 1 } }' scratch.lp
+	for fp in "" --kernel-fp; do
+		run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 $fp -o scratch.lp -- "$W/bigframe" scratch 0.5
+		assert_success
+		run ! grep -q '^S.*decoy' scratch.lp
+		awk -F'\t' '$1 == "S" && $8 ~ /;spin_leaf[^;]*$/ { n++; if ($8 ~ /^\[unwind stopped\];scratch_frame;spin_leaf/) m++ }
+			END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' scratch.lp
+		# sampled in scratch_frame itself, whose frame CFI cannot take either (the previous build:
+		# [unwind stopped];decoy;scratch_frame)
+		awk -F'\t' '$1 == "S" && $8 ~ /(^|;)scratch_frame$/ { n++; if ($8 == "[unwind stopped];scratch_frame") m++ }
+			END { if (n < 50 || m != n) { print m " of " n " samples in scratch_frame stop at the marker"; exit 1 } }' scratch.lp
+	done
 	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" scratch 0.5 > /dev/null
 	awk -F'\t' '$1 == "S" && $8 ~ /;(spin_leaf|scratch_frame)$/ { n++; if ($8 ~ /^_start;.*;main;scratch_frame(;spin_leaf)?$/) m++ }
 		END { if (n < 100 || m < 0.95 * n) { print m " of " n " samples reach _start"; exit 1 } }' whole.lp
@@ -524,9 +532,15 @@ record_with_max_stack_4() {
 	[ "$(uname -m)" = x86_64 ] || skip "the walkend workload sets %rbp with x86-64 assembly"
 	# walk_end keeps no frame pointer and holds 0 in %rbp (gcc's cc1 stacks under
 	# synth_mult ended so); framed_spin's frame is bigger than the snapshot
-	run --separate-stderr lp-record -q --offcpu-freq 0 -o end.lp -- "$W/bigframe" walkend 0.5
+	# the kernel's walk reads framed_spin's record past the copy: walk_end, then nothing to go on from
+	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 --kernel-fp -o end.lp -- "$W/bigframe" walkend 0.5
 	assert_success
 	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 == "[unwind stopped];walk_end;framed_spin") m++ }
+		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' end.lp
+	# the walk of the copy cannot read that record: the marker right under framed_spin
+	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 -o end.lp -- "$W/bigframe" walkend 0.5
+	assert_success
+	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 == "[unwind stopped];framed_spin") m++ }
 		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' end.lp
 	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" walkend 0.5 > /dev/null
 	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 ~ /^_start;.*;main;walk_end;framed_spin$/) m++ }

@@ -88,6 +88,15 @@ int perf_counts_cycles(void)
 	return 0;
 }
 
+unsigned perf_ring_pages_for(unsigned stack_snapshot)
+{
+	unsigned pages = 256;
+
+	while ((uint64_t)pages * 4096 < 128 * ((uint64_t)stack_snapshot + 512))
+		pages *= 2;
+	return pages;
+}
+
 static void add_snapshot(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	if (!o->stack_snapshot || !(o->capture & CAPTURE_USER))
@@ -125,11 +134,23 @@ static void wakeup_attr(const struct perf_opts *o, struct perf_event_attr *a, un
 	}
 }
 
+static unsigned clock_pages(const struct perf_opts *o)
+{
+	return o->clock_pages ? o->clock_pages : o->mmap_pages;
+}
+
 static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE | (o->read_values ? PERF_SAMPLE_READ : 0));
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	/*
+	 * The user stack is walked from the copy, not by the kernel: its walk
+	 * reads user memory a frame at a time, which costs several times what
+	 * one contiguous copy does (most under a hypervisor).
+	 */
+	if (a->sample_stack_user && !o->kernel_fp)
+		a->exclude_callchain_user = 1;
 	if (o->system_wide) {
 		/* a CPU's time, whoever runs; its idle time is no one's */
 		a->config = PERF_COUNT_SW_CPU_CLOCK;
@@ -144,7 +165,7 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	} else {
 		a->sample_period = o->period;
 	}
-	wakeup_attr(o, a, o->mmap_pages);
+	wakeup_attr(o, a, clock_pages(o));
 }
 
 /*
@@ -267,12 +288,12 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			continue;
 		if (perf_opts__samples(&s->o)) {
 			clock_attr(&s->o, &attr);
-			fd = open_into(s, &attr, pid, cpu, samples, s->o.mmap_pages, err, "task-clock");
+			fd = open_into(s, &attr, pid, cpu, samples, clock_pages(&s->o), err, "task-clock");
 			if (fd == -EINVAL && s->o.read_values && first && cpu == 0) {
 				/* older kernels refuse PERF_SAMPLE_READ with inherit */
 				s->o.read_values = false;
 				clock_attr(&s->o, &attr);
-				fd = open_into(s, &attr, pid, cpu, samples, s->o.mmap_pages, err, "task-clock");
+				fd = open_into(s, &attr, pid, cpu, samples, clock_pages(&s->o), err, "task-clock");
 			}
 			if (fd == -ENODEV)
 				continue;

@@ -49,10 +49,12 @@ struct perf_opts {
 	uint64_t period;	/* ns of task-clock between samples; with freq 0 too: no sampling */
 	enum capture capture;
 	unsigned mmap_pages;	/* data pages per ring buffer (a power of two); custom events' rings: PERF_CUSTOM_RING_FACTOR times */
+	unsigned clock_pages;	/* the same for task-clock's rings, or 0: mmap_pages */
 	unsigned wakeup_events;	/* 0: wake up by data size */
 	bool enable_on_exec;	/* start counting when the task execs */
 	int fork_tracepoint;	/* id of sched:sched_process_fork, or -1 */
 	unsigned stack_snapshot;	/* bytes of user stack (and user registers) with each sample, or 0 */
+	bool kernel_fp;		/* on-CPU samples: the kernel walks the user stack's frame pointers too */
 	bool read_values;	/* ask for the counter's value with each sample (dropped if refused) */
 	const struct perf_custom *customs;
 	size_t ncustoms;
@@ -60,6 +62,13 @@ struct perf_opts {
 	const uint64_t *cpu_mask;	/* system-wide on these CPUs only (a bitmap of 1024), or NULL: all */
 };
 
+
+/*
+ * Ring pages per CPU for on-CPU samples that copy stack_snapshot bytes of
+ * user stack: at least 256, and room for 128 samples with the whole copy
+ * (the kernel reserves it all in the ring, whatever it writes).
+ */
+unsigned perf_ring_pages_for(unsigned stack_snapshot);
 
 /* Whether o samples on the CPU at all (with freq and period 0 the events only follow tasks). */
 static inline bool perf_opts__samples(const struct perf_opts *o)

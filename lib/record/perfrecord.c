@@ -115,6 +115,37 @@ bool perf_sample__decode(const struct perf_event_header *h, const struct perf_la
 	return true;
 }
 
+size_t perf_sample__kept_size(const struct perf_event_header *h, const struct perf_sample *s)
+{
+	size_t head, kept;
+
+	if (!s->stack)
+		return h->size;
+	head = (size_t)(s->stack - (const uint8_t *)h);
+	kept = head + perf_round8(s->stack_size) + 8;
+	return kept < h->size ? kept : h->size;
+}
+
+void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+			    size_t kept)
+{
+	char *d = dst;
+	size_t head;
+	uint64_t copied, dyn;
+
+	if (kept >= h->size || !s->stack) {
+		memcpy(dst, h, h->size);
+		return;
+	}
+	head = (size_t)(s->stack - (const uint8_t *)h);
+	copied = kept - head - 8;
+	dyn = s->stack_size;
+	memcpy(d, h, head + copied);
+	memcpy(d + head - 8, &copied, 8);
+	memcpy(d + head + copied, &dyn, 8);
+	((struct perf_event_header *)dst)->size = (uint16_t)kept;
+}
+
 uint64_t perf_record__time(const struct perf_event_header *h)
 {
 	if (h->type == PERF_RECORD_SAMPLE)

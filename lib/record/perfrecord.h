@@ -52,6 +52,16 @@ bool perf_sample__decode(const struct perf_event_header *h, const struct perf_la
 uint64_t perf_sample__id(const struct perf_event_header *h);
 
 /* A record's time: a sample's own, else the sample_id_all trailer's (0 if it has none). */
+/*
+ * The kernel reserves the whole user stack copy asked for in each sample and
+ * writes as much of it as the stack's mapping holds: the size of sample h
+ * (s, decoded) without the part left unwritten, and the copy of it that size
+ * into dst (its stack size field says so; the record stays well formed).
+ */
+size_t perf_sample__kept_size(const struct perf_event_header *h, const struct perf_sample *s);
+void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+			    size_t kept);
+
 uint64_t perf_record__time(const struct perf_event_header *h);
 
 /* PERF_RECORD_LOST: the samples lost. */

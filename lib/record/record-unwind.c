@@ -51,7 +51,8 @@ static uint64_t user_leaf(const struct perf_sample *sm)
 		else if (user)
 			return sm->ips[i];
 	}
-	return 0;
+	/* the kernel did not walk the user stack: the registers say where it was */
+	return sm->has_regs ? sm->regs.ip : 0;
 }
 
 /* A callchain as unwinding and the junction checks left it. */
@@ -60,7 +61,7 @@ struct unwound {
 	bool changed;		/* CFI found callers frame pointers lost, or other ones */
 	bool whole_stack;	/* it reaches the process's first frame */
 	bool looped;		/* a frame-pointer loop was cut from its root */
-	bool past_copy;		/* CFI's unwinding ended where the stack copied did */
+	bool past_copy;		/* CFI or the walk of the copy stopped where the copy did */
 	pid_t tid;
 	uint64_t sp;		/* the sample's */
 	uint64_t last_cfa;	/* where the last frame CFI unwound ends (0: none) */
@@ -74,20 +75,26 @@ struct unwound {
 static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pid, struct frame_buf *buf,
 			struct unwound *u)
 {
-	bool kernel = false, first = true, fp_astray = false, fp_tail, outermost = false, unknown_root = false;
+	bool kernel = false, first = true, fp_astray = false, fp_tail = true, outermost = false, unknown_root = false;
+	bool walk_cut = false;
 	enum sym_unwind_end end = SYM_UNWIND_NO_RULE;
-	size_t n = 0, user = SIZE_MAX;
+	/* a frame record takes 16 bytes at least: the most a walk of the copy can find */
+	size_t n = 0, user = SIZE_MAX, walk_max = sm->has_regs ? sm->stack_size / 16 + 1 : 0;
 	struct sym_frame *frames;
 
 	*u = (struct unwound){ 0 };
-	/* room for the chain, every caller unwinding may add and a marker */
-	if (sm->nr + MAX_UNWIND + 1 > buf->cap) {
-		size_t cap = sm->nr + MAX_UNWIND + 1;
+	/* room for the chain, the leaf and walk of a copy, every caller unwinding may add and a marker */
+	if (sm->nr + 1 + walk_max + MAX_UNWIND + 1 > buf->cap) {
+		size_t cap = sm->nr + 1 + walk_max + MAX_UNWIND + 1;
 		struct sym_frame *v = realloc(buf->v, cap * sizeof(*v));
+		uint64_t *walked;
 
 		if (!v)
 			return -ENOMEM;
 		buf->v = v;
+		if (!(walked = realloc(buf->walked, cap * sizeof(*walked))))
+			return -ENOMEM;
+		buf->walked = walked;
 		buf->cap = cap;
 	}
 	frames = buf->v;
@@ -105,6 +112,20 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		frames[n].precise = first;
 		first = false;
 		n++;
+	}
+	/*
+	 * The kernel was not asked to walk the user stack (reading user memory a
+	 * frame at a time is what sampling costs most): the same walk is made
+	 * here, over the copy, where CFI then checks and completes it.
+	 */
+	if (user == SIZE_MAX && sm->has_regs) {
+		size_t walked = fp_chain__walk(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, buf->walked,
+					       walk_max, &walk_cut);
+
+		user = n;
+		frames[n++] = (struct sym_frame){ sm->regs.ip, false, first };
+		for (size_t i = 0; i < walked; i++)
+			frames[n++] = (struct sym_frame){ buf->walked[i], false, false };
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
 		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras, cfi_cfas[MAX_UNWIND], fp_cfas[MAX_UNWIND];
@@ -195,6 +216,9 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		 */
 		unknown_root = fp_astray || !fp_tail;
 	}
+	/* a walk of the copy that ends the chain stopped where the copy did: its callers are unknown */
+	if (walk_cut && fp_tail)
+		unknown_root = true;
 	size_t whole = n;
 
 	n = without_loop(frames, n);
@@ -219,7 +243,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 	if (unknown_root && !outermost)
 		frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
 	/* where the stack still stops (here, or at a made-up frame of the walk), a bigger copy would go on */
-	u->past_copy = end == SYM_UNWIND_PAST_COPY;
+	u->past_copy = end == SYM_UNWIND_PAST_COPY || (walk_cut && fp_tail);
 	u->n = n;
 	return 0;
 }

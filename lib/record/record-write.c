@@ -399,7 +399,9 @@ static void writer_free(struct writer *w)
 	stackmap__free(w->programs);
 	free(w->fork_samples);
 	free(w->frames.v);
+	free(w->frames.walked);
 	free(w->ahead.v);
+	free(w->ahead.walked);
 	htab__release(&w->looked);
 	htab__release(&w->stack_tops);
 	strbuf__release(&w->ahead_stack);

@@ -179,20 +179,24 @@ static uint64_t record_time(const struct perf_event_header *h)
 }
 
 /* What the header says of the records: samples, their time, losses. Whether h is a fork's sample. */
-static bool count(struct recorder *r, const struct perf_event_header *h)
+/*
+ * Whether h is a sample of the fork tracepoint. Task-clock's samples are
+ * counted (lost records are counted by the session, per ring) and decoded
+ * into *s (else s->stack is NULL).
+ */
+static bool count(struct recorder *r, const struct perf_event_header *h, struct perf_sample *s)
 {
-	struct perf_sample s;
 	uint64_t id;
 
-	/* lost records are counted by the session, per ring; only task-clock's samples here */
+	s->stack = NULL;
 	if (h->type != PERF_RECORD_SAMPLE)
 		return false;
 	id = perf_sample__id(h);
 	if (perf_session__is_fork_id(r->session, id))
 		return true;
-	if (perf_session__custom_of(r->session, id) < 0 && perf_sample__decode(h, &r->layout, false, &s)) {
+	if (perf_session__custom_of(r->session, id) < 0 && perf_sample__decode(h, &r->layout, false, s)) {
 		r->counts.samples++;
-		r->counts.sample_ns += s.period;
+		r->counts.sample_ns += s->period;
 	}
 	return false;
 }
@@ -457,14 +461,18 @@ static void load_mapped(struct recorder *r, const struct perf_event_header *h)
 int recorder__keep(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *r = ctx;
-	struct chunk *c = chunk_for(r, h->size);
+	struct perf_sample s;
+	bool fork_sample = count(r, h, &s);
+	/* kept without the stack copy's unwritten part: a big copy of a small stack costs what it holds */
+	size_t kept = perf_sample__kept_size(h, &s);
+	struct chunk *c = chunk_for(r, kept);
 	struct perf_event_header *copy;
 
 	if (!c)
 		return -errno;
 	copy = (struct perf_event_header *)(c->data + c->used);
-	memcpy(copy, h, h->size);
-	c->used += perf_round8(h->size);
+	perf_sample__copy_kept(h, &s, copy, kept);
+	c->used += perf_round8(kept);
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 65536;
 		struct index_entry *v = hugemem__realloc(r->index, r->cap * sizeof(*v), cap * sizeof(*v));
@@ -474,7 +482,7 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 		r->index = v;
 		r->cap = cap;
 	}
-	r->index[r->n].fork_sample = count(r, copy);
+	r->index[r->n].fork_sample = fork_sample;
 	r->index[r->n].time = record_time(copy);
 	if (r->index[r->n].time > r->max_time)
 		r->max_time = r->index[r->n].time;

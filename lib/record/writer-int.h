@@ -64,6 +64,7 @@ struct proc_end {
 /* Room for a callchain's frames. */
 struct frame_buf {
 	struct sym_frame *v;
+	uint64_t *walked;	/* return addresses of a walk of the stack copy (cap of them too) */
 	size_t cap;
 };
 

@@ -37,3 +37,22 @@ size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_
 	}
 	return nframes;
 }
+
+size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, uint64_t *ras, size_t max,
+		      bool *cut)
+{
+	uint64_t lowest = sp;
+	size_t n = 0;
+
+	*cut = false;
+	while (n < max && bp % 8 == 0 && bp >= lowest && bp - sp <= FP_CHAIN_MAX_SPAN) {
+		if (bp - sp > size || size - (bp - sp) < 16) {
+			*cut = true;
+			break;
+		}
+		memcpy(&ras[n++], stack + (bp - sp) + 8, 8);
+		lowest = bp + 16;
+		memcpy(&bp, stack + (bp - sp), 8);
+	}
+	return n;
+}

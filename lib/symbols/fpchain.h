@@ -3,6 +3,7 @@
 #ifndef LP_FPCHAIN_H
 #define LP_FPCHAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,5 +29,15 @@ size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_
  * cfas; 0 for a record beyond the snapshot, where that cannot be known.
  */
 void fp_chain__cfas(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes, uint64_t *cfas);
+
+/*
+ * The walk the kernel makes of a user stack (perf -g), over the snapshot
+ * alone: the return addresses of the frame records from bp on, up to max,
+ * into ras, as long as they are plausible (as fp_chain__plausible says).
+ * *cut: it stopped at a record beyond the snapshot, where the stack may go
+ * on, not where the chain ends or goes astray.
+ */
+size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, uint64_t *ras, size_t max,
+		      bool *cut);
 
 #endif
