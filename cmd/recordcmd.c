@@ -728,6 +728,9 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      (unsigned long long)st.threads, o.live ? "while recording, the rest " : "",
 		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 		      (unsigned long long)st.recovered);
+	if (!quiet && st.roots_of_thread)
+		error("%llu stacks deeper than the copy took their callers from a shallower stack of their thread "
+		      "that showed the same frame in the same place", (unsigned long long)st.roots_of_thread);
 	/* after the on-CPU summary: lp-record's main figure comes first */
 	if (!quiet && st.unsampled_ns)
 		error("%.3f s on the CPU that no sample stood for (after a thread's last sample, or in %llu threads "

@@ -790,3 +790,39 @@ Try 'lp-record --help' for more information."
 		run ! grep -q 'thread thirty' t2.lp
 	fi
 }
+
+@test "a recursion far deeper than the stack copy: every stack has its root and each level, from its thread's shallower stacks" {
+	# 400 levels of 512-byte frames, each a little deeper than the last: 200 KB of stack
+	run --separate-stderr lp-record --offcpu-freq 0 -o deep.lp -- "$W/descend" 1 400
+	assert_success
+	# the levels a stack shows can only grow with its time, and never past 400; a stack whose
+	# root is unknown says so (a few, in the vDSO, whose copy the kernel cut short)
+	lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK != "[not sampled]" {
+			n++; d = gsub(/;descend/, "&", $STACK)
+			if ($STACK !~ /^_start;.*;main;descend/) {
+				if ($STACK ~ /^\[unwind stopped\];/) stopped++; else rootless++
+				next
+			}
+			if (d < last || d > 400) wrong++
+			last = d; if (d > deepest) deepest = d
+		}
+		END { if (n < 300 || rootless || stopped > n / 50 || wrong || deepest < 390) {
+			print n " samples, " rootless " without the root, " stopped " stopped, " wrong " wrong, deepest " deepest; exit 1 } }' deep.lp
+	[[ "$stderr" =~ lp-record:\ ([0-9]+)\ stacks\ deeper\ than\ the\ copy\ took\ their\ callers\ from\ a\ shallower\ stack ]] || fail "$stderr"
+	[ "${BASH_REMATCH[1]}" -gt 200 ]
+}
+
+@test "--kernel-fp: the kernel walks the user stack too, and the stacks are the same" {
+	run --separate-stderr lp-record -q --offcpu-freq 0 --kernel-fp -o kfp.lp -- "$W/demo" 0.3
+	assert_success
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o copy.lp -- "$W/demo" 0.3
+	assert_success
+	for f in kfp.lp copy.lp; do
+		lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK ~ /;worker;/ { n++; if ($STACK ~ /^clone3;start_thread;worker;/) m++ }
+			END { if (n < 100 || m < n) { print FILENAME ": " m " of " n " samples in worker from clone3"; exit 1 } }' "$f"
+	done
+	# one shape: the same stacks, in about the same shares
+	diff <(lp-collapse kfp.lp | sed 's/ [0-9]*$//' | sort -u | grep ';worker;') \
+		<(lp-collapse copy.lp | sed 's/ [0-9]*$//' | sort -u | grep ';worker;') > /dev/null ||
+		[ "$(comm -3 <(lp-collapse kfp.lp | sed 's/ [0-9]*$//' | sort -u) <(lp-collapse copy.lp | sed 's/ [0-9]*$//' | sort -u) | wc -l)" -lt 10 ]
+}

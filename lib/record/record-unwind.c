@@ -62,10 +62,116 @@ struct unwound {
 	bool whole_stack;	/* it reaches the process's first frame */
 	bool looped;		/* a frame-pointer loop was cut from its root */
 	bool past_copy;		/* CFI or the walk of the copy stopped where the copy did */
+	bool root_of_thread;	/* its root was taken from its thread's last whole stack */
 	pid_t tid;
 	uint64_t sp;		/* the sample's */
 	uint64_t last_cfa;	/* where the last frame CFI unwound ends (0: none) */
 };
+
+/* Room for cap frames in b, with their walked return addresses and places. */
+static int frame_buf_reserve(struct frame_buf *b, size_t cap)
+{
+	struct sym_frame *v;
+	uint64_t *walked, *cfas;
+
+	if (cap <= b->cap)
+		return 0;
+	if (!(v = realloc(b->v, cap * sizeof(*v))))
+		return -ENOMEM;
+	b->v = v;
+	if (!(walked = realloc(b->walked, cap * sizeof(*walked))))
+		return -ENOMEM;
+	b->walked = walked;
+	if (!(cfas = realloc(b->cfas, cap * sizeof(*cfas))))
+		return -ENOMEM;
+	b->cfas = cfas;
+	b->cap = cap;
+	return 0;
+}
+
+static struct stack_top *stack_top_of(struct writer *w, pid_t tid);
+
+/*
+ * Keeps the n user frames (leaf first, with their places) of a stack of tid
+ * that ends where its unwinding could go no further, not where the copy did
+ * (root_unknown: at a frame whose callers the learned roots give), for
+ * complete_root.
+ */
+static int remember_root(struct writer *w, pid_t tid, const struct sym_frame *frames, const uint64_t *cfas, size_t n,
+			 bool root_unknown)
+{
+	struct stack_top *t = stack_top_of(w, tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (n > t->root_cap) {
+		/* frames and places in one block */
+		void *p = realloc(t->root_frames, n * (sizeof(*t->root_frames) + sizeof(*t->root_cfas)));
+
+		if (!p)
+			return -ENOMEM;
+		t->root_frames = p;
+		t->root_cap = n;
+	}
+	t->root_cfas = (uint64_t *)(t->root_frames + t->root_cap);
+	memcpy(t->root_frames, frames, n * sizeof(*frames));
+	memcpy(t->root_cfas, cfas, n * sizeof(*cfas));
+	t->root_n = n;
+	t->root_unknown = root_unknown;
+	return 0;
+}
+
+/*
+ * A stack of tid whose unwinding stopped at frames[n - 1] (returning to
+ * cfas[n - 1]) past the copy, completed with the callers its thread's last
+ * whole stack showed for a frame returning to the same place in the same
+ * function: while that frame is live, what is rootward of it cannot have
+ * changed (a deep recursion's root, when a shallower sample saw it). The
+ * new count of frames, or 0 when no such stack was seen; -errno.
+ */
+static ssize_t complete_root(struct writer *w, pid_t pid, pid_t tid, struct frame_buf *buf, size_t n,
+			     bool *root_unknown)
+{
+	struct stack_top *t = stack_top_of(w, tid);
+	uint64_t place = buf->cfas[n - 1], ip = buf->v[n - 1].ip;
+	size_t j;
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	if (!place)
+		return 0;
+	for (j = 0; j < t->root_n && t->root_cfas[j] < place; j++)
+		;
+	/*
+	 * The same activation: the frame returning to the same place, into the
+	 * same function (it may have called another since: a recursion's level
+	 * first spins, then goes down).
+	 */
+	if (j >= t->root_n - (t->root_n > 0) || t->root_cfas[j] != place ||
+	    !symbolizer__same_function(w->sym, pid, t->root_frames[j].ip, ip))
+		return 0;
+	if ((ret = frame_buf_reserve(buf, n + t->root_n - j + 1)) < 0)
+		return ret;
+	memcpy(&buf->v[n], &t->root_frames[j + 1], (t->root_n - j - 1) * sizeof(*buf->v));
+	memcpy(&buf->cfas[n], &t->root_cfas[j + 1], (t->root_n - j - 1) * sizeof(*buf->cfas));
+	*root_unknown = t->root_unknown;
+	return (ssize_t)(n + t->root_n - j - 1);
+}
+
+void writer_forget_stacks(struct writer *w, pid_t tid)
+{
+	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
+	struct stack_top *e;
+
+	if (!w->stack_tops.n)
+		return;
+	for (size_t i = h; (e = htab__at(&w->stack_tops, i))->head.used; i++)
+		if (e->head.hash == h && e->tid == tid) {
+			e->root_n = 0;
+			return;
+		}
+}
 
 /*
  * The frames of a sample's callchain into buf, leaf first, with the callers
@@ -76,28 +182,20 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 			struct unwound *u)
 {
 	bool kernel = false, first = true, fp_astray = false, fp_tail = true, outermost = false, unknown_root = false;
-	bool walk_cut = false;
+	bool walk_cut = false, walked_here = false, remember;
 	enum sym_unwind_end end = SYM_UNWIND_NO_RULE;
 	/* a frame record takes 16 bytes at least: the most a walk of the copy can find */
 	size_t n = 0, user = SIZE_MAX, walk_max = sm->has_regs ? sm->stack_size / 16 + 1 : 0;
 	struct sym_frame *frames;
+	uint64_t *cfa;
+	int ret;
 
 	*u = (struct unwound){ 0 };
 	/* room for the chain, the leaf and walk of a copy, every caller unwinding may add and a marker */
-	if (sm->nr + 1 + walk_max + MAX_UNWIND + 1 > buf->cap) {
-		size_t cap = sm->nr + 1 + walk_max + MAX_UNWIND + 1;
-		struct sym_frame *v = realloc(buf->v, cap * sizeof(*v));
-		uint64_t *walked;
-
-		if (!v)
-			return -ENOMEM;
-		buf->v = v;
-		if (!(walked = realloc(buf->walked, cap * sizeof(*walked))))
-			return -ENOMEM;
-		buf->walked = walked;
-		buf->cap = cap;
-	}
+	if ((ret = frame_buf_reserve(buf, sm->nr + 1 + walk_max + MAX_UNWIND + 1)) < 0)
+		return ret;
 	frames = buf->v;
+	cfa = buf->cfas;
 	for (uint64_t i = 0; i < sm->nr; i++) {
 		uint64_t ip = sm->ips[i];
 
@@ -110,6 +208,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		frames[n].ip = ip;
 		frames[n].kernel = kernel;
 		frames[n].precise = first;
+		cfa[n] = 0;
 		first = false;
 		n++;
 	}
@@ -123,12 +222,16 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 					       walk_max, &walk_cut);
 
 		user = n;
+		walked_here = true;
+		cfa[n] = 0;
 		frames[n++] = (struct sym_frame){ sm->regs.ip, false, first };
-		for (size_t i = 0; i < walked; i++)
+		for (size_t i = 0; i < walked; i++) {
+			cfa[n] = 0;
 			frames[n++] = (struct sym_frame){ buf->walked[i], false, false };
+		}
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
-		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras, cfi_cfas[MAX_UNWIND], fp_cfas[MAX_UNWIND];
+		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras, cfi_cfas[MAX_UNWIND], *fp_cfas = &cfa[user + 1];
 		bool changed;
 		size_t nknown = 0, k, walked = n - user - 1;
 		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
@@ -145,7 +248,8 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		u->tid = sm->tid;
 		u->sp = sm->regs.sp;
 		u->last_cfa = k ? cfi_cfas[k - 1] : 0;
-		fp_chain__cfas(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, nknown, fp_cfas);
+		/* where each record the walk read lies: the same return address read elsewhere is another frame */
+		fp_chain__cfas(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, n - user - 1, fp_cfas);
 		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
 		/*
@@ -202,8 +306,11 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 			for (size_t i = 0; i < k && !changed; i++)
 				changed = frames[user + 1 + i].ip != ras[i];
 			memmove(&frames[user + 1 + k], &frames[rest], (n - rest) * sizeof(*frames));
-			for (size_t i = 0; i < k; i++)
+			memmove(&cfa[user + 1 + k], &cfa[rest], (n - rest) * sizeof(*cfa));
+			for (size_t i = 0; i < k; i++) {
 				frames[user + 1 + i] = (struct sym_frame){ ras[i], false, exact_ras >> i & 1 };
+				cfa[user + 1 + i] = cfi_cfas[i];
+			}
 			n = total;
 			u->changed = changed;
 			/* CFI reached the outermost frame: nothing was cut */
@@ -221,7 +328,9 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 		unknown_root = true;
 	size_t whole = n;
 
-	n = without_loop(frames, n);
+	/* a walk of the copy only goes up the stack: it cannot loop, and what repeats there is a recursion */
+	if (!walked_here)
+		n = without_loop(frames, n);
 	u->looped = n < whole;
 
 	if (user != SIZE_MAX && !outermost && !fp_astray && n > user + 1) {
@@ -240,10 +349,29 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pi
 			break;
 		}
 	}
-	if (unknown_root && !outermost)
-		frames[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
 	/* where the stack still stops (here, or at a made-up frame of the walk), a bigger copy would go on */
 	u->past_copy = end == SYM_UNWIND_PAST_COPY || (walk_cut && fp_tail);
+	/* a stack that ends where it ends (not where the copy did) shows its thread's callers from there */
+	remember = !u->past_copy && !fp_astray;
+	if (unknown_root && !outermost && u->past_copy && n > user + 1 && !fp_astray) {
+		bool root_unknown;
+		ssize_t completed = complete_root(w, pid, sm->tid, buf, n, &root_unknown);
+
+		if (completed < 0)
+			return (int)completed;
+		if (completed > 0) {
+			n = (size_t)completed;
+			/* a root left to the learned roots (stackroot.c) stays theirs: the marker before an entry */
+			unknown_root = root_unknown;
+			outermost = u->whole_stack = !root_unknown;
+			u->root_of_thread = remember = true;
+		}
+	}
+	if (remember && user != SIZE_MAX &&
+	    (ret = remember_root(w, sm->tid, &buf->v[user], &buf->cfas[user], n - user, unknown_root && !outermost)) < 0)
+		return ret;
+	if (unknown_root && !outermost)
+		buf->v[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
 	u->n = n;
 	return 0;
 }
@@ -389,6 +517,7 @@ static void count_chain(struct writer *w, const struct unwound *u, int flags, bo
 	bool completed = flags & SYM_CHAIN_COMPLETED, stopped = (flags & SYM_CHAIN_STOPPED) && !completed;
 
 	w->stats->recovered += u->changed;
+	w->stats->roots_of_thread += u->root_of_thread;
 	w->stats->unwind_stopped += stopped;
 	if (past_copy) {
 		*past_copy += stopped && u->past_copy;

@@ -346,6 +346,7 @@ static int write_record(struct writer *w, size_t i)
 		perf_task__decode(h, &t);
 		if (t.pid == t.tid)
 			stack_roots__forget(w->roots, t.pid);
+		writer_forget_stacks(w, t.tid);
 		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, writer_comm_of(r, t.tid))) < 0 ||
 		    (t.pid == t.tid && writer_exit_status(w, t.pid, &status) && (ret = writer_put_exit_status(w, status)) < 0) ||
 		    (ret = lp_writer__end(&w->out)) < 0)
@@ -400,9 +401,17 @@ static void writer_free(struct writer *w)
 	free(w->fork_samples);
 	free(w->frames.v);
 	free(w->frames.walked);
+	free(w->frames.cfas);
 	free(w->ahead.v);
 	free(w->ahead.walked);
+	free(w->ahead.cfas);
 	htab__release(&w->looked);
+	{
+		struct stack_top *t;
+
+		for (size_t i = 0; (t = htab__next(&w->stack_tops, &i));)
+			free(t->root_frames);	/* root_cfas lives in the same block */
+	}
 	htab__release(&w->stack_tops);
 	strbuf__release(&w->ahead_stack);
 	strbuf__release(&w->ahead_locs);

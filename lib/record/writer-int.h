@@ -65,6 +65,7 @@ struct proc_end {
 struct frame_buf {
 	struct sym_frame *v;
 	uint64_t *walked;	/* return addresses of a walk of the stack copy (cap of them too) */
+	uint64_t *cfas;		/* where on the stack each of v returns to, 0 when not known (cap of them too) */
 	size_t cap;
 };
 
@@ -77,7 +78,20 @@ struct stack_top {
 	struct htab_entry head;
 	pid_t tid;
 	uint64_t top, deepest_stopped;
+	/*
+	 * The user frames of the thread's last stack that reached its root, leaf
+	 * first, each with where on the stack it returns to (0: unknown): callers
+	 * of a frame still live at the same place, with the same return address,
+	 * are the same (writer_complete_root).
+	 */
+	struct sym_frame *root_frames;
+	uint64_t *root_cfas;
+	size_t root_n, root_cap;
+	bool root_unknown;	/* that stack ended in [unwind stopped] (the learned roots complete it) */
 };
+
+/* Lets go of what tid's stacks showed: the thread is gone (its number may come back as another). */
+void writer_forget_stacks(struct writer *w, pid_t tid);
 
 /* The biggest copy a thread's stopped stacks needed to reach its roots, where known: 0 when none is. */
 uint64_t writer_stack_needed(const struct writer *w);

@@ -203,3 +203,29 @@ enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint
 		return SYM_FRAME_POINTER;
 	return p.rule.bp_saved ? SYM_FRAME_SCRATCH : SYM_FRAME_NONE;
 }
+
+/* The function return address ra of pid returns into (its call's), or NULL where no symbol says. */
+static const char *function_of(struct symbolizer *s, struct process *p, uint64_t ra)
+{
+	struct mapping *m = symbolizer_mapping_at(p, ra - 1);
+	struct elfsym *e = m ? symbolizer_file_symbols(s, &s->files[m->file]) : NULL;
+	uint64_t addr;
+
+	if (!e || !elfsym__offset_to_addr(e, ra - 1 - m->start + m->pgoff, &addr))
+		return NULL;
+	return elfsym__lookup(e, addr);
+}
+
+bool symbolizer__same_function(struct symbolizer *s, pid_t pid, uint64_t a, uint64_t b)
+{
+	struct process *p = symbolizer_process(s, pid, false);
+	const char *fa;
+
+	if (a == b)
+		return true;
+	if (!p || a < 4096 || b < 4096)
+		return false;
+	/* the symbol's name is kept once: one function, one pointer */
+	fa = function_of(s, p, a);
+	return fa && fa == function_of(s, p, b);
+}
