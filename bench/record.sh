@@ -81,14 +81,14 @@ for levels in ${LEVELS:-10 25}; do
 	for r in $(seq "$runs"); do
 		"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/lp.err"
 		n_lp=$(grep -c '^S' "$work/lp.lp")
-		t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/lp.err")
+		t_sym=$(sed -n 's/.*written in \([0-9.]*\) s.*/\1/p' "$work/lp.err")
 		t_svg=$(seconds "$work/lp.svg" "$bin/lp-svg" "$work/lp.lp")
 		# as a user runs it: lp-record | lp-svg, the two on both cores at once; post-processing is
 		# lp-record's write phase (its own figure) and what lp-svg does after lp-record is done
 		{ "$bin/lp-record" --offcpu-freq 0 -F 4999 "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/pipe.err"
 		  date +%s.%N > "$work/rec-end"; } | "$bin/lp-svg" > "$work/pipe.svg"
 		svg_end=$(date +%s.%N)
-		t_pipe_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/pipe.err")
+		t_pipe_sym=$(sed -n 's/.*written in \([0-9.]*\) s.*/\1/p' "$work/pipe.err")
 		n_pipe=$(sed -n 's/^lp-record: \([0-9]*\) on-CPU samples.*/\1/p' "$work/pipe.err")
 		t_pipe=$(awk -v w="$t_pipe_sym" -v r="$(cat "$work/rec-end")" -v e="$svg_end" 'BEGIN { print w + (e - r) }')
 		t_script=$(seconds "$work/perf.txt" perf script -i "$work/perf.data")
@@ -202,7 +202,7 @@ perf record -q -F 4999 --call-graph dwarf -o "$work/nofp.data" "$work/workload-n
 for r in $(seq "$runs"); do
 	"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/nofp.lp" "$work/workload-nofp" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/nofp.err"
 	n_lp=$(grep -c '^S' "$work/nofp.lp")
-	t_sym=$(sed -n 's/.*written in \([0-9.]*\) s$/\1/p' "$work/nofp.err")
+	t_sym=$(sed -n 's/.*written in \([0-9.]*\) s.*/\1/p' "$work/nofp.err")
 	stopped=$(awk -F'\t' '$1 == "S" && $8 ~ /^\[unwind stopped\]/ { n++ } END { print n + 0 }' "$work/nofp.lp")
 	t_script=$(seconds "$work/nofp.txt" perf script -i "$work/nofp.data")
 	n_perf=$(grep -c '^$' "$work/nofp.txt" || true)
