@@ -15,7 +15,7 @@
 #include "arch.h"
 
 /* Bytes of user stack copied with each sample of a custom event. */
-enum { CUSTOM_SNAPSHOT = 512 };
+enum { CUSTOM_SNAPSHOT = 512, FORK_SNAPSHOT = 2048 };
 
 /* Data pages of each CPU's ring of lifecycle records (and spawn stacks). */
 enum { LIFE_PAGES = 128 };
@@ -217,6 +217,12 @@ static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	a->type = PERF_TYPE_TRACEPOINT;
 	a->config = (uint64_t)o->fork_tracepoint;
 	a->sample_period = 1;
+	/*
+	 * Spawns come in bursts into the rings of task records, and the kernel
+	 * walks their frame pointers: the copy is for CFI at clone's callers.
+	 */
+	if (a->sample_stack_user > FORK_SNAPSHOT)
+		a->sample_stack_user = FORK_SNAPSHOT;
 }
 
 static int keep_fd(struct perf_session *s, int fd)
