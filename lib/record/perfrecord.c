@@ -22,6 +22,9 @@ enum { TRAILER = 32, TRAILER_TIME = 24 };
 enum { MMAP2_ADDR = 16, MMAP2_LEN = 24, MMAP2_PGOFF = 32, MMAP2_MAJ = 40, MMAP2_MIN = 44, MMAP2_INO = 48,
        MMAP2_FILENAME = 72 };
 
+/* In a kept sample's dynamic size: the copy is a difference, its reference follows (no kernel sets it). */
+#define STACK_DELTA (1ULL << 63)
+
 static uint64_t u64_at(const void *p, size_t off)
 {
 	uint64_t v;
@@ -109,8 +112,14 @@ bool perf_sample__decode(const struct perf_event_header *h, const struct perf_la
 		s->stack = (const uint8_t *)h + off;
 		/* only what the kernel could copy is real */
 		dyn = u64_at(h, off + s->stack_size);
-		if (dyn < s->stack_size)
+		if (dyn & STACK_DELTA) {
+			if (off + s->stack_size + 16 > size)
+				return false;
+			s->stack_whole = dyn & ~STACK_DELTA;
+			s->stack_key = (uint32_t)u64_at(h, off + s->stack_size + 8);
+		} else if (dyn < s->stack_size) {
 			s->stack_size = dyn;
+		}
 	}
 	return true;
 }
@@ -144,6 +153,25 @@ void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf
 	memcpy(d + head - 8, &copied, 8);
 	memcpy(d + head + copied, &dyn, 8);
 	((struct perf_event_header *)dst)->size = (uint16_t)kept;
+}
+
+size_t perf_sample__delta_size(const struct perf_event_header *h, const struct perf_sample *s, size_t prefix)
+{
+	return (size_t)(s->stack - (const uint8_t *)h) + prefix + 16;
+}
+
+void perf_sample__copy_delta(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+			     size_t prefix, uint32_t key)
+{
+	char *d = dst;
+	size_t head = (size_t)(s->stack - (const uint8_t *)h);
+	uint64_t size = prefix, whole = s->stack_size | STACK_DELTA, k = key;
+
+	memcpy(d, h, head + prefix);
+	memcpy(d + head - 8, &size, 8);
+	memcpy(d + head + prefix, &whole, 8);
+	memcpy(d + head + prefix + 8, &k, 8);
+	((struct perf_event_header *)dst)->size = (uint16_t)(head + prefix + 16);
 }
 
 uint64_t perf_record__time(const struct perf_event_header *h)

@@ -42,6 +42,13 @@ struct perf_sample {
 	struct user_regs regs;
 	const uint8_t *stack;	/* the user stack snapshot, what the kernel could copy */
 	uint64_t stack_size;
+	/*
+	 * A record lp-record keeps as a difference (perf_sample__copy_delta):
+	 * the whole copy is stack_whole bytes, of which stack holds the first
+	 * stack_size; the rest is in sample stack_key's copy (a seq). Else 0.
+	 */
+	uint64_t stack_whole;
+	uint32_t stack_key;
 };
 
 /* Decodes a sample (raw: it carries PERF_SAMPLE_RAW and no value); false if malformed. */
@@ -61,6 +68,15 @@ uint64_t perf_sample__id(const struct perf_event_header *h);
 size_t perf_sample__kept_size(const struct perf_event_header *h, const struct perf_sample *s);
 void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
 			    size_t kept);
+
+/*
+ * The size of sample h (s, decoded, with a whole stack copy) kept with only
+ * the first prefix bytes of its copy (a multiple of 8), and that record in
+ * dst: the rest of the copy is that of sample key (perf_sample.stack_key).
+ */
+size_t perf_sample__delta_size(const struct perf_event_header *h, const struct perf_sample *s, size_t prefix);
+void perf_sample__copy_delta(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+			     size_t prefix, uint32_t key);
 
 uint64_t perf_record__time(const struct perf_event_header *h);
 

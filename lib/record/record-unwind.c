@@ -174,13 +174,55 @@ void writer_forget_stacks(struct writer *w, pid_t tid)
 }
 
 /*
+ * sm, or where its stack copy was kept as a difference from another
+ * sample's (stackdelta.h), the same sample in out with its whole copy put
+ * together in buf. Where the other copy cannot give it (it never can, but
+ * a record is not trusted), the part kept alone, which unwinding ends in.
+ */
+static const struct perf_sample *whole_copy(struct writer *w, const struct perf_sample *sm, struct frame_buf *buf,
+					    struct perf_sample *out)
+{
+	const struct recorder *r = w->r;
+	struct perf_sample key;
+	uint64_t from, rest;
+
+	if (!sm->stack_whole)
+		return sm;
+	*out = *sm;
+	out->stack_whole = 0;
+	if (!r->at_seq || sm->stack_key >= r->n ||
+	    !perf_sample__decode(r->index[r->at_seq[sm->stack_key]].h, &r->layout, false, &key) || !key.stack ||
+	    key.stack_whole || sm->stack_whole < sm->stack_size)
+		return out;
+	from = sm->regs.sp + sm->stack_size;
+	rest = sm->stack_whole - sm->stack_size;
+	if (from < key.regs.sp || from - key.regs.sp > key.stack_size || key.stack_size - (from - key.regs.sp) < rest)
+		return out;
+	if (sm->stack_whole > buf->whole_cap) {
+		uint8_t *b = realloc(buf->whole, sm->stack_whole);
+
+		if (!b)
+			return out;
+		buf->whole = b;
+		buf->whole_cap = sm->stack_whole;
+	}
+	memcpy(buf->whole, sm->stack, sm->stack_size);
+	memcpy(buf->whole + sm->stack_size, key.stack + (from - key.regs.sp), rest);
+	out->stack = buf->whole;
+	out->stack_size = sm->stack_whole;
+	return out;
+}
+
+/*
  * The frames of a sample's callchain into buf, leaf first, with the callers
  * that frame-pointer walking lost recovered from CFI, and SYM_STOPPED_IP as
  * the root where what is rootward is unknown.
  */
-static int unwind_chain(struct writer *w, const struct perf_sample *sm, pid_t pid, struct frame_buf *buf,
+static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_t pid, struct frame_buf *buf,
 			struct unwound *u)
 {
+	struct perf_sample put_together;
+	const struct perf_sample *sm = whole_copy(w, sample, buf, &put_together);
 	bool kernel = false, first = true, fp_astray = false, fp_tail = true, outermost = false, unknown_root = false;
 	bool walk_cut = false, walked_here = false, remember;
 	enum sym_unwind_end end = SYM_UNWIND_NO_RULE;

@@ -402,6 +402,8 @@ static void writer_free(struct writer *w)
 	free(w->frames.v);
 	free(w->frames.walked);
 	free(w->frames.cfas);
+	free(w->frames.whole);
+	free(w->ahead.whole);
 	free(w->ahead.v);
 	free(w->ahead.walked);
 	free(w->ahead.cfas);
@@ -618,6 +620,22 @@ static int finish_live(struct recorder *r, struct record_stats *stats)
 	return ret;
 }
 
+/* Where each record is in the sorted index, by its seq: stack copies kept as differences refer to seqs. */
+static int place_seqs(struct recorder *r)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->n && !any; i++)
+		any = r->index[i].stack_key != 0;
+	if (!any)
+		return 0;
+	if (!(r->at_seq = malloc(r->n * sizeof(*r->at_seq))))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		r->at_seq[r->index[i].seq] = (uint32_t)i;
+	return 0;
+}
+
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
 	struct writer *w;
@@ -628,6 +646,8 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	if ((ret = recorder__settle(r)) < 0)
 		return ret;
 	index__sort(r->index, r->n);
+	if ((ret = place_seqs(r)) < 0)
+		return ret;
 	if (!(w = writer_new(r, out, stats)))
 		return -errno;
 	/* counted as the records came, for the header */
@@ -641,9 +661,13 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	 * fork_samples is pages never touched, which reading would fault in.)
 	 */
 	if (recorder__plan_release(r) == 0)
-		for (size_t i = 0; i < r->n; i++)
+		for (size_t i = 0; i < r->n; i++) {
 			if (r->index[i].type == PERF_RECORD_FORK && w->fork_samples[i])
 				recorder__hold(r, r->index[w->fork_samples[i] - 1].h, i);
+			/* and the copy a difference refers to, when its sample is written */
+			if (r->index[i].stack_key)
+				recorder__hold(r, r->index[r->at_seq[r->index[i].stack_key - 1]].h, i);
+		}
 	if ((ret = writer_write_header(r, &w->out, stats, false)) < 0)
 		goto cleanup;
 	ret = write_records(w, 0, r->n, &w->done);

@@ -23,6 +23,7 @@ struct index_entry {
 	uint32_t seq;		/* arrival order: ties in time keep it */
 	uint16_t type;		/* h->type */
 	uint16_t fork_sample;	/* a sample of the fork tracepoint */
+	uint32_t stack_key;	/* a sample whose stack copy is partly another's: that one's seq + 1; else 0 */
 	const struct perf_event_header *h;
 };
 
@@ -87,6 +88,8 @@ struct recorder {
 	int spill_errno;	/* why it could not be written: all stays in memory then */
 	struct index_entry *index;	/* every record kept, in the order they came */
 	size_t n, cap;
+	struct stack_deltas *deltas;	/* on-CPU samples' stack copies kept as differences; NULL: whole */
+	uint32_t *at_seq;	/* where each record (by seq) is in the sorted index, where differences need it */
 
 	struct htab names;	/* of struct thread_name */
 	struct htab cpu_before;	/* of struct cpu_before */

@@ -20,6 +20,7 @@
 #include "offcpu-sampler.h"
 #include "perfevent.h"
 #include "spill.h"
+#include "stackdelta.h"
 #include "symbolizer.h"
 #include "symload.h"
 
@@ -68,6 +69,14 @@ struct recorder *recorder__new(const struct record_opts *o)
 	r->names = HTAB_INIT(struct thread_name);
 	r->cpu_before = HTAB_INIT(struct cpu_before);
 	r->next_expect = EXPECT_FROM;
+	/*
+	 * A live recording lets records go as it writes them: a difference would
+	 * outlive the copy it refers to.
+	 */
+	if (!o->live && !(r->deltas = stack_deltas__new())) {
+		free(r);
+		return NULL;
+	}
 	/* the chunk with its header in whole huge pages */
 	r->chunk_size = ARENA_CHUNK - offsetof(struct chunk, data);
 	if (o->spill_after && o->spill_after / 4 < ARENA_CHUNK)
@@ -94,6 +103,8 @@ void recorder__free(struct recorder *r)
 	symbolizer__free(r->sym);
 	free(r->uses);
 	free(r->release_order);
+	stack_deltas__free(r->deltas);
+	free(r->at_seq);
 	perf_session__free(r->session);
 	offcpu__free(r->offcpu);
 	spill__free(r->spill);
@@ -278,7 +289,8 @@ int recorder__settle(struct recorder *r)
 {
 	const char *map;
 
-	if (!r->spill)
+	/* (a file whose first write failed, on a full disk, holds nothing to map) */
+	if (!r->spill || !r->nspilled)
 		return 0;
 	if (!(map = spill__map(r->spill)))
 		return -errno;
@@ -464,15 +476,41 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	struct perf_sample s;
 	bool fork_sample = count(r, h, &s);
 	/* kept without the stack copy's unwritten part: a big copy of a small stack costs what it holds */
-	size_t kept = perf_sample__kept_size(h, &s);
-	struct chunk *c = chunk_for(r, kept);
+	size_t kept = perf_sample__kept_size(h, &s), prefix = 0;
+	uint32_t key = 0;
+	bool delta = false;
+	struct chunk *c;
 	struct perf_event_header *copy;
+	int ret;
 
-	if (!c)
+	/* or as the difference from its thread's last whole copy */
+	if (r->deltas && s.stack && s.has_regs) {
+		size_t shared = stack_deltas__shared(r->deltas, s.tid, s.regs.sp, s.stack, s.stack_size, &key);
+
+		if (shared) {
+			delta = true;
+			/* a word at least: a copy of size 0 has no dynamic size after it to mark it */
+			prefix = perf_round8(s.stack_size - shared + (shared == s.stack_size));
+			kept = perf_sample__delta_size(h, &s, prefix);
+		} else if ((ret = stack_deltas__keep(r->deltas, s.tid, (uint32_t)r->n, s.regs.sp, s.stack,
+						     s.stack_size)) < 0) {
+			return ret;
+		}
+	}
+	if (!(c = chunk_for(r, kept)))
 		return -errno;
 	copy = (struct perf_event_header *)(c->data + c->used);
-	perf_sample__copy_kept(h, &s, copy, kept);
+	if (delta)
+		perf_sample__copy_delta(h, &s, copy, prefix, key);
+	else
+		perf_sample__copy_kept(h, &s, copy, kept);
 	c->used += perf_round8(kept);
+	if (r->deltas && h->type == PERF_RECORD_EXIT) {
+		struct perf_task t;
+
+		perf_task__decode(h, &t);
+		stack_deltas__forget(r->deltas, t.tid);
+	}
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 65536;
 		struct index_entry *v = hugemem__realloc(r->index, r->cap * sizeof(*v), cap * sizeof(*v));
@@ -483,6 +521,7 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 		r->cap = cap;
 	}
 	r->index[r->n].fork_sample = fork_sample;
+	r->index[r->n].stack_key = delta ? key + 1 : 0;
 	r->index[r->n].time = record_time(copy);
 	if (r->index[r->n].time > r->max_time)
 		r->max_time = r->index[r->n].time;

@@ -66,6 +66,8 @@ struct frame_buf {
 	struct sym_frame *v;
 	uint64_t *walked;	/* return addresses of a walk of the stack copy (cap of them too) */
 	uint64_t *cfas;		/* where on the stack each of v returns to, 0 when not known (cap of them too) */
+	uint8_t *whole;		/* a stack copy kept as a difference, put together again */
+	size_t whole_cap;
 	size_t cap;
 };
 
