@@ -92,7 +92,7 @@ unsigned perf_ring_pages_for(unsigned stack_snapshot)
 {
 	unsigned pages = 256;
 
-	while ((uint64_t)pages * 4096 < 128 * ((uint64_t)stack_snapshot + 512))
+	while ((uint64_t)pages * 4096 < 64 * ((uint64_t)stack_snapshot + 512))
 		pages *= 2;
 	return pages;
 }

@@ -65,7 +65,7 @@ struct perf_opts {
 
 /*
  * Ring pages per CPU for on-CPU samples that copy stack_snapshot bytes of
- * user stack: at least 256, and room for 128 samples with the whole copy
+ * user stack: at least 256, and room for 64 samples with the whole copy
  * (the kernel reserves it all in the ring, whatever it writes).
  */
 unsigned perf_ring_pages_for(unsigned stack_snapshot);
