@@ -173,6 +173,9 @@ void writer_forget_stacks(struct writer *w, pid_t tid)
 		}
 }
 
+/* Room below the copy referred to, in frame_buf.whole: a difference's own bytes start at most that far below it. */
+enum { WHOLE_ROOM = 65536 };
+
 /*
  * sm, or where its stack copy was kept as a difference from another
  * sample's (stackdelta.h), the same sample in out with its whole copy put
@@ -184,7 +187,7 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 {
 	const struct recorder *r = w->r;
 	struct perf_sample key;
-	uint64_t from, rest;
+	uint64_t from, rest, base;
 
 	if (!sm->stack_whole)
 		return sm;
@@ -192,23 +195,33 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 	out->stack_whole = 0;
 	if (!r->at_seq || sm->stack_key >= r->n ||
 	    !perf_sample__decode(r->index[r->at_seq[sm->stack_key]].h, &r->layout, false, &key) || !key.stack ||
-	    key.stack_whole || sm->stack_whole < sm->stack_size)
+	    key.stack_whole || sm->stack_whole < sm->stack_size || sm->stack_size > WHOLE_ROOM)
 		return out;
 	from = sm->regs.sp + sm->stack_size;
 	rest = sm->stack_whole - sm->stack_size;
-	if (from < key.regs.sp || from - key.regs.sp > key.stack_size || key.stack_size - (from - key.regs.sp) < rest)
+	/* (its own bytes end where the other's begin to be used, so they start at most WHOLE_ROOM below those) */
+	if (from < key.regs.sp || from - key.regs.sp > key.stack_size || key.stack_size - (from - key.regs.sp) < rest ||
+	    key.stack_size > 65536)
 		return out;
-	if (sm->stack_whole > buf->whole_cap) {
-		uint8_t *b = realloc(buf->whole, sm->stack_whole);
+	if (!buf->whole && !(buf->whole = malloc(WHOLE_ROOM + 65536)))
+		return out;
+	base = key.regs.sp - WHOLE_ROOM;	/* the address whole[0] stands for */
+	if (!buf->whole_has_key || buf->whole_key != sm->stack_key) {
+		memcpy(buf->whole + WHOLE_ROOM, key.stack, key.stack_size);
+		buf->whole_key = sm->stack_key;
+		buf->whole_has_key = true;
+		buf->whole_sp = key.regs.sp;
+		buf->whole_size = key.stack_size;
+	} else if (buf->dirty_to > key.regs.sp) {
+		/* the last difference's bytes, where the copy has its own */
+		uint64_t lo = buf->dirty_from > key.regs.sp ? buf->dirty_from : key.regs.sp;
 
-		if (!b)
-			return out;
-		buf->whole = b;
-		buf->whole_cap = sm->stack_whole;
+		memcpy(buf->whole + (lo - base), key.stack + (lo - key.regs.sp), buf->dirty_to - lo);
 	}
-	memcpy(buf->whole, sm->stack, sm->stack_size);
-	memcpy(buf->whole + sm->stack_size, key.stack + (from - key.regs.sp), rest);
-	out->stack = buf->whole;
+	memcpy(buf->whole + (sm->regs.sp - base), sm->stack, sm->stack_size);
+	buf->dirty_from = sm->regs.sp;
+	buf->dirty_to = from;
+	out->stack = buf->whole + (sm->regs.sp - base);
 	out->stack_size = sm->stack_whole;
 	return out;
 }

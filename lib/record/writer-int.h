@@ -66,8 +66,16 @@ struct frame_buf {
 	struct sym_frame *v;
 	uint64_t *walked;	/* return addresses of a walk of the stack copy (cap of them too) */
 	uint64_t *cfas;		/* where on the stack each of v returns to, 0 when not known (cap of them too) */
-	uint8_t *whole;		/* a stack copy kept as a difference, put together again */
-	size_t whole_cap;
+	/*
+	 * A stack copy kept as a difference, put together again: the copy it
+	 * refers to (key, at sp, size bytes) lies in whole at WHOLE_ROOM, and
+	 * each difference overwrites its first bytes, put back (dirty) before
+	 * the next: most of a copy is the other's, and is not copied each time.
+	 */
+	uint8_t *whole;
+	uint32_t whole_key;
+	bool whole_has_key;
+	uint64_t whole_sp, whole_size, dirty_from, dirty_to;
 	size_t cap;
 };
 
