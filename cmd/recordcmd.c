@@ -61,7 +61,7 @@ static const char record_usage[] =
 	"      --check           check what this machine lets lp-record do, with the\n"
 	"                        remedies, and exit (1 if something stops it)\n"
 	"      --stack-size=BYTES user stack copied with each on-CPU sample, unwound\n"
-	"                        with frame pointers and CFI (16384, at most 65528; off\n"
+	"                        with frame pointers and CFI (24576, at most 65528; off\n"
 	"                        the CPU at most 4096): bigger reaches callers beyond\n"
 	"                        big frames, at that many bytes a sample\n"
 	"      --kernel-fp       on-CPU samples: the kernel also walks the user stack's\n"
@@ -433,7 +433,7 @@ static int spill_dir(struct record_opts *o, const char *output, char **path)
 int record_main(int argc, char **argv, bool offcpu_only)
 {
 	struct record_opts o = {
-		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 16384, .read_values = true },
+		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 24576, .read_values = true },
 		.offcpu = true,
 		.offcpu_required = offcpu_only,
 		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER, .snapshot = 2048 },

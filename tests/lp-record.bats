@@ -640,7 +640,7 @@ EOF
 		END { if (n < 100 || stopped > 0.01 * n) { print stopped " of " n " samples stopped"; exit 1 } }' advised.lp
 }
 
-@test "--stack-size: a bigger snapshot reaches main past frames bigger than the default one" {
+@test "--stack-size 16384: a snapshot bigger than the 12 KB frames reaches main past them" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success
 	awk -F'\t' '$1 == "S" { n++; if ($8 ~ /^_start;__libc_start_main;__libc_start_call_main;main;compress;/) m++ }
