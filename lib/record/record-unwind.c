@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A sample's chain of frames: what the kernel gave, unwound further with CFI and the learned roots. */
+/* A sample's chain of frames: the kernel's, the user stack walked over its copy and unwound with CFI, and the roots learned. */
 #include "writer-int.h"
 
 #include <errno.h>
@@ -69,7 +69,7 @@ struct unwound {
 };
 
 /* Room for cap frames in b, with their walked return addresses and places. */
-static int frame_buf_reserve(struct frame_buf *b, size_t cap)
+int writer_frames_reserve(struct frame_buf *b, size_t cap)
 {
 	struct sym_frame *v;
 	uint64_t *walked, *cfas;
@@ -87,90 +87,6 @@ static int frame_buf_reserve(struct frame_buf *b, size_t cap)
 	b->cfas = cfas;
 	b->cap = cap;
 	return 0;
-}
-
-static struct stack_top *stack_top_of(struct writer *w, pid_t tid);
-
-/*
- * Keeps the n user frames (leaf first, with their places) of a stack of tid
- * that ends where its unwinding could go no further, not where the copy did
- * (root_unknown: at a frame whose callers the learned roots give), for
- * complete_root.
- */
-static int remember_root(struct writer *w, pid_t tid, const struct sym_frame *frames, const uint64_t *cfas, size_t n,
-			 bool root_unknown)
-{
-	struct stack_top *t = stack_top_of(w, tid);
-
-	if (!t)
-		return -ENOMEM;
-	if (n > t->root_cap) {
-		/* frames and places in one block */
-		void *p = realloc(t->root_frames, n * (sizeof(*t->root_frames) + sizeof(*t->root_cfas)));
-
-		if (!p)
-			return -ENOMEM;
-		t->root_frames = p;
-		t->root_cap = n;
-	}
-	t->root_cfas = (uint64_t *)(t->root_frames + t->root_cap);
-	memcpy(t->root_frames, frames, n * sizeof(*frames));
-	memcpy(t->root_cfas, cfas, n * sizeof(*cfas));
-	t->root_n = n;
-	t->root_unknown = root_unknown;
-	return 0;
-}
-
-/*
- * A stack of tid whose unwinding stopped at frames[n - 1] (returning to
- * cfas[n - 1]) past the copy, completed with the callers its thread's last
- * whole stack showed for a frame returning to the same place in the same
- * function: while that frame is live, what is rootward of it cannot have
- * changed (a deep recursion's root, when a shallower sample saw it). The
- * new count of frames, or 0 when no such stack was seen; -errno.
- */
-static ssize_t complete_root(struct writer *w, pid_t pid, pid_t tid, struct frame_buf *buf, size_t n,
-			     bool *root_unknown)
-{
-	struct stack_top *t = stack_top_of(w, tid);
-	uint64_t place = buf->cfas[n - 1], ip = buf->v[n - 1].ip;
-	size_t j;
-	int ret;
-
-	if (!t)
-		return -ENOMEM;
-	if (!place)
-		return 0;
-	for (j = 0; j < t->root_n && t->root_cfas[j] < place; j++)
-		;
-	/*
-	 * The same activation: the frame returning to the same place, into the
-	 * same function (it may have called another since: a recursion's level
-	 * first spins, then goes down).
-	 */
-	if (j >= t->root_n - (t->root_n > 0) || t->root_cfas[j] != place ||
-	    !symbolizer__same_function(w->sym, pid, t->root_frames[j].ip, ip))
-		return 0;
-	if ((ret = frame_buf_reserve(buf, n + t->root_n - j + 1)) < 0)
-		return ret;
-	memcpy(&buf->v[n], &t->root_frames[j + 1], (t->root_n - j - 1) * sizeof(*buf->v));
-	memcpy(&buf->cfas[n], &t->root_cfas[j + 1], (t->root_n - j - 1) * sizeof(*buf->cfas));
-	*root_unknown = t->root_unknown;
-	return (ssize_t)(n + t->root_n - j - 1);
-}
-
-void writer_forget_stacks(struct writer *w, pid_t tid)
-{
-	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
-	struct stack_top *e;
-
-	if (!w->stack_tops.n)
-		return;
-	for (size_t i = h; (e = htab__at(&w->stack_tops, i))->head.used; i++)
-		if (e->head.hash == h && e->tid == tid) {
-			e->root_n = 0;
-			return;
-		}
 }
 
 /* Room below the copy referred to, in frame_buf.whole: a difference's own bytes start at most that far below it. */
@@ -247,7 +163,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 
 	*u = (struct unwound){ 0 };
 	/* room for the chain, the leaf and walk of a copy, every caller unwinding may add and a marker */
-	if ((ret = frame_buf_reserve(buf, sm->nr + 1 + walk_max + MAX_UNWIND + 1)) < 0)
+	if ((ret = writer_frames_reserve(buf, sm->nr + 1 + walk_max + MAX_UNWIND + 1)) < 0)
 		return ret;
 	frames = buf->v;
 	cfa = buf->cfas;
@@ -410,7 +326,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 	remember = !u->past_copy && !fp_astray;
 	if (unknown_root && !outermost && u->past_copy && n > user + 1 && !fp_astray) {
 		bool root_unknown;
-		ssize_t completed = complete_root(w, pid, sm->tid, buf, n, &root_unknown);
+		ssize_t completed = writer_complete_root(w, pid, sm->tid, buf, n, &root_unknown);
 
 		if (completed < 0)
 			return (int)completed;
@@ -423,7 +339,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 		}
 	}
 	if (remember && user != SIZE_MAX &&
-	    (ret = remember_root(w, sm->tid, &buf->v[user], &buf->cfas[user], n - user, unknown_root && !outermost)) < 0)
+	    (ret = writer_remember_root(w, sm->tid, &buf->v[user], &buf->cfas[user], n - user, unknown_root && !outermost)) < 0)
 		return ret;
 	if (unknown_root && !outermost)
 		buf->v[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
@@ -520,23 +436,6 @@ static int look_ahead(struct writer *w, pid_t pid)
 	return ret;
 }
 
-/* Where tid's stack ends, as its whole stacks said; e NULL when out of memory. */
-static struct stack_top *stack_top_of(struct writer *w, pid_t tid)
-{
-	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
-	struct stack_top *e;
-
-	if (htab__reserve(&w->stack_tops) < 0)
-		return NULL;
-	for (size_t i = h; (e = htab__at(&w->stack_tops, i))->head.used; i++)
-		if (e->head.hash == h && e->tid == tid)
-			return e;
-	htab__insert(&w->stack_tops, e, h);
-	e->tid = tid;
-	e->top = 0;
-	return e;
-}
-
 /*
  * What a sample says of how big a copy its thread needs: a whole stack
  * where the stack ends, one that stopped where the copy did how far below
@@ -546,23 +445,12 @@ static void measure_depth(struct writer *w, const struct unwound *u, bool stoppe
 {
 	struct stack_top *t;
 
-	if (!u->sp || !(u->whole_stack || stopped_past_copy) || !(t = stack_top_of(w, u->tid)))
+	if (!u->sp || !(u->whole_stack || stopped_past_copy) || !(t = writer_stack_top(w, u->tid)))
 		return;
 	if (u->whole_stack && u->last_cfa > t->top)
 		t->top = u->last_cfa;
 	else if (stopped_past_copy && (!t->deepest_stopped || u->sp < t->deepest_stopped))
 		t->deepest_stopped = u->sp;
-}
-
-uint64_t writer_stack_needed(const struct writer *w)
-{
-	const struct stack_top *t;
-	uint64_t needed = 0;
-
-	for (size_t i = 0; (t = htab__next(&w->stack_tops, &i));)
-		if (t->deepest_stopped && t->top > t->deepest_stopped && t->top - t->deepest_stopped > needed)
-			needed = t->top - t->deepest_stopped;
-	return needed;
 }
 
 /* Counts what a chain's SYM_CHAIN_* flags and its unwinding say of it for the summary. */

@@ -103,6 +103,29 @@ struct stack_top {
 /* Lets go of what tid's stacks showed: the thread is gone (its number may come back as another). */
 void writer_forget_stacks(struct writer *w, pid_t tid);
 
+/* tid's entry (record-roots.c), made when it has none; NULL when out of memory. */
+struct stack_top *writer_stack_top(struct writer *w, pid_t tid);
+
+/*
+ * Keeps the n user frames (leaf first, with where each returns to) of a
+ * stack of tid that ended where unwinding could go no further, not where
+ * the copy did (root_unknown: at an entry the learned roots complete). -ENOMEM
+ */
+int writer_remember_root(struct writer *w, pid_t tid, const struct sym_frame *frames, const uint64_t *cfas, size_t n,
+			 bool root_unknown);
+
+/*
+ * The n frames of buf, a stack of pid's thread tid that stopped past the
+ * copy, completed from the stack writer_remember_root kept: the new count,
+ * 0 when that stack had no frame of the same function returning to the same
+ * place, or -errno. *root_unknown: it ends at an entry still.
+ */
+ssize_t writer_complete_root(struct writer *w, pid_t pid, pid_t tid, struct frame_buf *buf, size_t n,
+			     bool *root_unknown);
+
+/* Room for cap frames in b, with their walked return addresses and places; -ENOMEM */
+int writer_frames_reserve(struct frame_buf *b, size_t cap);
+
 /* The biggest copy a thread's stopped stacks needed to reach its roots, where known: 0 when none is. */
 uint64_t writer_stack_needed(const struct writer *w);
 
