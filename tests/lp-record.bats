@@ -273,7 +273,9 @@ record_with_max_stack_4() {
 	for _ in $(seq 50); do echo 4 2> /dev/null > /proc/sys/kernel/perf_event_max_stack && break; sleep 0.1; done
 	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = 4 ] || skip "cannot set kernel.perf_event_max_stack"
 	run --separate-stderr lp-record "$@"
-	echo "$old" > /proc/sys/kernel/perf_event_max_stack
+	# (busy too while the kernel frees this recording's events: a limit left at 4 cuts every later stack)
+	for _ in $(seq 50); do echo "$old" 2> /dev/null > /proc/sys/kernel/perf_event_max_stack && break; sleep 0.1; done
+	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = "$old" ] || fail "cannot set kernel.perf_event_max_stack back to $old"
 }
 
 @test "stacks cut at kernel.perf_event_max_stack are counted in the metadata and on stderr" {
