@@ -85,6 +85,9 @@ int stack_deltas__keep(struct stack_deltas *d, pid_t tid, uint32_t seq, uint64_t
 	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
 	struct whole_copy *c;
 
+	/* (the kernel could copy nothing: nothing to refer to) */
+	if (!size)
+		return 0;
 	if (htab__reserve(&d->copies) < 0)
 		return -ENOMEM;
 	for (size_t i = h; (c = htab__at(&d->copies, i))->head.used; i++)

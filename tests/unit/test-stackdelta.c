@@ -40,6 +40,8 @@ int main(void)
 	memset(copy, 0xee, sizeof(copy) - 256);
 	ok(stack_deltas__shared(d, 5, SP, copy, sizeof(copy), &key) == 0, "256 bytes alike are not worth it");
 
+	ok(stack_deltas__keep(d, 5, 18, SP, NULL, 0) == 0 && stack_deltas__shared(d, 5, SP, whole, sizeof(whole), &key) &&
+	   key == 17, "a copy the kernel could not make (0 bytes) is no whole copy");
 	stack_deltas__forget(d, 5);
 	ok(stack_deltas__shared(d, 5, SP, whole, sizeof(whole), &key) == 0, "a thread that exited has no copy");
 	stack_deltas__free(d);
