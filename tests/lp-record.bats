@@ -485,9 +485,10 @@ record_with_max_stack_4() {
 		run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 $fp -o decoy.lp -- "$W/bigframe" decoy 0.5
 		assert_success
 		run ! grep -q 'decoy;' decoy.lp
-		# every sample of the spinning function: its callers are unknown, and said so
-		awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 == "[unwind stopped];spin_astray") m++ }
-			END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' decoy.lp
+		# every sample of the spinning function: its callers are unknown, and said so (or, taken in
+		# its prologue before its big frame is made, found by CFI: the true ones)
+		awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 == "[unwind stopped];spin_astray") m++; else if ($8 ~ /^_start;.*;main;astray;spin_astray$/) whole++ }
+			END { if (n < 50 || m + whole != n || whole > 2) { print m " of " n " samples stop at the marker, " whole " whole"; exit 1 } }' decoy.lp
 	done
 	# with the whole frame in the snapshot, CFI finds the real callers
 	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" decoy 0.5 > /dev/null
