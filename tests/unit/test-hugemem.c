@@ -32,6 +32,7 @@ static long huge_kb_at(const void *p)
 	return kb;
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 /* The kernel's count of huge page faults that fell back to small pages, or -1. */
 static long thp_fault_fallbacks(void)
 {
@@ -47,6 +48,7 @@ static long thp_fault_fallbacks(void)
 	fclose(f);
 	return n;
 }
+#endif
 
 /*
  * The heap grown in huge pages: the first touch of a block carved from it
