@@ -655,7 +655,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	whole = true;
 	if (st.lost)
 		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m (now %u)",
-		      (unsigned long long)st.lost, o.perf.clock_pages ? o.perf.clock_pages : o.perf.mmap_pages);
+		      (unsigned long long)st.lost, perf_opts__clock_pages(&o.perf));
 	if (st.truncated)
 		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
 		      "raise it with sysctl kernel.perf_event_max_stack=N",

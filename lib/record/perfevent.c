@@ -134,11 +134,6 @@ static void wakeup_attr(const struct perf_opts *o, struct perf_event_attr *a, un
 	}
 }
 
-static unsigned clock_pages(const struct perf_opts *o)
-{
-	return o->clock_pages ? o->clock_pages : o->mmap_pages;
-}
-
 static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE | (o->read_values ? PERF_SAMPLE_READ : 0));
@@ -165,7 +160,7 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	} else {
 		a->sample_period = o->period;
 	}
-	wakeup_attr(o, a, clock_pages(o));
+	wakeup_attr(o, a, perf_opts__clock_pages(o));
 }
 
 /*
@@ -294,12 +289,12 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			continue;
 		if (perf_opts__samples(&s->o)) {
 			clock_attr(&s->o, &attr);
-			fd = open_into(s, &attr, pid, cpu, samples, clock_pages(&s->o), err, "task-clock");
+			fd = open_into(s, &attr, pid, cpu, samples, perf_opts__clock_pages(&s->o), err, "task-clock");
 			if (fd == -EINVAL && s->o.read_values && first && cpu == 0) {
 				/* older kernels refuse PERF_SAMPLE_READ with inherit */
 				s->o.read_values = false;
 				clock_attr(&s->o, &attr);
-				fd = open_into(s, &attr, pid, cpu, samples, clock_pages(&s->o), err, "task-clock");
+				fd = open_into(s, &attr, pid, cpu, samples, perf_opts__clock_pages(&s->o), err, "task-clock");
 			}
 			if (fd == -ENODEV)
 				continue;

@@ -70,6 +70,12 @@ struct perf_opts {
  */
 unsigned perf_ring_pages_for(unsigned stack_snapshot);
 
+/* The data pages of task-clock's rings per CPU. */
+static inline unsigned perf_opts__clock_pages(const struct perf_opts *o)
+{
+	return o->clock_pages ? o->clock_pages : o->mmap_pages;
+}
+
 /* Whether o samples on the CPU at all (with freq and period 0 the events only follow tasks). */
 static inline bool perf_opts__samples(const struct perf_opts *o)
 {

@@ -89,8 +89,20 @@ int writer_frames_reserve(struct frame_buf *b, size_t cap)
 	return 0;
 }
 
-/* Room below the copy referred to, in frame_buf.whole: a difference's own bytes start at most that far below it. */
-enum { WHOLE_ROOM = 65536 };
+void writer_frames_release(struct frame_buf *b)
+{
+	free(b->v);
+	free(b->walked);
+	free(b->cfas);
+	free(b->whole);
+}
+
+/*
+ * A stack copy is smaller (--stack-size is at most 65528), and so is the
+ * room below the copy referred to in frame_buf.whole: a difference's own
+ * bytes start at most that far below it.
+ */
+enum { COPY_MAX = 65536, WHOLE_ROOM = COPY_MAX };
 
 /*
  * sm, or where its stack copy was kept as a difference from another
@@ -117,17 +129,15 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 	rest = sm->stack_whole - sm->stack_size;
 	/* (its own bytes end where the other's begin to be used, so they start at most WHOLE_ROOM below those) */
 	if (from < key.regs.sp || from - key.regs.sp > key.stack_size || key.stack_size - (from - key.regs.sp) < rest ||
-	    key.stack_size > 65536)
+	    key.stack_size > COPY_MAX)
 		return out;
-	if (!buf->whole && !(buf->whole = malloc(WHOLE_ROOM + 65536)))
+	if (!buf->whole && !(buf->whole = malloc(WHOLE_ROOM + COPY_MAX)))
 		return out;
 	base = key.regs.sp - WHOLE_ROOM;	/* the address whole[0] stands for */
 	if (!buf->whole_has_key || buf->whole_key != sm->stack_key) {
 		memcpy(buf->whole + WHOLE_ROOM, key.stack, key.stack_size);
 		buf->whole_key = sm->stack_key;
 		buf->whole_has_key = true;
-		buf->whole_sp = key.regs.sp;
-		buf->whole_size = key.stack_size;
 	} else if (buf->dirty_to > key.regs.sp) {
 		/* the last difference's bytes, where the copy has its own */
 		uint64_t lo = buf->dirty_from > key.regs.sp ? buf->dirty_from : key.regs.sp;
@@ -205,7 +215,9 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras, cfi_cfas[MAX_UNWIND], *fp_cfas = &cfa[user + 1];
 		bool changed;
 		size_t nknown = 0, k, walked = n - user - 1;
-		size_t believed = fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
+		/* (a walk of the copy took only plausible records: fp_chain__walk checks as it goes) */
+		size_t believed = walked_here ? walked :
+				  fp_chain__plausible(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, walked);
 
 		if (believed < walked) {
 			n = user + 1 + believed;

@@ -399,14 +399,8 @@ static void writer_free(struct writer *w)
 	thread_stats__free(w->threads);
 	stackmap__free(w->programs);
 	free(w->fork_samples);
-	free(w->frames.v);
-	free(w->frames.walked);
-	free(w->frames.cfas);
-	free(w->frames.whole);
-	free(w->ahead.whole);
-	free(w->ahead.v);
-	free(w->ahead.walked);
-	free(w->ahead.cfas);
+	writer_frames_release(&w->frames);
+	writer_frames_release(&w->ahead);
 	htab__release(&w->looked);
 	{
 		struct stack_top *t;

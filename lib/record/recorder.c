@@ -189,7 +189,6 @@ static uint64_t record_time(const struct perf_event_header *h)
 	return h->type == LP_RECORD_OFFCPU ? offcpu_record__parts(h, &stack, &ips)->start : perf_record__time(h);
 }
 
-/* What the header says of the records: samples, their time, losses. Whether h is a fork's sample. */
 /*
  * Whether h is a sample of the fork tracepoint. Task-clock's samples are
  * counted (lost records are counted by the session, per ring) and decoded

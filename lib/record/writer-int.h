@@ -75,7 +75,7 @@ struct frame_buf {
 	uint8_t *whole;
 	uint32_t whole_key;
 	bool whole_has_key;
-	uint64_t whole_sp, whole_size, dirty_from, dirty_to;
+	uint64_t dirty_from, dirty_to;
 	size_t cap;
 };
 
@@ -125,6 +125,7 @@ ssize_t writer_complete_root(struct writer *w, pid_t pid, pid_t tid, struct fram
 
 /* Room for cap frames in b, with their walked return addresses and places; -ENOMEM */
 int writer_frames_reserve(struct frame_buf *b, size_t cap);
+void writer_frames_release(struct frame_buf *b);
 
 /* The biggest copy a thread's stopped stacks needed to reach its roots, where known: 0 when none is. */
 uint64_t writer_stack_needed(const struct writer *w);
