@@ -77,6 +77,18 @@ each_reader() {
 	each_reader ev.lp 1 "ev.lp:2: #lp.event needs KEY PERF-EVENT PERIOD TITLE UNIT, got 2 fields"
 }
 
+@test "#lp.host, #lp.rank, #lp.start and #lp.realtime are checked alike by every reader" {
+	printf '#lp-stream 1\n#lp.host\n' > host.lp
+	tail -n +2 "$GOOD" >> host.lp
+	each_reader host.lp 1 "host.lp:2: #lp.host needs a value"
+	variant 2 $'#lp.rank\tzero' rank.lp
+	each_reader rank.lp 1 "rank.lp:2: #lp.rank 'zero' is not a non-negative integer"
+	variant 3 $'#lp.start\t-5' start.lp
+	each_reader start.lp 1 "start.lp:3: #lp.start '-5' is not a number of nanoseconds"
+	variant 2 $'#lp.realtime\t1e9' real.lp
+	each_reader real.lp 1 "real.lp:2: #lp.realtime '1e9' is not a number of nanoseconds"
+}
+
 @test "a stream without its trailer may be cut: a warning, an error with --strict" {
 	head -n -1 "$GOOD" > cut.lp
 	for r in "${READERS[@]}"; do

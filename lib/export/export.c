@@ -163,41 +163,40 @@ static int find_event(const struct exporter *e, struct lp_span key)
 	return -1;
 }
 
-/* Where each input was made and when it started: its host, rank, start and realtime. */
+/* Where each input was made and when it started (checked by the reader); the first of each holds. */
 static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 {
 	struct exporter *e = ctx;
-	struct lp_error *err = e->x.err;
 	struct export_input *in = &e->x.inputs[e->x.ninputs - 1];
 	char **slot = NULL;
 
 	(void)r;
-	if (lp_span__eq(mp->key, "start", 5) || lp_span__eq(mp->key, "realtime", 8)) {
-		bool start = mp->key.len == 5;
-		uint64_t v;
-
-		if (mp->nvalues < 1 || parse_u64(mp->values[0].s, mp->values[0].len, &v) < 0)
-			return lp_error__set(err, -EINVAL, "#lp.%s is not a number of nanoseconds", start ? "start" : "realtime");
-		if (start && !in->has_start) {
-			in->start = v;
+	switch (mp->known) {
+	case LP_META_START:
+		if (!in->has_start) {
+			in->start = mp->number;
 			in->has_start = true;
-		} else if (!start && !in->has_realtime) {
-			in->realtime = v;
+		}
+		return 0;
+	case LP_META_REALTIME:
+		if (!in->has_realtime) {
+			in->realtime = mp->number;
 			in->has_realtime = true;
 		}
 		return 0;
-	}
-	if (lp_span__eq(mp->key, "host", 4))
+	case LP_META_HOST:
 		slot = &in->host;
-	else if (lp_span__eq(mp->key, "rank", 4))
+		break;
+	case LP_META_RANK:
 		slot = &in->rank;
-	if (slot) {
-		if (mp->nvalues < 1 || *slot)
-			return 0;
-		*slot = span_dup(mp->values[0]);
-		return *slot ? 0 : -ENOMEM;
+		break;
+	default:
+		return 0;
 	}
-	return 0;
+	if (*slot)
+		return 0;
+	*slot = span_dup(mp->values[0]);
+	return *slot ? 0 : -ENOMEM;
 }
 
 /* An #lp.event line defines a custom event's title and unit; the first definition of a key holds. */

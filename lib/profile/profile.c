@@ -235,25 +235,23 @@ static int add_name(struct strbuf *key, struct lp_span s, bool comm)
 	return 0;
 }
 
-/* host=NAME or rank=N as a folded frame, from a metadata value. */
+/* host=NAME or rank=N as a folded frame, from a metadata value (checked by the reader). */
 static int where_frame(struct strbuf *frame, const char *key, const struct lp_meta *m)
 {
 	strbuf__reset(frame);
-	if (m->nvalues < 1)
-		return -EINVAL;
 	return strbuf__add(frame, key, strlen(key)) ?: strbuf__addc(frame, '=') ?: add_name(frame, m->values[0], true);
 }
 
+/* A stream's first #lp.host and #lp.rank hold, as for every reader. */
 static int meta_line(struct profile *c, const struct lp_meta *m, struct lp_error *err)
 {
-	bool host = lp_span__eq(m->key, "host", 4);
+	bool host = m->known == LP_META_HOST;
 	int ret;
 
-	if (!host && !lp_span__eq(m->key, "rank", 4))
+	if ((!host && m->known != LP_META_RANK) || (host ? c->has_host : c->has_rank))
 		return 0;
 	if ((ret = where_frame(host ? &c->host_frame : &c->rank_frame, host ? "host" : "rank", m)) < 0)
-		return lp_error__set(err, ret, ret == -EINVAL ? "#lp.%s without a value" : "out of memory",
-				     host ? "host" : "rank");
+		return lp_error__set(err, ret, "out of memory");
 	*(host ? &c->has_host : &c->has_rank) = true;
 	return 0;
 }

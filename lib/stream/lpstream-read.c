@@ -85,6 +85,8 @@ static int comment(struct lp_reader *r)
 		return lp_error__set(r->err, ret, "out of memory");
 	if (ret == 0)
 		return other(r);
+	if ((ret = lp_meta__check(&m, r->err)) < 0)
+		return ret;
 	if (lp_span__eq(m.key, "event", 5)) {
 		struct lp_event_def d;
 

@@ -284,7 +284,30 @@ int lp_meta__parse(struct lp_fields *f, const char *line, size_t len, struct lp_
 	m->key = (struct lp_span){ f->v[0].s + 4, f->v[0].len - 4 };
 	m->values = f->v + 1;
 	m->nvalues = f->n - 1;
+	m->known = lp_span__eq(m->key, "host", 4)       ? LP_META_HOST :
+		   lp_span__eq(m->key, "rank", 4)       ? LP_META_RANK :
+		   lp_span__eq(m->key, "start", 5)      ? LP_META_START :
+		   lp_span__eq(m->key, "realtime", 8)   ? LP_META_REALTIME : LP_META_OTHER;
+	m->number = 0;
 	return 1;
+}
+
+int lp_meta__check(struct lp_meta *m, struct lp_error *err)
+{
+	char q[LP_QUOTE_SIZE];
+	const char *what;
+
+	if (m->known == LP_META_OTHER)
+		return 0;
+	if (m->nvalues < 1 || m->values[0].len == 0)
+		return lp_error__set(err, -EINVAL, "#lp.%.*s needs a value", (int)m->key.len, m->key.s);
+	if (m->known == LP_META_HOST)
+		return 0;
+	what = m->known == LP_META_RANK ? "a non-negative integer" : "a number of nanoseconds";
+	if (parse_u64(m->values[0].s, m->values[0].len, &m->number) < 0)
+		return lp_error__set(err, -EINVAL, "#lp.%.*s '%s' is not %s", (int)m->key.len, m->key.s,
+				     excerpt(m->values[0], q, sizeof(q)), what);
+	return 0;
 }
 
 int lp_event_def__parse(const struct lp_meta *m, struct lp_event_def *d, struct lp_error *err)

@@ -165,15 +165,33 @@ int lp_point__parse(const struct lp_fields *f, struct lp_point *q, struct lp_err
 
 /* ---- metadata ---- */
 
+/* The keys whose values every reader takes alike: where and when a stream was made. */
+enum lp_meta_known {
+	LP_META_OTHER,
+	LP_META_HOST,		/* #lp.host NAME */
+	LP_META_RANK,		/* #lp.rank N */
+	LP_META_START,		/* #lp.start NS */
+	LP_META_REALTIME,	/* #lp.realtime NS */
+};
+
 /* "#lp.KEY\tVALUE..." */
 struct lp_meta {
 	struct lp_span key;
 	const struct lp_span *values;	/* escaped */
 	size_t nvalues;
+	enum lp_meta_known known;	/* set by lp_meta__parse */
+	uint64_t number;		/* RANK, START, REALTIME: the value, once lp_meta__check took it */
 };
 
 /* 1 and m set if line is a metadata line (split into f), 0 for another comment; -ENOMEM. */
 int lp_meta__parse(struct lp_fields *f, const char *line, size_t len, struct lp_meta *m);
+
+/*
+ * Checks the value of a known key and sets m->number: the reader does it for
+ * every metadata line, so each program takes #lp.host or #lp.start alike.
+ * -EINVAL naming the key and the problem; 0 for other keys.
+ */
+int lp_meta__check(struct lp_meta *m, struct lp_error *err);
 
 /* "#lp.event KEY PERF-EVENT PERIOD TITLE UNIT": a custom event's definition. */
 struct lp_event_def {
