@@ -519,18 +519,9 @@ static int write_end(struct writer *w, bool live)
 	return ret;
 }
 
-int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *stats)
+static struct writer *live_writer(struct recorder_follower *f)
 {
-	struct writer *w;
-	int ret;
-
-	if (!(w = writer_new(r, out, stats)))
-		return -errno;
-	r->live = w;
-	if ((ret = writer_write_header(r, &w->out, w->stats, true)) == 0)
-		ret = lp_writer__flush(&w->out);
-	stats->write_errno = w->out.err;
-	return ret;
+	return (struct writer *)((char *)f - offsetof(struct writer, follower));
 }
 
 /*
@@ -540,9 +531,10 @@ int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *sta
  * hundred after it are settled too (a fork's stack, a thread's end and its
  * clocks are found near it): the index entries up to there are final.
  */
-int recorder__write_settled(struct recorder *r, uint64_t settled)
+static int live_settled(struct recorder_follower *f, uint64_t settled)
 {
-	struct writer *w = r->live;
+	struct writer *w = live_writer(f);
+	struct recorder *r = w->r;
 	size_t stable = w->visible, collect_to, write_to, oldest;
 	int ret;
 
@@ -577,32 +569,47 @@ int recorder__write_settled(struct recorder *r, uint64_t settled)
 	return lp_writer__flush(&w->out);
 }
 
-void recorder__hold_mapped(struct recorder *r, const struct perf_event_header *h)
+/* The file of an MMAP2 record stays open until the writer reads the record: it may be gone by then. */
+static void live_mapped(struct recorder_follower *f, const struct perf_event_header *h)
 {
 	struct perf_mmap2 m;
 
 	perf_mmap2__decode(h, &m);
 	/* out of memory: the file is read by path, as it would be without */
-	symbolizer__hold(r->live->sym, m.path, m.dev, m.ino);
+	symbolizer__hold(live_writer(f)->sym, m.path, m.dev, m.ino);
 }
 
-void recorder__drop_live(struct recorder *r)
+static void live_free(struct recorder_follower *f)
 {
-	writer_free(r->live);
-	r->live = NULL;
+	writer_free(live_writer(f));
+}
+
+int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *stats)
+{
+	struct writer *w;
+	int ret;
+
+	if (!(w = writer_new(r, out, stats)))
+		return -errno;
+	w->follower = (struct recorder_follower){ .mapped = live_mapped, .settled = live_settled, .free = live_free };
+	r->follower = &w->follower;
+	if ((ret = writer_write_header(r, &w->out, w->stats, true)) == 0)
+		ret = lp_writer__flush(&w->out);
+	stats->write_errno = w->out.err;
+	return ret;
 }
 
 /* The rest of a live recording's stream, once recording ended. */
 static int finish_live(struct recorder *r, struct record_stats *stats)
 {
-	struct writer *w = r->live;
+	struct writer *w = live_writer(r->follower);
 	int ret;
 
-	r->live = NULL;
+	r->follower = NULL;
 	index__sort(r->index + w->visible, r->n - w->visible);
 	w->visible = r->n;
 	writer_count_losses(r, w->stats);
-	if ((ret = r->live_error) == 0 && (ret = collect(w, w->collected, r->n)) == 0)
+	if ((ret = r->follower_error) == 0 && (ret = collect(w, w->collected, r->n)) == 0)
 		ret = write_records(w, w->done, r->n, &w->done);
 	if (ret == 0)
 		ret = write_end(w, true);
@@ -635,7 +642,7 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	struct writer *w;
 	int ret = 0;
 
-	if (r->live)
+	if (r->follower)
 		return finish_live(r, stats);
 	if ((ret = recorder__settle(r)) < 0)
 		return ret;

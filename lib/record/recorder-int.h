@@ -77,8 +77,8 @@ struct recorder {
 	struct chunk *spare;	/* a chunk let go of in a live recording, for the next ones */
 	size_t chunk_size, kept_bytes;	/* in chunks */
 	uint64_t max_time;	/* of the records kept so far */
-	struct writer *live;	/* the stream's writer, when it is written while recording (o.live) */
-	int live_error;		/* why it could not write, when it could not */
+	struct recorder_follower *follower;	/* what reads records while recording, or NULL */
+	int follower_error;	/* why it stopped following, when it did */
 	struct chunk_use *uses;	/* the chunks by address, with where each is last read; NULL: not planned */
 	size_t nuses, next_release;
 	size_t *release_order;	/* of uses, by their last reads */
@@ -135,15 +135,19 @@ void recorder__release_written(struct recorder *r, size_t done);
 /* Lets go of the chunks whose records all came before record seq (in arrival order). */
 void recorder__release_before(struct recorder *r, size_t seq);
 /*
- * A live recording's stream, written up to the records of time settled
- * (all of those have come): all but the last few hundred, which records
- * still to come may need. 0, -ENOMEM or -EIO.
+ * What reads the records while they are recorded (a live recording's
+ * writer): recorder.c calls it and knows nothing more of it, so the
+ * recorder does not depend on its writer. mapped sees each MMAP2 record as
+ * it comes; settled is called after each round of reading with the time up
+ * to which every record has come, and a negative return (-ENOMEM, -EIO)
+ * ends the recording; free lets it go when the recording fails before
+ * recorder__write ends it.
  */
-int recorder__write_settled(struct recorder *r, uint64_t settled);
-/* Has a live recording's writer hold the file of MMAP2 record h open until it reads it (symbolizer__hold). */
-void recorder__hold_mapped(struct recorder *r, const struct perf_event_header *h);
-/* Frees a live recording's writer that recorder__write did not end (recording failed); no-op without one. */
-void recorder__drop_live(struct recorder *r);
+struct recorder_follower {
+	void (*mapped)(struct recorder_follower *f, const struct perf_event_header *h);
+	int (*settled)(struct recorder_follower *f, uint64_t settled);
+	void (*free)(struct recorder_follower *f);
+};
 
 /* A kept off-CPU record's parts: the event, its stack snapshot, its addresses (user, then kernel). */
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,

@@ -98,7 +98,8 @@ void recorder__free(struct recorder *r)
 
 	if (!r)
 		return;
-	recorder__drop_live(r);
+	if (r->follower)
+		r->follower->free(r->follower);
 	sym_loader__free(r->loader);
 	symbolizer__free(r->sym);
 	free(r->uses);
@@ -530,8 +531,8 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	r->n++;
 	if (r->loader && copy->type == PERF_RECORD_MMAP2)
 		load_mapped(r, copy);
-	if (r->live && copy->type == PERF_RECORD_MMAP2)
-		recorder__hold_mapped(r, copy);
+	if (r->follower && copy->type == PERF_RECORD_MMAP2)
+		r->follower->mapped(r->follower, copy);
 	if (r->loader && r->n >= r->next_expect && r->next_expect <= EXPECT_UP_TO) {
 		sym_loader__expect_chains(r->loader, r->n / RECORDS_PER_CHAIN);
 		r->next_expect = r->n * 2;
@@ -630,7 +631,7 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 		if (ret < 0)
 			return ret;
 		/* a stream that cannot be written ends the recording: recorder__write says why */
-		if (r->live && (r->live_error = recorder__write_settled(r, settled)) < 0)
+		if (r->follower && (r->follower_error = r->follower->settled(r->follower, settled)) < 0)
 			break;
 		if (r->child > 0 && !r->exited) {
 			struct rusage ru;

@@ -158,6 +158,7 @@ struct writer {
 	struct record_stats *stats;
 	size_t *fork_samples;	/* by index of the FORK: 1 + the index of its tracepoint sample, or 0 */
 	size_t fork_cap;
+	struct recorder_follower follower;	/* a live recording's: how the recorder hands it records */
 	/* records in their places, that may be read ahead: all, or in a live recording those settled */
 	size_t visible;
 	size_t collected, done;	/* a live recording's: records collected (forks, ends, clocks), written */
