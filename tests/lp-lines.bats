@@ -11,6 +11,11 @@ setup() {
 	[ -x "$W/lines" ] || fail "workloads not built (make check builds them)"
 }
 
+# awk over lp-lines' rows (lp-lines(1)) with the columns named: $WHERE (FILE:LINE), $FUNC, $WEIGHT, $PERCENT
+rows_awk() {
+	awk -F'\t' -v WHERE=1 -v FUNC=2 -v WEIGHT=3 -v PERCENT=4 "$@"
+}
+
 recording() {
 	lp-record -q "$@" 2> rec.err || skip "cannot record here: $(cat rec.err)"
 }
@@ -43,7 +48,7 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 	perf record -q -F 999 -p "$pid" -o perf.data 2> /dev/null || { kill "$pid"; wait; skip "perf record cannot run here"; }
 	wait "$lp" || fail "lp-record: $(cat rec.err)"
 	perf report -i perf.data --sort srcline --stdio 2> /dev/null | awk '$1 ~ /%$/ { print $2, $1 }' | head -2 > perf.top
-	lp-lines l.lp | head -2 | awk -F'\t' '{ n = split($1, p, "/"); print p[n], $4 }' > lp.top
+	lp-lines l.lp | head -2 | rows_awk '{ n = split($WHERE, p, "/"); print p[n], $PERCENT }' > lp.top
 	[ "$(cut -d' ' -f1 perf.top)" = "$(cut -d' ' -f1 lp.top)" ] || fail "perf: $(cat perf.top) lp: $(cat lp.top)"
 	paste -d' ' perf.top lp.top | awk '{ d = $2 - $4; if (d < 0) d = -d; if (d > 5) { print; bad = 1 } } END { exit bad }' ||
 		fail "shares differ: $(paste -d' ' perf.top lp.top)"
@@ -55,13 +60,13 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 	assert_success
 	call=$(grep -n 'sum += loop' "$TOP/tests/workloads/lines.c" | cut -d: -f1)
 	# every sample in loop() passed through main's call of it (start-up and exit are the rest)
-	in_call=$(awk -F'\t' -v k="tests/workloads/lines.c:$call" '$1 == k && $2 == "main" { print $3 }' <<<"$output")
-	in_loop=$(lp-lines l.lp | awk -F'\t' '$2 ~ /^loop/ { s += $3 } END { print s + 0 }')
-	all=$(lp-lines l.lp | awk -F'\t' '{ s += $3 } END { print s + 0 }')
+	in_call=$(rows_awk -v k="tests/workloads/lines.c:$call" '$WHERE == k && $FUNC == "main" { print $WEIGHT }' <<<"$output")
+	in_loop=$(lp-lines l.lp | rows_awk '$FUNC ~ /^loop/ { s += $WEIGHT } END { print s + 0 }')
+	all=$(lp-lines l.lp | rows_awk '{ s += $WEIGHT } END { print s + 0 }')
 	awk -v c="$in_call" -v l="$in_loop" -v a="$all" 'BEGIN { exit !(c >= l && l > 0 && c >= 0.95 * a) }' ||
 		fail "main's call line $in_call, loop's lines $in_loop, all $all"
 	# the leaves still add up to all of it
-	lp-lines l.lp | awk -F'\t' '{ s += $4 } END { exit !(s > 99.9 && s < 100.1) }'
+	lp-lines l.lp | rows_awk '{ s += $PERCENT } END { exit !(s > 99.9 && s < 100.1) }'
 }
 
 @test "code inlined into a function: its own line as the leaf; --inclusive also credits the call's line" {
@@ -160,7 +165,7 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 	[[ "${lines[0]}" =~ ^tests/workloads/blocking\.c:$sleep_line$'\t'nap$'\t'[0-9]+$'\t'([0-9.]+)%$ ]] ||
 		fail "first: ${lines[0]}"
 	# every sample still counted once
-	awk -F'\t' '{ s += $4 } END { exit !(s > 99.9 && s < 100.1) }' <<<"$output" || fail "$output"
+	rows_awk '{ s += $PERCENT } END { exit !(s > 99.9 && s < 100.1) }' <<<"$output" || fail "$output"
 	# the leaves themselves are in libc or the kernel, not in the workload's source
 	run --separate-stderr lp-lines -e offcpu b.lp
 	assert_success

@@ -19,7 +19,7 @@ setup() {
 
 # Off-CPU seconds in samples whose stack has FRAMES (an awk regex) ending the stack or before ';'.
 offcpu_seconds() {
-	awk -F'\t' -v re="(^|;)$1(;|$)" '$1 == "S" && $6 == "offcpu" && $8 ~ re { s += $7 } END { printf "%.6f\n", s / 1e9 }' "$2"
+	lp_awk -v re="(^|;)$1(;|$)" '$1 == "S" && f("event") == "offcpu" && f("stack") ~ re { s += f("weight") } END { printf "%.6f\n", s / 1e9 }' "$2"
 }
 
 # The workload's own measurement of a function's blocked time.
@@ -38,12 +38,12 @@ close_to() {
 # (LONGEST seconds at most) for each off-CPU interval it counted lost. Such losses are
 # rare (a return to the CPU the kernel did not show) and are asserted few elsewhere.
 lost_allowance() {
-	awk -F'\t' -v l="$2" '$1 == "#lp.lost" && $2 == "offcpu" { printf "%.6f\n", $3 * l }' "$1"
+	lp_awk -v l="$2" 'END { lost = meta("lost", "offcpu"); if (lost != "") printf "%.6f\n", lost * l }' "$1"
 }
 
 # The off-CPU intervals the stream FILE counted lost ("" without the line).
 offcpu_lost() {
-	awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' "$1"
+	lp_meta lost offcpu "$1"
 }
 
 # Runs COMMAND (which records into FILE) once. CHECK FILE passes, or says how
@@ -89,7 +89,7 @@ every_kind() {
 	close_to "$(offcpu_seconds 'main;reap' b.lp)" "$(truth reap truth.txt)" 5 "reap" "$(lost_allowance b.lp 0.11)"
 	close_to "$(offcpu_seconds 'main;child_nap' b.lp)" "$(truth child_nap truth.txt)" 5 "child_nap (a child process)" "$(lost_allowance b.lp 0.11)"
 	# weights are whole ticks of 1 ms, the real interval in dur=
-	awk -F'\t' '$1 == "S" && ($7 % 1000000 != 0 || $10 !~ /^dur=[0-9]+$/ || $11 !~ /^state=[A-Za-z?]$/) { bad++ } END { exit bad }' b.lp ||
+	lp_awk '$1 == "S" && (f("weight") % 1000000 != 0 || attr("dur") !~ /^[0-9]+$/ || attr("state") !~ /^[A-Za-z?]$/) { bad++ } END { exit bad }' b.lp ||
 		fail "a sample's weight is not whole ticks, or dur=/state= is missing"
 	assert_equal "$(grep -P '^#lp.sampling\toffcpu' b.lp)" "$(printf '#lp.sampling\toffcpu\tsched_switch\tfreq=1000')"
 	# nothing lost but, rarely, a return to the CPU the kernel did not show
@@ -116,7 +116,7 @@ callers_of_libc() {
 	missing_only_if_lost b.lp callers_of_libc lp-offcpu -q -o b.lp -- "$W/blocking"
 	# every user frame has its file (or the vdso, where a preempted clock_gettime is) and offset in
 	# LOCS; only the root may be the [unwind stopped] marker (unwinding met stack data), located "-"
-	awk -F'\t' '$1 == "S" { n = split($8, s, ";"); m = split($9, l, ";"); if (n != m) bad++; for (i = 1; i <= m; i++) if (l[i] !~ /^(\/.*|\[vdso\])\+0x[0-9a-f]+$/ && !(i == 1 && s[1] == "[unwind stopped]" && l[1] == "-")) bad++ } END { exit bad }' b.lp
+	lp_awk '$1 == "S" { n = split(f("stack"), s, ";"); m = split(f("locs"), l, ";"); if (n != m) bad++; for (i = 1; i <= m; i++) if (l[i] !~ /^(\/.*|\[vdso\])\+0x[0-9a-f]+$/ && !(i == 1 && s[1] == "[unwind stopped]" && l[1] == "-")) bad++ } END { exit bad }' b.lp
 }
 
 @test "lp-offcpu -F -1 reports every interval exactly: within 1% of the truth" {
@@ -132,7 +132,7 @@ callers_of_libc() {
 	[ $(($(grep -c $'^S\t.*main;nap;' b.lp) + $(offcpu_lost b.lp))) -ge 20 ] ||
 		fail "fewer than the 20 naps"
 	# the weight is the interval itself
-	awk -F'\t' '$1 == "S" && "dur=" $7 != $10 { bad++ } END { exit bad }' b.lp
+	lp_awk '$1 == "S" && attr("dur") != f("weight") { bad++ } END { exit bad }' b.lp
 	grep -qP '^#lp.sampling\toffcpu\tsched_switch\tevery-interval$' b.lp
 }
 
@@ -148,7 +148,7 @@ callers_of_libc() {
 	close_to "$(offcpu_seconds 'reader;do_read;read' out/b.lp)" "$(truth do_read truth.txt)" 1 "do_read" "$(lost_allowance out/b.lp 0.31)"
 	[ $(($(grep -c $'^S\t.*main;nap;' out/b.lp) + $(offcpu_lost out/b.lp))) -ge 20 ] ||
 		fail "fewer than the 20 naps"
-	awk -F'\t' '$1 == "S" || $1 == "P" { if ($2 < last) exit 1; last = $2 }' out/b.lp || fail "records out of time order"
+	lp_awk '$1 == "S" || $1 == "P" { if (f("time") < last) exit 1; last = f("time") }' out/b.lp || fail "records out of time order"
 	grep -qP '^S\t([^\t]*\t){4}cpu\t\d+\t[^\t]*main;spin' out/b.lp
 	# a well-formed stream, to its trailer
 	run -0 lp-collapse out/b.lp
@@ -171,7 +171,7 @@ callers_of_libc() {
 	[[ "$stderr" == *"(No space left on device): records were kept in memory"* ]]
 	[[ "$stderr" == *" MB of records went through a temporary file in '$PWD/small'"* ]]
 	[ $(grep -c $'^S\t.*main;nap;' <<< "$output") -ge 19 ]
-	awk -F'\t' '$1 == "S" || $1 == "P" { if ($2 < last) exit 1; last = $2 }' <<< "$output" || fail "records out of time order"
+	lp_awk '$1 == "S" || $1 == "P" { if (f("time") < last) exit 1; last = f("time") }' <<< "$output" || fail "records out of time order"
 	# full from the first write: nothing went to the file, all stayed in memory
 	mount -t tmpfs -o size=4k tmpfs small
 	head -c 4096 /dev/zero > small/taken 2> /dev/null || true
@@ -194,15 +194,15 @@ callers_of_libc() {
 	grep -qP '^S\t([^\t]*\t){4}cpu\t' b.lp
 	grep -qP '^S\t([^\t]*\t){4}offcpu\t' b.lp
 	# in time order
-	awk -F'\t' '$1 == "S" || $1 == "P" { if ($2 < last) exit 1; last = $2 }' b.lp || fail "records out of time order"
+	lp_awk '$1 == "S" || $1 == "P" { if (f("time") < last) exit 1; last = f("time") }' b.lp || fail "records out of time order"
 	# every thread, the early ones too: spawn (or exec) to exit, against on + off-CPU samples
 	# (less, for an off-CPU interval counted lost, up to the longest the workload has: 0.31 s)
-	awk -F'\t' '
-		$1 == "#lp.lost" && $2 == "offcpu" { lost = $3 * 310000000 }
-		$1 == "P" && ($5 == "spawn" || $5 == "exec") && !($4 in b) { b[$4] = $2 }
-		$1 == "P" && $5 == "exit" { e[$4] = $2 }
-		$1 == "S" { s[$4] += $7 }
+	lp_awk '
+		$1 == "P" && (f("what") == "spawn" || f("what") == "exec") && !(f("tid") in b) { b[f("tid")] = f("time") }
+		$1 == "P" && f("what") == "exit" { e[f("tid")] = f("time") }
+		$1 == "S" { s[f("tid")] += f("weight") }
 		END {
+			lost = meta("lost", "offcpu") * 310000000
 			for (t in b) {
 				n++
 				if (!(t in e)) { print "thread " t " has no exit"; bad++; continue }
@@ -214,13 +214,13 @@ callers_of_libc() {
 			exit bad
 		}' b.lp > threads.txt || fail "$(cat threads.txt; grep '^#lp.lost' b.lp; echo "$stderr")"
 	# the child process is followed, and its exec'd parent's threads
-	child=$(awk -F'\t' '$1 == "P" && $5 == "spawn" && $3 == $4 && $3 != $7 { print $3 }' b.lp)
+	child=$(lp_awk '$1 == "P" && f("what") == "spawn" && f("pid") == f("tid") && f("pid") != f("ppid") { print f("pid") }' b.lp)
 	[ -n "$child" ]
 	# its nap under child_nap, unless an interval was counted lost (rare: a
 	# switch the kernel did not show us), which the lifetimes above allowed for
 	grep -qP "^S\t\d+\t$child\t$child\tblocking\toffcpu\t\d+\t[^\t]*main;child_nap;" b.lp ||
 		[ "$(offcpu_lost b.lp)" -gt 0 ] ||
-		fail "no off-CPU sample of child $child under main;child_nap, and none lost: $(awk -F'\t' -v c="$child" '$4 == c' b.lp | cut -c1-400)"
+		fail "no off-CPU sample of child $child under main;child_nap, and none lost: $(lp_awk -v c="$child" '($1 == "S" || $1 == "P") && f("tid") == c' b.lp | cut -c1-400)"
 }
 
 @test "only the command's process tree is sampled" {
@@ -228,8 +228,8 @@ callers_of_libc() {
 	stranger=$!
 	lp-offcpu -q -F -1 -o b.lp -- "$W/blocking" 2> /dev/null
 	kill "$stranger"
-	pids=$(awk -F'\t' '$1 == "P" { print $3 }' b.lp | sort -u)
-	awk -F'\t' '$1 == "S" { print $3 }' b.lp | sort -u > sampled
+	pids=$(lp_awk '$1 == "P" { print f("pid") }' b.lp | sort -u)
+	lp_awk '$1 == "S" { print f("pid") }' b.lp | sort -u > sampled
 	[ -s sampled ]
 	while read -r p; do
 		grep -qx "$p" <<< "$pids" || fail "process $p was sampled, yet is not in the recorded tree"
@@ -241,11 +241,11 @@ callers_of_libc() {
 
 @test "waiting to run is kept and marked state=R" {
 	lp-offcpu -q -F -1 -o c.lp -- "$W/blocking" contend
-	awk -F'\t' '$1 == "S" && $11 == "state=R" && $8 ~ /spinner;spin/ { n++ } END { exit !(n > 0) }' c.lp ||
+	lp_awk '$1 == "S" && attr("state") == "R" && f("stack") ~ /spinner;spin/ { n++ } END { exit !(n > 0) }' c.lp ||
 		fail "no preempted spinner"
 	# a user can separate them
-	awk -F'\t' '$1 == "S" && $11 != "state=R"' c.lp > blocked
-	awk -F'\t' '$1 == "S" && $11 == "state=R"' c.lp > waiting
+	lp_awk '$1 == "S" && attr("state") != "R"' c.lp > blocked
+	lp_awk '$1 == "S" && attr("state") == "R"' c.lp > waiting
 	[ -s waiting ]
 }
 
@@ -253,14 +253,14 @@ callers_of_libc() {
 	# each write wakes the other thread, which takes the CPU as the call returns: state=R
 	for tunables in "" glibc.pthread.rseq=0; do
 		GLIBC_TUNABLES=$tunables lp-offcpu -q -F -1 -o pp.lp -- taskset -c 0 "$W/blocking" pingpong 2000
-		awk -F'\t' '$1 == "S" && ($5 == "blocking" || $5 == "server") && $11 == "state=R" && $8 ~ /(^|;)write$/' \
+		lp_awk '$1 == "S" && (f("comm") == "blocking" || f("comm") == "server") && attr("state") == "R" && f("stack") ~ /(^|;)write$/' \
 			pp.lp > preempted
 		[ "$(wc -l < preempted)" -gt 100 ] || fail "rseq '$tunables': $(wc -l < preempted) preempted writes"
 		# callers read as the thread returned to user mode (rseq) or as it left (without)
 		run grep -vP '\t(_start;__libc_start_main;__libc_start_call_main;main;ask|clone3;start_thread;server;serve);write\t' preempted
 		[ "$status" -eq 1 ] || fail "rseq '$tunables', writes without their callers: $output"
 		# every switch of the two threads reported: two a round trip
-		[ "$(awk -F'\t' '$1 == "S" && ($5 == "blocking" || $5 == "server")' pp.lp | wc -l)" -ge 3990 ]
+		[ "$(lp_awk '$1 == "S" && (f("comm") == "blocking" || f("comm") == "server")' pp.lp | wc -l)" -ge 3990 ]
 	done
 }
 
@@ -372,7 +372,7 @@ read_in_kernel() {
 		assert_success
 		blocked=$(awk '$1 == "naps" { print $4 }' <<< "$stderr")
 		[ "${blocked:-0}" -gt 2500 ] || fail "the sleeper blocked only '${blocked}' times"
-		reported=$(awk -F'\t' '$1 == "S" && $6 == "offcpu" && $8 ~ /(^|;)sleeper;nap(;|$)/' c.lp | wc -l)
+		reported=$(lp_awk '$1 == "S" && f("event") == "offcpu" && f("stack") ~ /(^|;)sleeper;nap(;|$)/' c.lp | wc -l)
 		lost=$(offcpu_lost c.lp)
 		[ $((reported + lost)) -ge "$blocked" ] ||
 			fail "${raw:-tp_btf}: blocked $blocked times, $reported intervals reported, $lost counted lost"
@@ -385,14 +385,12 @@ read_in_kernel() {
 	# (every interval in doze: its 20 naps, and a rare second sleep or wait to run within one)
 	# (a nap the kernel showed unseen, about one run in twelve, is counted lost in the stream)
 	lp-offcpu -q -F -1 -o n.lp -- "$W/bigframe" nap 20 > /dev/null 2>&1
-	awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { lost = $3 }
-		$1 == "S" && $8 ~ /(^|;)doze;/ { n++; if ($8 ~ /^_start;__libc_start_main;__libc_start_call_main;main;doze;/) m++ }
-		END { if (n + lost < 20 || m != n) { print m " of " n " intervals in doze reach main, " lost + 0 " lost"; exit 1 } }' n.lp
+	lp_awk '$1 == "S" && f("stack") ~ /(^|;)doze;/ { n++; if (f("stack") ~ /^_start;__libc_start_main;__libc_start_call_main;main;doze;/) m++ }
+		END { lost = meta("lost", "offcpu"); if (n + lost < 20 || m != n) { print m " of " n " intervals in doze reach main, " lost + 0 " lost"; exit 1 } }' n.lp
 	# a copy smaller than the frame stops there, and says so
 	lp-offcpu -q -F -1 --stack-size 512 -o s.lp -- "$W/bigframe" nap 20 > /dev/null 2>&1
-	awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { lost = $3 }
-		$1 == "S" && $8 ~ /(^|;)doze;/ { n++; if ($8 ~ /^\[unwind stopped\];doze;/) m++ }
-		END { if (n + lost < 20 || m != n) { print m " of " n " intervals in doze stop at the marker, " lost + 0 " lost"; exit 1 } }' s.lp
+	lp_awk '$1 == "S" && f("stack") ~ /(^|;)doze;/ { n++; if (f("stack") ~ /^\[unwind stopped\];doze;/) m++ }
+		END { lost = meta("lost", "offcpu"); if (n + lost < 20 || m != n) { print m " of " n " intervals in doze stop at the marker, " lost + 0 " lost"; exit 1 } }' s.lp
 }
 
 @test "a shell waiting in vfork for its child: the wait is under the shell's own callers (vfork keeps its return address in rdi)" {

@@ -17,7 +17,7 @@ setup() {
 
 # The samples of event EV in FILE: "COUNT STACK" lines.
 stacks_of() {
-	awk -F'\t' -v ev="$1" '$1 == "S" && $6 == ev { n[$8]++ } END { for (s in n) print n[s], s }' "$2" | sort -rn
+	lp_awk -v ev="$1" '$1 == "S" && f("event") == ev { n[f("stack")]++ } END { for (s in n) print n[s], s }' "$2" | sort -rn
 }
 
 @test "a tracepoint at period 1: one sample per write(2), under the function that called write, with its fields" {
@@ -25,9 +25,9 @@ stacks_of() {
 	assert_success
 	fd=$(awk '$1 == "writes" { print $4 }' <<< "$stderr")
 	# exactly one sample per call, each with the caller of libc's write
-	assert_equal "$(awk -F'\t' '$1 == "S" && $6 == "syscalls:sys_enter_write" && $8 ~ /;main;emit;write$/' w.lp | wc -l)" 1000
+	assert_equal "$(lp_awk '$1 == "S" && f("event") == "syscalls:sys_enter_write" && f("stack") ~ /;main;emit;write$/' w.lp | wc -l)" 1000
 	# the tracepoint's own fields, decoded: fd and count of each of those writes
-	assert_equal "$(awk -F'\t' -v fd="$fd" '$1 == "S" && $8 ~ /;emit;write$/ && $0 ~ "\tfd=" fd "\t" && $0 ~ /\tcount=5(\t|$)/' w.lp | wc -l)" 1000
+	assert_equal "$(lp_awk -v fd="$fd" '$1 == "S" && f("stack") ~ /;emit;write$/ && attr("fd") == fd && attr("count") == 5' w.lp | wc -l)" 1000
 	grep -qxP '#lp.event\tsyscalls:sys_enter_write\tsyscalls:sys_enter_write\t1\tsyscalls:sys_enter_write\tevents' w.lp
 	grep -qxP '#lp.lost\tsyscalls:sys_enter_write\t0' w.lp
 	# and the readers select it
@@ -38,14 +38,14 @@ stacks_of() {
 @test "a burst of 12345 write(2) samples at the defaults: every one kept or counted lost; the advice on losses helps" {
 	run --separate-stderr lp-record -q -o w.lp -e syscalls:sys_enter_write,1 -- "$W/writes" 12345 10
 	assert_success
-	kept=$(lp_awk '$1 == "S" && $EVENT == "syscalls:sys_enter_write"' w.lp | wc -l)
-	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "syscalls:sys_enter_write" { print $3 }' w.lp)
+	kept=$(lp_awk '$1 == "S" && f("event") == "syscalls:sys_enter_write"' w.lp | wc -l)
+	lost=$(lp_meta lost syscalls:sys_enter_write w.lp)
 	# the workload's writes and its one line on stderr
 	assert_equal "$((kept + lost))" 12346
 	# rings of one page lose most of them, and say what to do
 	run --separate-stderr lp-record -q -m 1 -o small.lp -e syscalls:sys_enter_write,1 -- "$W/writes" 12345 10
 	assert_success
-	small=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "syscalls:sys_enter_write" { print $3 }' small.lp)
+	small=$(lp_meta lost syscalls:sys_enter_write small.lp)
 	[ "$small" -gt 0 ] || fail "none lost with -m 1"
 	[[ "$stderr" == *"warning: $small samples of 'syscalls:sys_enter_write' lost: the ring buffers filled up; use a bigger -m (now 1) or a bigger period"* ]] ||
 		fail "$stderr"
@@ -57,9 +57,9 @@ stacks_of() {
 	run --separate-stderr lp-record -q -m 1024 -o pf.lp -e 'page-faults,1,Page faults,faults' -- "$W/writes" 10 4000
 	assert_success
 	faults=$(awk '$1 == "writes" { print $8 }' <<< "$stderr")
-	sampled=$(awk -F'\t' '$1 == "S" && $6 == "page-faults" && $8 ~ /;main;touch$/ { n += $7 } END { print n + 0 }' pf.lp)
+	sampled=$(lp_awk '$1 == "S" && f("event") == "page-faults" && f("stack") ~ /;main;touch$/ { n += f("weight") } END { print n + 0 }' pf.lp)
 	# what a burst of faults overflowed is counted, never silently gone
-	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "page-faults" { print $3 }' pf.lp)
+	lost=$(lp_meta lost page-faults pf.lp)
 	awk -v s="$sampled" -v l="$lost" -v f="$faults" 'BEGIN { exit !(f > 3900 && s + l >= f * 0.99 && s <= f * 1.01) }' ||
 		fail "$sampled page faults sampled under touch and $lost lost, $faults taken"
 	grep -qxP '#lp.event\tpage-faults\tpage-faults\t1\tPage faults\tfaults' pf.lp
@@ -68,9 +68,9 @@ stacks_of() {
 @test "a period above 1 samples every PERIOD-th event, each sample weighing PERIOD" {
 	lp-record -q -o p.lp -e syscalls:sys_enter_write,100 -e page-faults,10 -- "$W/writes" 1000 1000 2> /dev/null
 	assert_equal "$(stacks_of syscalls:sys_enter_write p.lp | awk '$2 ~ /;emit;write$/ { print $1 }')" 10
-	assert_equal "$(awk -F'\t' '$1 == "S" && $6 == "syscalls:sys_enter_write" && $8 ~ /;emit;write$/ { w += $7 } END { print w }' p.lp)" 1000
+	assert_equal "$(lp_awk '$1 == "S" && f("event") == "syscalls:sys_enter_write" && f("stack") ~ /;emit;write$/ { w += f("weight") } END { print w }' p.lp)" 1000
 	grep -qxP '#lp.event\tpage-faults\tpage-faults\t10\tpage-faults\tevents' p.lp
-	run -0 awk -F'\t' '$1 == "S" && $6 == "page-faults" { print $7 }' p.lp
+	run -0 lp_awk '$1 == "S" && f("event") == "page-faults" { print f("weight") }' p.lp
 	assert_equal "$(sort -u <<< "$output")" 10
 	[ "${#lines[@]}" -ge 100 ]
 }
@@ -92,7 +92,7 @@ stacks_of() {
 	run --separate-stderr lp-record -q -o s.lp -e 'software/config=2/,1,faults by PMU syntax,faults' -- "$W/writes" 10 500
 	assert_success
 	grep -qxP '#lp.event\tsoftware_config_2_\tsoftware/config=2/\t1\tfaults by PMU syntax\tfaults' s.lp
-	[ "$(awk -F'\t' '$1 == "S" && $6 == "software_config_2_" && $8 ~ /;touch$/' s.lp | wc -l)" -ge 495 ]
+	[ "$(lp_awk '$1 == "S" && f("event") == "software_config_2_" && f("stack") ~ /;touch$/' s.lp | wc -l)" -ge 495 ]
 }
 
 @test "--list-events: what this machine offers, and why what it lacks is missing" {

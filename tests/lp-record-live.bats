@@ -25,7 +25,7 @@ setup() {
 	# all but the last few hundred (written once the records near them have come)
 	[ "$during" -ge $((after / 2)) ] && [ "$during" -le "$after" ] ||
 		fail "$during samples in the stream while the command ran, $after at the end"
-	awk -F'\t' '$1 !~ /^#/ { if ($2 < last) { print "line " NR " goes back in time"; exit 1 } last = $2 }' live.lp
+	lp_awk '$1 == "S" || $1 == "P" || $1 == "T" { if (f("time") < last) { print "line " NR " goes back in time"; exit 1 } last = f("time") }' live.lp
 }
 
 @test "--live: every thread and process with its spawning stack, exec, name, exit and summary" {
@@ -35,7 +35,7 @@ setup() {
 		fail "summary: $stderr"
 	split_lifecycle split.lp
 	for name in sixty thirty; do
-		tid=$(awk -F'\t' -v n="$name" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' split.lp)
+		tid=$(lp_awk -v n="$name" '$1 == "P" && f("what") == "comm" && f("comm") == n { print f("tid") }' split.lp)
 		grep -qP "^T\t\d+\t$root\t$tid\t$name\tstart=\d+\tend=\d+\tcpu=\d+\tsampled-cpu=\d+" split.lp ||
 			fail "$name: no summary with its exact CPU time"
 	done
@@ -96,10 +96,10 @@ setup() {
 	assert_success
 	# frame pointers reach start_thread only; CFI reaches clone3 in the last 0.05 s
 	# (what no sample stood for has no stack: [not sampled], unsampled=1)
-	awk -F'\t' '$1 == "S" && $3 != $4 && $10 != "unsampled=1" { n++; if ($8 ~ /^clone3;start_thread(;|$)/) m++
-			if ($8 ~ /;deep_work(;|$)/) deep++ }
+	lp_awk '$1 == "S" && f("pid") != f("tid") && attr("unsampled") != 1 { n++; if (f("stack") ~ /^clone3;start_thread(;|$)/) m++
+			if (f("stack") ~ /;deep_work(;|$)/) deep++ }
 		END { if (deep < 100 || m < n) { print m " of " n " stacks of the thread (" deep " deep) start at clone3"; exit 1 } }' late.lp
-	awk -F'\t' '$1 !~ /^#/ { if ($2 < last) { print "line " NR " goes back in time"; exit 1 } last = $2 }' late.lp
+	lp_awk '$1 == "S" || $1 == "P" || $1 == "T" { if (f("time") < last) { print "line " NR " goes back in time"; exit 1 } last = f("time") }' late.lp
 }
 
 @test "--live: JIT code compiled after the perf map was first read is named, not [anon]: the map is read again" {
@@ -115,8 +115,8 @@ setup() {
 	JS
 	run --separate-stderr lp-record -q --live -o node.lp -- node --perf-basic-prof late.js
 	assert_success
-	rm -f "/tmp/perf-$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' node.lp).map"
-	awk -F'\t' '$1 == "S" { n = split($8, f, ";"); leaf = f[n]
+	rm -f "/tmp/perf-$(lp_awk '$1 == "P" && f("what") == "exec" { print f("pid"); exit }' node.lp).map"
+	lp_awk '$1 == "S" { n = split(f("stack"), frame, ";"); leaf = frame[n]
 			if (leaf ~ /^JS:\*fib /) fib++; else if (leaf ~ /^JS:.* :1:/) late++; else if (leaf == "[anon]") anon++ }
 		END { if (fib < 500 || late < 500 || anon > 10) { print fib " in fib, " late " in late, " anon " [anon]"; exit 1 } }' node.lp
 }
@@ -127,7 +127,7 @@ setup() {
 	assert_success
 	[ ! -e prog ]
 	# its few hundred records come after the program is gone: read by path, it would be [prog]
-	run -0 awk -F'\t' '$1 == "S" && $5 == "prog" && $8 ~ /(^|;)main;worker;crunch_numbers$/ { n++ } END { print n + 0 }' gone.lp
+	run -0 lp_awk '$1 == "S" && f("comm") == "prog" && f("stack") ~ /(^|;)main;worker;crunch_numbers$/ { n++ } END { print n + 0 }' gone.lp
 	(( output > 20 )) || fail "$output samples of main;worker;crunch_numbers: $(cut -f8 gone.lp | sort | uniq -c | sort -rn | head -5)"
 	run ! grep -q '\[prog\]' gone.lp
 }

@@ -30,11 +30,11 @@ cpu_jiffies() {
 check_thread_times() {
 	local name tid sampled life
 	for name in sixty:0.6 thirty:0.3; do
-		tid=$(awk -F'\t' -v n="${name%:*}" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' "$1")
-		read -r sampled life < <(awk -F'\t' -v t="$tid" -v ev="^($2)\$" '
-			$1 == "S" && $4 == t && $6 ~ ev { s += $7 }
-			$1 == "P" && $4 == t && $5 == "spawn" { b = $2 }
-			$1 == "P" && $4 == t && $5 == "exit" { e = $2 }
+		tid=$(lp_awk -v n="${name%:*}" '$1 == "P" && f("what") == "comm" && f("comm") == n { print f("tid") }' "$1")
+		read -r sampled life < <(lp_awk -v t="$tid" -v ev="^($2)\$" '
+			$1 == "S" && f("tid") == t && f("event") ~ ev { s += f("weight") }
+			$1 == "P" && f("tid") == t && f("what") == "spawn" { b = f("time") }
+			$1 == "P" && f("tid") == t && f("what") == "exit" { e = f("time") }
 			END { print s / 1e9, (e - b) / 1e9 }' "$1")
 		awk -v s="$sampled" -v c="${name#*:}" 'BEGIN { exit !(s >= 0.95 * c) }' ||
 			fail "${name%:*}: sampled $sampled s < 95% of its ${name#*:} s of CPU time"
@@ -74,7 +74,7 @@ within() {
 	within "$(share ';ten_percent( |;)' split.folded)" 5 15 "function ten_percent"
 	[[ "$stderr" == *" on-CPU samples, 1 processes and 2 threads spawned; symbolised and written in "*" s ("*" callers in all stacks recovered from CFI)"* ]]
 	# the count is of the samples written (not what no sample stood for)
-	n=$(lp_awk '$1 == "S" && $EVENT == "cpu" && $10 != "unsampled=1"' split.lp | wc -l)
+	n=$(lp_awk '$1 == "S" && f("event") == "cpu" && attr("unsampled") != 1' split.lp | wc -l)
 	[[ "$stderr" == *"lp-record: $n on-CPU samples, "* ]] || fail "$n written: $stderr"
 }
 
@@ -83,7 +83,7 @@ within() {
 	split_lifecycle split.lp
 	grep -qP "^P\t\d+\t$child\t$child\tspawn\tsplit\t$root\t$root\t_start;[^\t]*;main;[^\t]*fork[^\t]*\t" split.lp ||
 		fail "the child's spawning stack is not main;...fork"
-	! awk -F'\t' '$1 == "P" && $5 == "spawn" && $9 ~ /\[0x/' split.lp | grep . || fail "a spawning stack has an unknown frame"
+	! lp_awk '$1 == "P" && f("what") == "spawn" && f("stack") ~ /\[0x/' split.lp | grep . || fail "a spawning stack has an unknown frame"
 	grep -qP "^P\t\d+\t$child\t$child\texit\ttenner\tstatus=0\$" split.lp
 	grep -qP "^P\t\d+\t$root\t$root\texit\tsplit\tstatus=0\$" split.lp
 }
@@ -100,12 +100,12 @@ within() {
 	! grep -q '^#lp.lost' split.lp || events=cpu
 	check_thread_times split.lp "$events"
 	# the weights are the counter's advance, not the period asked for
-	[ "$(awk -F'\t' '$1 == "S" { print $7 }' split.lp | sort -u | wc -l)" -gt 10 ]
+	[ "$(lp_awk '$1 == "S" { print f("weight") }' split.lp | sort -u | wc -l)" -gt 10 ]
 }
 
 @test "a child that exits at once is still recorded (with its status, 3)" {
 	lp-record -q -o early.lp "$W/split" --early
-	n=$(awk -F'\t' '$1 == "P" && $5 == "spawn" { print $3 }' early.lp)
+	n=$(lp_awk '$1 == "P" && f("what") == "spawn" { print f("pid") }' early.lp)
 	[ -n "$n" ]
 	grep -qP "^P\t\d+\t$n\t$n\texit\tsplit\tstatus=3\$" early.lp
 	lp-collapse early.lp | grep -q ';after_early_child '
@@ -113,13 +113,13 @@ within() {
 
 @test "the summary counts what the stream holds: a command that exits at once, and custom events alone" {
 	run -3 --separate-stderr lp-record -o e3.lp -- sh -c 'exit 3'
-	n=$(lp_awk '$1 == "S" && $EVENT == "cpu" && $10 != "unsampled=1"' e3.lp | wc -l)
+	n=$(lp_awk '$1 == "S" && f("event") == "cpu" && attr("unsampled") != 1' e3.lp | wc -l)
 	[[ "$stderr" == *"lp-record: $n on-CPU samples, "* ]] || fail "$n written: $stderr"
 	# no on-CPU sampling: the CFI count is of every stack, not given as the on-CPU samples'
 	run --separate-stderr lp-record -F 0 -o pf.lp -e page-faults -- "$W/writes" 10 300
 	assert_success
 	[[ "$stderr" == *"lp-record: 0 on-CPU samples, "*" callers in all stacks recovered from CFI)"* ]] || fail "$stderr"
-	k=$(lp_awk '$1 == "S" && $EVENT == "page-faults"' pf.lp | wc -l)
+	k=$(lp_awk '$1 == "S" && f("event") == "page-faults"' pf.lp | wc -l)
 	[[ "$stderr" == *"lp-record: $k samples of 'page-faults' (period 1)"* ]] || fail "$k written: $stderr"
 }
 
@@ -146,7 +146,7 @@ within() {
 
 @test "JIT frames are named from /tmp/perf-PID.map" {
 	lp-record -q -o jit.lp "$W/split" --jit
-	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' jit.lp)
+	pid=$(lp_awk '$1 == "P" && f("what") == "exec" { print f("pid"); exit }' jit.lp)
 	rm -f "/tmp/perf-$pid.map"
 	lp-collapse jit.lp > jit.folded
 	within "$(share ';jitted_loop ' jit.folded)" 80 100 "jitted_loop"
@@ -162,7 +162,7 @@ within() {
 @test "JIT code without a perf map is a warning naming the file, not a failure" {
 	run --separate-stderr lp-record -o nomap.lp "$W/split" --jit-nomap
 	assert_success
-	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' nomap.lp)
+	pid=$(lp_awk '$1 == "P" && f("what") == "exec" { print f("pid"); exit }' nomap.lp)
 	[[ "$stderr" == *"lp-record: warning: samples in anonymous memory of process $pid and no JIT symbols for them: cannot read '/tmp/perf-$pid.map' (No such file or directory); the JIT must write it (node --perf-basic-prof, python3.12 -X perf, a JVM perf map agent)"* ]]
 	# one [anon] frame for the unnamed JIT code, as FlameGraph's [perf-PID.map], not one per address
 	lp-collapse nomap.lp > nomap.folded
@@ -218,7 +218,7 @@ within() {
 	kill -INT "$rec"
 	wait "$rec" || status=$?
 	[ "${status:-0}" -eq 130 ] || fail "exit status ${status:-0}, expected 130 (SIGINT)"
-	pid=$(awk -F'\t' '$1 == "P" && $5 == "exec" { print $3; exit }' int.lp)
+	pid=$(lp_awk '$1 == "P" && f("what") == "exec" { print f("pid"); exit }' int.lp)
 	grep -qP "^P\t\d+\t$pid\t$pid\texit\tsplit\tsignal=SIGINT\$" int.lp
 	[ "$(tail -c1 int.lp | od -An -c | tr -d ' ')" = '\n' ]
 }
@@ -227,14 +227,14 @@ within() {
 	# one page of ring buffer and a wake-up only every 100000 samples: most are lost
 	run --separate-stderr lp-record --offcpu-freq 0 -m 1 --buffer 100000 -F 10000 -o lost.lp "$W/split"
 	assert_success
-	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "cpu" { print $3 }' lost.lp)
+	lost=$(lp_meta lost cpu lost.lp)
 	[ "${lost:-0}" -gt 0 ] || fail "no lost samples in the metadata: $(grep '^#lp' lost.lp)"
 	[[ "$stderr" == *"lp-record: warning: $lost samples lost: the ring buffers filled up; use a bigger -m (now 1)"* ]]
 	# the process tree is whole all the same: 2 threads and a process spawned, 2 execs, 4 exits
 	assert_equal "$(grep -cP '^P\t([^\t]*\t){3}spawn\t' lost.lp) $(grep -cP '^P\t([^\t]*\t){3}exec\t' lost.lp) $(grep -cP '^P\t([^\t]*\t){3}exit\t' lost.lp)" "3 2 4"
 	# and the achieved rate counts the samples kept, not the ones asked for
 	kept=$(grep -c '^S' lost.lp)
-	achieved=$(awk -F'\t' '$1 == "#lp.achieved-hz" { print $3 }' lost.lp)
+	achieved=$(lp_meta achieved-hz cpu lost.lp)
 	[ $((lost * 10)) -lt $((kept + lost)) ] || [ "$achieved" -lt 9500 ] ||
 		fail "$kept kept and $lost lost at 10000 Hz, yet $achieved Hz achieved"
 }
@@ -258,7 +258,7 @@ status=5"
 	run --separate-stderr lp-record -q --offcpu-freq 0 -m 1 --buffer 100000 -F 4999 -o churn.lp -- "$W/churn" 300
 	assert_success
 	threads=$(awk '$1 == "naps" { print $6 }' <<< "$stderr")
-	lost=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "cpu" { print $3 }' churn.lp)
+	lost=$(lp_meta lost cpu churn.lp)
 	[ "${lost:-0}" -gt 0 ] || skip "no samples were lost"
 	# the sleeper and each short-lived thread: spawned and exited; and the main thread exited
 	assert_equal "$(grep -cP '^P\t([^\t]*\t){3}spawn\t' churn.lp) $(grep -cP '^P\t([^\t]*\t){3}exit\t' churn.lp)" \
@@ -283,7 +283,7 @@ record_with_max_stack_4() {
 	# the kernel walks the user stack to its limit only when asked to (--kernel-fp)
 	record_with_max_stack_4 --kernel-fp --offcpu-freq 0 -o cut.lp "$W/split" --deep
 	assert_success
-	cut=$(awk -F'\t' '$1 == "#lp.truncated" && $2 == "cpu" { print $3 }' cut.lp)
+	cut=$(lp_meta truncated cpu cut.lp)
 	[ "${cut:-0}" -gt 0 ] || fail "no truncated stacks in the metadata"
 	[[ "$stderr" == *"lp-record: warning: $cut stacks reached kernel.perf_event_max_stack (4 frames) and were cut; raise it with sysctl kernel.perf_event_max_stack=N"* ]]
 }
@@ -387,8 +387,8 @@ record_with_max_stack_4() {
 	! grep -q 'strays' late.err || fail "$(cat late.err)"
 	! grep -q '^#lp.warning' late.lp || fail "$(grep '^#lp.warning' late.lp)"
 	# each thread's cpu= within its share of the time recorded, not the 1.5 s before
-	awk -F'\t' '$1 == "T" { for (i = 6; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		if (v["cpu"] > $2 - v["start"] + 50000000) { print "cpu=" v["cpu"] " over " $2 - v["start"] " ns recorded"; bad = 1 } n++ }
+	lp_awk '$1 == "T" { cpu = attr("cpu"); lived = f("time") - attr("start")
+		if (cpu > lived + 50000000) { print "cpu=" cpu " over " lived " ns recorded"; bad = 1 } n++ }
 		END { exit bad || n < 2 }' late.lp || fail "$(grep '^T' late.lp)"
 }
 
@@ -397,8 +397,8 @@ record_with_max_stack_4() {
 	lp-record -q -o loop.lp -- sh -c 'for i in $(seq 500); do /bin/true; done; times' > times.txt
 	# the shell's own accounting of itself and its children (times: user and sys, twice)
 	kernel=$(tr ' ' '\n' < times.txt | awk -F'[ms]' 'NF { t += $1 * 60 + $2 } END { print t }')
-	read -r exact weights < <(lp_awk '$1 == "T" { for (i = 6; i <= NF; i++) if ($i ~ /^cpu=/) c += substr($i, 5) }
-		$1 == "S" && $EVENT == "cpu" { w += $WEIGHT } END { printf "%.4f %.4f\n", c / 1e9, w / 1e9 }' loop.lp)
+	read -r exact weights < <(lp_awk '$1 == "T" { c += attr("cpu") }
+		$1 == "S" && f("event") == "cpu" { w += f("weight") } END { printf "%.4f %.4f\n", c / 1e9, w / 1e9 }' loop.lp)
 	# the T records' exact time is the shell's, within its 10 ms ticks and 25%
 	awk -v e="$exact" -v k="$kernel" 'BEGIN { exit !(e >= k * 0.75 - 0.02 && e <= k * 1.25 + 0.02) }' ||
 		fail "exact $exact s in the T records, $kernel s by the shell's times"
@@ -436,7 +436,7 @@ record_with_max_stack_4() {
 	stopped=$(grep -cP '^S\t([^\t]*\t){6}\[unwind stopped\];' bf.lp)
 	[ "$stopped" -gt 100 ] || fail "only $stopped stacks end in [unwind stopped]"
 	# the marker has no location, and STACK and LOCS stay in step
-	awk -F'\t' '$1 == "S" && $8 ~ /^\[unwind stopped\];/ { if ($9 !~ /^-;/) bad++ } END { exit bad }' bf.lp
+	lp_awk '$1 == "S" && f("stack") ~ /^\[unwind stopped\];/ { if (f("locs") !~ /^-;/) bad++ } END { exit bad }' bf.lp
 	lp-collapse bf.lp > /dev/null
 	grep -qxP "#lp.unwind-stopped\t$stopped" bf.lp
 	[[ "$stderr" == *"warning: $stopped stacks start with [unwind stopped]: "* ]]
@@ -458,7 +458,7 @@ record_with_max_stack_4() {
 		# CFI takes spin_leaf to holder and stale_frame, whose frame the copy does not reach; the walk
 		# read a record in holder's locals: "decoy" is stale data there, no caller of stale_frame
 		run ! grep -q '^S.*decoy' stale.lp
-		lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK ~ /;spin_leaf[^;]*$/ { n++; if ($STACK ~ /^\[unwind stopped\];stale_frame;holder[^;]*;spin_leaf/) m++ }
+		lp_awk '$1 == "S" && f("event") == "cpu" && f("stack") ~ /;spin_leaf[^;]*$/ { n++; if (f("stack") ~ /^\[unwind stopped\];stale_frame;holder[^;]*;spin_leaf/) m++ }
 			END { if (n < 100 || m < n) { print m " of " n " samples end at stale_frame"; exit 1 } }' stale.lp
 	done
 }
@@ -476,7 +476,7 @@ record_with_max_stack_4() {
 	assert_success
 	run ! grep -P '^S\t.*\[0x[0-9a-f]+\]' exk.lp
 	grep -qP '^S\t([^\t]*\t){3}true\tcpu\t[0-9]+\t\[execve\];[^\t]*;load_elf_binary(;|\t)' exk.lp
-	awk -F'\t' '$1 == "S" && $8 ~ /^\[execve\]/ { if ($9 !~ /^-;/) bad++ } END { exit bad }' exk.lp
+	lp_awk '$1 == "S" && f("stack") ~ /^\[execve\]/ { if (f("locs") !~ /^-;/) bad++ } END { exit bad }' exk.lp
 }
 
 @test "a frame-pointer chain that leaves the stack gives no callers, even ones that are code" {
@@ -487,12 +487,12 @@ record_with_max_stack_4() {
 		run ! grep -q 'decoy;' decoy.lp
 		# every sample of the spinning function: its callers are unknown, and said so (or, taken in
 		# its prologue before its big frame is made, found by CFI: the true ones)
-		awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 == "[unwind stopped];spin_astray") m++; else if ($8 ~ /^_start;.*;main;astray;spin_astray$/) whole++ }
+		lp_awk '$1 == "S" && f("stack") ~ /spin_astray$/ { n++; if (f("stack") == "[unwind stopped];spin_astray") m++; else if (f("stack") ~ /^_start;.*;main;astray;spin_astray$/) whole++ }
 			END { if (n < 50 || m + whole != n || whole > 2) { print m " of " n " samples stop at the marker, " whole " whole"; exit 1 } }' decoy.lp
 	done
 	# with the whole frame in the snapshot, CFI finds the real callers
 	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" decoy 0.5 > /dev/null
-	awk -F'\t' '$1 == "S" && $8 ~ /spin_astray$/ { n++; if ($8 ~ /;main;astray;spin_astray$/) m++ }
+	lp_awk '$1 == "S" && f("stack") ~ /spin_astray$/ { n++; if (f("stack") ~ /;main;astray;spin_astray$/) m++ }
 		END { if (n < 50 || m < 0.95 * n) { print m " of " n " samples reach main"; exit 1 } }' whole.lp
 }
 
@@ -504,15 +504,15 @@ record_with_max_stack_4() {
 		run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 $fp -o scratch.lp -- "$W/bigframe" scratch 0.5
 		assert_success
 		run ! grep -q '^S.*decoy' scratch.lp
-		awk -F'\t' '$1 == "S" && $8 ~ /;spin_leaf[^;]*$/ { n++; if ($8 ~ /^\[unwind stopped\];scratch_frame;spin_leaf/) m++ }
+		lp_awk '$1 == "S" && f("stack") ~ /;spin_leaf[^;]*$/ { n++; if (f("stack") ~ /^\[unwind stopped\];scratch_frame;spin_leaf/) m++ }
 			END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' scratch.lp
 		# sampled in scratch_frame itself, whose frame CFI cannot take either (the previous build:
 		# [unwind stopped];decoy;scratch_frame)
-		awk -F'\t' '$1 == "S" && $8 ~ /(^|;)scratch_frame$/ { n++; if ($8 == "[unwind stopped];scratch_frame") m++ }
+		lp_awk '$1 == "S" && f("stack") ~ /(^|;)scratch_frame$/ { n++; if (f("stack") == "[unwind stopped];scratch_frame") m++ }
 			END { if (n < 50 || m != n) { print m " of " n " samples in scratch_frame stop at the marker"; exit 1 } }' scratch.lp
 	done
 	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" scratch 0.5 > /dev/null
-	awk -F'\t' '$1 == "S" && $8 ~ /;(spin_leaf|scratch_frame)$/ { n++; if ($8 ~ /^_start;.*;main;scratch_frame(;spin_leaf)?$/) m++ }
+	lp_awk '$1 == "S" && f("stack") ~ /;(spin_leaf|scratch_frame)$/ { n++; if (f("stack") ~ /^_start;.*;main;scratch_frame(;spin_leaf)?$/) m++ }
 		END { if (n < 100 || m < 0.95 * n) { print m " of " n " samples reach _start"; exit 1 } }' whole.lp
 }
 
@@ -522,11 +522,11 @@ record_with_max_stack_4() {
 	# (the handler's share of samples falls on a busy host: a CI run saw 48 in 0.5 s)
 	run --separate-stderr lp-record -q --offcpu-freq 0 -o sig.lp -- "$W/signals" 1
 	assert_success
-	awk -F'\t' '$1 == "S" && $8 ~ /;on_tick$/ { n++; if ($8 ~ /^_start;.*;main;interrupted_work;[^;]+;on_tick$/) m++ }
+	lp_awk '$1 == "S" && f("stack") ~ /;on_tick$/ { n++; if (f("stack") ~ /^_start;.*;main;interrupted_work;[^;]+;on_tick$/) m++ }
 		END { if (n < 20 || m < 0.95 * n) { print m " of " n " samples in the handler show what it interrupted"; exit 1 } }' sig.lp
 	# the trampoline is named by its own address, not the byte before it that its CFI covers
 	if [ "$(uname -m)" = x86_64 ]; then
-		run -0 awk -F'\t' '$1 == "S" && $8 ~ /;interrupted_work;__restore_rt;on_tick$/ { n++ } END { print n + 0 }' sig.lp
+		run -0 lp_awk '$1 == "S" && f("stack") ~ /;interrupted_work;__restore_rt;on_tick$/ { n++ } END { print n + 0 }' sig.lp
 		[ "$output" -ge 19 ] || fail "$output samples name __restore_rt"
 	fi
 }
@@ -538,15 +538,15 @@ record_with_max_stack_4() {
 	# the kernel's walk reads framed_spin's record past the copy: walk_end, then nothing to go on from
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 --kernel-fp -o end.lp -- "$W/bigframe" walkend 0.5
 	assert_success
-	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 == "[unwind stopped];walk_end;framed_spin") m++ }
+	lp_awk '$1 == "S" && f("stack") ~ /framed_spin$/ { n++; if (f("stack") == "[unwind stopped];walk_end;framed_spin") m++ }
 		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' end.lp
 	# the walk of the copy cannot read that record: the marker right under framed_spin
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 2048 -o end.lp -- "$W/bigframe" walkend 0.5
 	assert_success
-	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 == "[unwind stopped];framed_spin") m++ }
+	lp_awk '$1 == "S" && f("stack") ~ /framed_spin$/ { n++; if (f("stack") == "[unwind stopped];framed_spin") m++ }
 		END { if (n < 50 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' end.lp
 	lp-record -q --offcpu-freq 0 --stack-size 16384 -o whole.lp -- "$W/bigframe" walkend 0.5 > /dev/null
-	awk -F'\t' '$1 == "S" && $8 ~ /framed_spin$/ { n++; if ($8 ~ /^_start;.*;main;walk_end;framed_spin$/) m++ }
+	lp_awk '$1 == "S" && f("stack") ~ /framed_spin$/ { n++; if (f("stack") ~ /^_start;.*;main;walk_end;framed_spin$/) m++ }
 		END { if (n < 50 || m < 0.95 * n) { print m " of " n " samples reach _start"; exit 1 } }' whole.lp
 }
 
@@ -557,10 +557,10 @@ record_with_max_stack_4() {
 	assert_success
 	# the main thread's samples under node::Start, once one showed what is rootward of libc's entry:
 	# none starts at the entry (a rare one whose unwinding stopped says so)
-	awk -F'\t' '$1 == "S" && $3 == $4 && $8 ~ /;node::Start\(/ {
-			if ($8 ~ /^_start;__libc_start_main;__libc_start_call_main;/) { seen = 1; m++ }
+	lp_awk '$1 == "S" && f("pid") == f("tid") && f("stack") ~ /;node::Start\(/ {
+			if (f("stack") ~ /^_start;__libc_start_main;__libc_start_call_main;/) { seen = 1; m++ }
 			if (seen) n++
-			if (seen && $8 ~ /^__libc_start/) { print "at the entry: " substr($8, 1, 200); exit 1 }
+			if (seen && f("stack") ~ /^__libc_start/) { print "at the entry: " substr(f("stack"), 1, 200); exit 1 }
 		}
 		END { if (n < 50 || m < 0.95 * n) { print m " of " n " stacks start at _start"; exit 1 } }' node.lp
 }
@@ -571,9 +571,9 @@ record_with_max_stack_4() {
 	# the thread's first 0.5 s: frames pointers reach start_thread only; its last 0.05 s: CFI reaches clone3
 	# (a sample may land in start_thread's own cleanup after worker returns: same root;
 	# what no sample stood for has no stack: [not sampled], unsampled=1)
-	awk -F'\t' '$1 == "S" && $3 != $4 && $10 != "unsampled=1" { n++; if ($8 ~ /^clone3;start_thread(;|$)/) m++
-			else if (bad++ < 3) print "not from clone3: " substr($8, 1, 200)
-			if ($8 ~ /;deep_work(;|$)/) deep++ }
+	lp_awk '$1 == "S" && f("pid") != f("tid") && attr("unsampled") != 1 { n++; if (f("stack") ~ /^clone3;start_thread(;|$)/) m++
+			else if (bad++ < 3) print "not from clone3: " substr(f("stack"), 1, 200)
+			if (f("stack") ~ /;deep_work(;|$)/) deep++ }
 		END { if (deep < 100 || m < n) { print m " of " n " stacks of the thread (" deep " deep) start at clone3"; exit 1 } }' late.lp
 }
 
@@ -583,7 +583,7 @@ record_with_max_stack_4() {
 	assert_success
 	[ ! -e prog ]
 	# before, such a program was [prog], and without its CFI each stack stopped at it
-	run -0 awk -F'\t' '$1 == "S" && $5 == "prog" && $8 ~ /(^|;)main;worker;crunch_numbers$/ { n++ } END { print n + 0 }' gone.lp
+	run -0 lp_awk '$1 == "S" && f("comm") == "prog" && f("stack") ~ /(^|;)main;worker;crunch_numbers$/ { n++ } END { print n + 0 }' gone.lp
 	(( output > 100 )) || fail "$output samples of main;worker;crunch_numbers: $(cut -f8 gone.lp | sort | uniq -c | sort -rn | head -5)"
 	run ! grep -q '\[prog\]' gone.lp
 }
@@ -623,7 +623,7 @@ EOF
 	# lp-record had the library's CFI mapped and died of it too, with nothing written
 	run -3 --separate-stderr lp-record -o cut.lp -- sh -c './main 3 & sleep 0.5; : > libspin.so; wait $!; exit 3'
 	grep -qP '^P\t\d+\t\d+\t\d+\texit\tmain\tsignal=SIGBUS$' cut.lp
-	run -0 awk -F'\t' '$1 == "S" && $5 == "main" && $8 ~ /;main;spin$/ { n++ } END { print n + 0 }' cut.lp
+	run -0 lp_awk '$1 == "S" && f("comm") == "main" && f("stack") ~ /;main;spin$/ { n++ } END { print n + 0 }' cut.lp
 	(( output > 100 )) || fail "$output samples of main;spin: $(cut -f8 cut.lp | sort | uniq -c | sort -rn | head -5)"
 }
 
@@ -639,19 +639,19 @@ EOF
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size "$advised" -o advised.lp -- bzip2 -kf data
 	assert_success
 	# (a rare sample deeper than any the smaller copy saw whole may still stop: 5 of 3000 once)
-	lp_awk '$1 == "S" && $EVENT == "cpu" && $10 != "unsampled=1" { n++; if ($STACK ~ /^\[unwind stopped\]/) stopped++ }
+	lp_awk '$1 == "S" && f("event") == "cpu" && attr("unsampled") != 1 { n++; if (f("stack") ~ /^\[unwind stopped\]/) stopped++ }
 		END { if (n < 100 || stopped > 0.01 * n) { print stopped " of " n " samples stopped"; exit 1 } }' advised.lp
 }
 
 @test "--stack-size 16384: a snapshot bigger than the 12 KB frames reaches main past them" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success
-	awk -F'\t' '$1 == "S" { n++; if ($8 ~ /^_start;__libc_start_main;__libc_start_call_main;main;compress;/) m++ }
+	lp_awk '$1 == "S" { n++; if (f("stack") ~ /^_start;__libc_start_main;__libc_start_call_main;main;compress;/) m++ }
 		END { if (n < 100 || m < 0.95 * n) { print m " of " n " samples reach main"; exit 1 } }' big.lp
 	# a sample at exit, in frameless code with no CFI past it, may stop; in the hot path only
 	# one taken while the first call still touched its 12 KB frame for the first time (the
 	# kernel copies no stack page that is not yet there): about one run in sixty had one
-	awk -F'\t' '$1 == "S" && $8 ~ /;sort_block$/ { n++; if ($8 ~ /^\[unwind stopped\]/) stopped++ }
+	lp_awk '$1 == "S" && f("stack") ~ /;sort_block$/ { n++; if (f("stack") ~ /^\[unwind stopped\]/) stopped++ }
 		END { if (stopped > 1 || stopped > 0.01 * n) { print stopped " of " n " stopped in sort_block"; exit 1 } }' big.lp
 	run -2 --separate-stderr lp-record --stack-size 65536 true
 	assert_equal "$stderr" "lp-record: --stack-size needs a whole number from 8 to 65528, got '65536'
@@ -721,7 +721,7 @@ Try 'lp-record --help' for more information."
 	assert_success
 	grep -qxP '#lp.sampling\tcpu\tcpu-clock\tfreq=999' a.lp
 	# its two threads keep both CPUs busy: about a second of samples each, named from /proc
-	n=$(awk -F'\t' -v p="$busy" '$1 == "S" && $3 == p && $6 == "cpu" && $8 ~ /;worker;(crunch_numbers|parse_records|checksum)$/' a.lp | wc -l)
+	n=$(lp_awk -v p="$busy" '$1 == "S" && f("pid") == p && f("event") == "cpu" && f("stack") ~ /;worker;(crunch_numbers|parse_records|checksum)$/' a.lp | wc -l)
 	[ "$n" -ge 500 ] || fail "only $n samples of the busy process, pid $busy"
 	grep -qP "^S\t\d+\t$busy\t\d+\tdemo\tcpu\t" a.lp
 	# and the command's own exit
@@ -740,8 +740,8 @@ Try 'lp-record --help' for more information."
 	kill "$on0" "$on1" 2> /dev/null || true
 	assert_success
 	[ "$(grep -P '^S\t' c.lp | grep -cvP '\tcpu=0(\t|$)')" -eq 0 ]
-	[ "$(awk -F'\t' -v p="$on0" '$1 == "S" && $3 == p' c.lp | wc -l)" -ge 500 ]
-	[ "$(awk -F'\t' -v p="$on1" '$1 == "S" && $3 == p' c.lp | wc -l)" -eq 0 ]
+	[ "$(lp_awk -v p="$on0" '$1 == "S" && f("pid") == p' c.lp | wc -l)" -ge 500 ]
+	[ "$(lp_awk -v p="$on1" '$1 == "S" && f("pid") == p' c.lp | wc -l)" -eq 0 ]
 	run -2 --separate-stderr lp-record -C 1-0 -- true
 	[[ "$stderr" == "lp-record: -C needs a list of CPUs from 0 to 1023 such as 0,2-3, got '1-0'"* ]]
 	run -2 --separate-stderr lp-record -a -p 1
@@ -768,7 +768,7 @@ Try 'lp-record --help' for more information."
 	# the main thread too: it mostly waits
 	grep -qP '^T\t\d+\t(\d+)\t\1\tsplit\tstart=\d+\tend=\d+\tcpu=\d+\tsampled-cpu=' t.lp || fail "$opt: $(grep '^T' t.lp)"
 	# one summary a thread, though its last switch away and its end may come after its EXIT record
-	awk -F'\t' '$1 == "T" && seen[$4]++ { exit 1 }' t.lp || fail "$opt: $(grep '^T' t.lp)"
+	lp_awk '$1 == "T" && seen[f("tid")]++ { exit 1 }' t.lp || fail "$opt: $(grep '^T' t.lp)"
 	run ! grep -q '^#lp.warning' t.lp
 	done
 }
@@ -801,11 +801,11 @@ Try 'lp-record --help' for more information."
 	# the levels a stack shows can only grow with its time, and never past 400; a stack whose
 	# root is unknown says so (a few, in the vDSO, whose copy the kernel cut short)
 	# (samples in the loader before main and in exit after it have no descend: left out)
-	lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK != "[not sampled]" {
-			n++; d = gsub(/;descend/, "&", $STACK)
-			if ($STACK ~ /^\[unwind stopped\];/) { stopped++; next }
+	lp_awk '$1 == "S" && f("event") == "cpu" && f("stack") != "[not sampled]" {
+			n++; stack = f("stack"); d = gsub(/;descend/, "&", stack)
+			if (stack ~ /^\[unwind stopped\];/) { stopped++; next }
 			if (!d) next
-			if ($STACK !~ /^_start;.*;main;descend/) { rootless++; next }
+			if (stack !~ /^_start;.*;main;descend/) { rootless++; next }
 			if (d < last || d > 400) wrong++
 			last = d; if (d > deepest) deepest = d
 		}
@@ -822,8 +822,8 @@ Try 'lp-record --help' for more information."
 	assert_success
 	for f in kfp.lp copy.lp; do
 		# the demo's main calls worker too
-		lp_awk '$1 == "S" && $EVENT == "cpu" && $STACK ~ /;worker;/ {
-				n++; if ($STACK ~ /^(clone3;start_thread|_start;__libc_start_main;__libc_start_call_main;main);worker;/) m++ }
+		lp_awk '$1 == "S" && f("event") == "cpu" && f("stack") ~ /;worker;/ {
+				n++; if (f("stack") ~ /^(clone3;start_thread|_start;__libc_start_main;__libc_start_call_main;main);worker;/) m++ }
 			END { if (n < 100 || m < n) { print FILENAME ": " m " of " n " samples in worker from its root"; exit 1 } }' "$f"
 	done
 	# one shape: the same stacks, in about the same shares

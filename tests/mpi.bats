@@ -15,24 +15,19 @@ recording() {
 	lp-record -q -o probe.lp -- true 2> probe.err || skip "perf_event_open is not allowed here: $(cat probe.err)"
 }
 
-# The value of metadata KEY in a stream.
-meta() {
-	awk -F'\t' -v k="#lp.$1" '$1 == k { print $2; exit }' "$2"
-}
-
 @test "-o template: %h, %r, %p and %t, the rank and job from each launcher's variables" {
 	recording
 	host=$(uname -n)
 	OMPI_COMM_WORLD_RANK=3 OMPI_MCA_ess_base_jobid=2839216129 lp-record -q -o 'run.%h.%r.lp' -- true
 	[ -f "run.$host.3.lp" ] || fail "no run.$host.3.lp: $(ls)"
-	[ "$(meta rank "run.$host.3.lp")" = 3 ] && [ "$(meta host "run.$host.3.lp")" = "$host" ]
-	[ "$(meta job "run.$host.3.lp")" = 2839216129 ]
+	[ "$(lp_meta rank "run.$host.3.lp")" = 3 ] && [ "$(lp_meta host "run.$host.3.lp")" = "$host" ]
+	[ "$(lp_meta job "run.$host.3.lp")" = 2839216129 ]
 	PMI_RANK=5 lp-record -q -o 'hydra.%r.lp' -- true
-	[ "$(meta rank hydra.5.lp)" = 5 ] && [ -z "$(meta job hydra.5.lp)" ]
+	[ "$(lp_meta rank hydra.5.lp)" = 5 ] && [ -z "$(lp_meta job hydra.5.lp)" ]
 	PMIX_RANK=7 PMIX_NAMESPACE=prterun-x@1 lp-record -q -o 'pmix.%r.lp' -- true
-	[ "$(meta rank pmix.7.lp)" = 7 ] && [ "$(meta job pmix.7.lp)" = prterun-x@1 ]
+	[ "$(lp_meta rank pmix.7.lp)" = 7 ] && [ "$(lp_meta job pmix.7.lp)" = prterun-x@1 ]
 	SLURM_PROCID=12 SLURM_JOB_ID=4711 lp-offcpu -q -o 'slurm.%r.lp' -- true
-	[ "$(meta rank slurm.12.lp)" = 12 ] && [ "$(meta job slurm.12.lp)" = 4711 ]
+	[ "$(lp_meta rank slurm.12.lp)" = 12 ] && [ "$(lp_meta job slurm.12.lp)" = 4711 ]
 	before=$(date -u +%Y%m%dT%H%M%S)
 	lp-record -q -o 'at.%t.%p.100%%.lp' -- true
 	after=$(date -u +%Y%m%dT%H%M%S)
@@ -41,7 +36,7 @@ meta() {
 	[[ ! "${BASH_REMATCH[1]}" < "$before" && ! "${BASH_REMATCH[1]}" > "$after" ]] || fail "time in $f"
 	# outside a job: no rank, no job
 	lp-record -q -o plain.lp -- true
-	[ -z "$(meta rank plain.lp)" ] && [ -z "$(meta job plain.lp)" ]
+	[ -z "$(lp_meta rank plain.lp)" ] && [ -z "$(lp_meta job plain.lp)" ]
 }
 
 @test "#lp.realtime is the wall clock at #lp.start" {
@@ -49,7 +44,7 @@ meta() {
 	t0=$(date +%s%N)
 	lp-record -q -o r.lp -- true
 	t1=$(date +%s%N)
-	rt=$(meta realtime r.lp)
+	rt=$(lp_meta realtime r.lp)
 	[ "$rt" -ge "$t0" ] && [ "$rt" -le "$t1" ] || fail "realtime $rt not within $t0..$t1"
 }
 
@@ -149,8 +144,8 @@ mpi_job() {
 @test "mpirun -np 2 lp-record -o run.%r.lp: a stream per rank, and the ranks' known 1:2 work" {
 	mpi_job
 	for r in 0 1; do
-		[ "$(meta rank "run.$r.lp")" = "$r" ] || fail "run.$r.lp says rank $(meta rank "run.$r.lp")"
-		[ -n "$(meta job "run.$r.lp")" ] || fail "run.$r.lp has no job id"
+		[ "$(lp_meta rank "run.$r.lp")" = "$r" ] || fail "run.$r.lp says rank $(lp_meta rank "run.$r.lp")"
+		[ -n "$(lp_meta job "run.$r.lp")" ] || fail "run.$r.lp has no job id"
 		# its own CPU clock, read after the loop: on a busy host it may overshoot a millisecond
 		ms=$(sed -n "s/.*rank $r of 2 burnt \([0-9]*\) ms.*/\1/p" <<< "$stderr")
 		[ -n "$ms" ] && awk -v m="$ms" -v w=$((300 * (r + 1))) 'BEGIN { exit !(m >= w && m <= w * 1.05) }' ||

@@ -90,7 +90,7 @@ recorded() {
 		grep -v '^#lp\.end	' b.lp
 		printf '#lp.event\tfl\tretired_sse_avx_flops:any\t1000003\tflops\tevents\n'
 		printf '#lp.event\tld\tls_dispatch:ld_dispatch\t1000003\tloads\tevents\n'
-		stack=$(awk -F'\t' '$1 == "S" && $6 == "cpu" && $8 ~ /spin/ { print $8 "\t" $9; exit }' b.lp)
+		stack=$(lp_awk '$1 == "S" && f("event") == "cpu" && f("stack") ~ /spin/ { print f("stack") "\t" f("locs"); exit }' b.lp)
 		printf 'S\t1\t1\t1\tw\tfl\t4000000000\t%s\n' "$stack"
 		printf 'S\t2\t1\t1\tw\tld\t1000000000\t%s\n' "$stack"
 		printf '#lp.end\t0\n'

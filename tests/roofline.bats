@@ -14,11 +14,11 @@ setup() {
 
 # A record's value from a roofs stream: roof NAME ISA
 roof() {
-	awk -F'\t' -v n="$1" -v i="isa=$2" '$1 == "R" && $2 == n { for (k = 6; k <= NF; k++) if ($k == i) print $4 }' roofs.lp
+	lp_awk -v n="$1" -v isa="$2" '$1 == "R" && f("name") == n && attr("isa") == isa { print f("value") }' roofs.lp
 }
 
 widest() {
-	awk -F'\t' '$1 == "R" { for (k = 6; k <= NF; k++) if ($k ~ /^isa=/) isa = substr($k, 5) } END { print isa }' roofs.lp
+	lp_awk '$1 == "R" && attr("isa") != "" { isa = attr("isa") } END { print isa }' roofs.lp
 }
 
 # A fake sysfs with caches as a VM reports them: L1 instruction and data, L2, and the host's 480 MiB L3.
@@ -72,7 +72,7 @@ fake_sysfs() {
 		fail "$stderr"
 	grep -qP '^#lp.cache\tL3\tsysfs=503316480\tcpuid=\d+\tmeasured=\d+\tdisagrees$' roofs.lp || fail "$(grep cache roofs.lp)"
 	grep -qP '^#lp.cache\tL1\tsysfs=32768\t' roofs.lp
-	size=$(awk -F'\t' '$1 == "R" && $2 == "L3" { for (k = 6; k <= NF; k++) if ($k ~ /^size=/) print substr($k, 6) }' roofs.lp)
+	size=$(lp_awk '$1 == "R" && f("name") == "L3" && attr("size") != "" { print attr("size") }' roofs.lp)
 	# far from 480 MiB: the sweep's knee on this host's 32 MiB L3 has come out at 64 MiB on a busy host
 	[ "$size" -le $((64 << 20)) ] || fail "L3 tested over $size bytes"
 	run -1 --separate-stderr lp-roofline roofs -q --sysfs "$PWD/none"
@@ -231,7 +231,7 @@ zen_stream() {
 	assert_success
 	read -r _ _ flops bytes < <(grep '^truth triad' <<<"$stderr")
 	lp-roofline points run.lp > points.lp
-	got=$(awk -F'\t' '$1 == "Q" && $2 ~ /^triad/ { print $3 }' points.lp)
+	got=$(lp_awk '$1 == "Q" && f("name") ~ /^triad/ { print f("flops") }' points.lp)
 	awk -v g="$got" -v w="$flops" 'BEGIN { exit !(g > 0.9 * w && g < 1.1 * w) }' || fail "triad: $got FLOPs, truth $flops"
 }
 

@@ -124,3 +124,23 @@ each_reader() {
 		[ "$status" -eq 0 ] || fail "$r: exit $status: $stderr"
 	done
 }
+
+@test "the tests' names of fields (tests/lp.awk) are lp-stream(5)'s, and a name a record lacks stops awk" {
+	run -0 lp_awk '$1 == "S" && f("event") == "fl" { print f("time"), f("comm"), f("weight"), f("stack") }
+		$1 == "P" { print f("what"), f("comm"), f("what") == "spawn" ? f("ppid") " " f("stack") : attr("status") }
+		$1 == "T" { print f("comm"), attr("start"), attr("cpu") }
+		$1 == "R" { print f("name"), f("value"), f("unit") }
+		$1 == "Q" { print f("name"), f("flops"), f("seconds") }
+		END { print meta("event", "ld") }' "$GOOD"
+	assert_output - <<-'EOF'
+		spawn app 1 _start;main
+		300 app 4000 _start;main;dot
+		L1 100000000000 B/s
+		dot 4000000 0.001
+		exit app 0
+		app 100 1000000
+		ls_dispatch:ld_dispatch
+	EOF
+	run -2 --separate-stderr lp_awk '$1 == "T" { print f("weight") }' "$GOOD"
+	[ "$stderr" = "lp.awk: line 12: a T record has no field 'weight'" ]
+}

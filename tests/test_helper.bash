@@ -37,15 +37,15 @@ big_perf() {
 # and thirty spawned by the main thread from main;pthread_create;...;clone3
 # and exited. Sets root and child (their pids).
 split_lifecycle() {
-	root=$(awk -F'\t' '$1 == "P" && $5 == "exec" && $6 == "split" { print $3; exit }' "$1")
+	root=$(lp_awk '$1 == "P" && f("what") == "exec" && f("comm") == "split" { print f("pid"); exit }' "$1")
 	[ -n "$root" ] || fail "no exec record of the workload"
-	child=$(awk -F'\t' -v r="$root" '$1 == "P" && $5 == "spawn" && $3 != r && $7 == r { print $3 }' "$1")
+	child=$(lp_awk -v r="$root" '$1 == "P" && f("what") == "spawn" && f("pid") != r && f("ppid") == r { print f("pid") }' "$1")
 	[ -n "$child" ] || fail "no spawn record of the child process with its parent"
 	grep -qP "^P\t\d+\t$child\t$child\texec\tsplit\t$W/split\$" "$1" || fail "no exec of the child with its path"
 	grep -qP "^P\t\d+\t$child\t$child\tcomm\ttenner\$" "$1" || fail "the child's new name"
 	local name tid
 	for name in sixty thirty; do
-		tid=$(awk -F'\t' -v n="$name" '$1 == "P" && $5 == "comm" && $6 == n { print $4 }' "$1")
+		tid=$(lp_awk -v n="$name" '$1 == "P" && f("what") == "comm" && f("comm") == n { print f("tid") }' "$1")
 		[ -n "$tid" ] || fail "no thread named $name"
 		grep -qP "^P\t\d+\t$root\t$tid\tspawn\tsplit\t$root\t$root\t" "$1" || fail "$name: no spawn from the main thread"
 		# clone3's syscall is outside its CFI: the caller is still found
@@ -55,11 +55,26 @@ split_lifecycle() {
 	done
 }
 
-# awk over lp streams with the fields named (lp-stream(5)): an S record's field numbers
-# are TIME PID TID COMM EVENT WEIGHT STACK LOCS, so a test reads $WEIGHT, not $7.
-#   lp_awk '$1 == "S" && $EVENT == "cpu" { w += $WEIGHT } END { print w }' run.lp
+# awk over lp streams with the fields named (tests/lp.awk): lp_awk [-v VAR=VALUE]... PROGRAM [FILE]...
+#   lp_awk '$1 == "S" && f("event") == "cpu" { w += f("weight") } END { print w }' run.lp
 lp_awk() {
-	awk -F'\t' -v TIME=2 -v PID=3 -v TID=4 -v COMM=5 -v EVENT=6 -v WEIGHT=7 -v STACK=8 -v LOCS=9 "$@"
+	local vars=()
+	while [ "$1" = -v ]; do
+		vars+=(-v "$2")
+		shift 2
+	done
+	awk -F'\t' "${vars[@]}" "$(cat "$TOP/tests/lp.awk")
+$1" "${@:2}"
+}
+
+# A metadata value of FILE: lp_meta lost cpu run.lp is the count of "#lp.lost<TAB>cpu<TAB>N";
+# lp_meta rank run.lp the value of "#lp.rank<TAB>N"; nothing without one.
+lp_meta() {
+	if [ $# -eq 3 ]; then
+		lp_awk -v key="$1" -v first="$2" 'END { print meta(key, first) }' "$3"
+	else
+		lp_awk -v key="$1" 'END { print meta(key) }' "$2"
+	fi
 }
 
 # The records of one kind in FILE, as they are: lp_records S run.lp

@@ -44,9 +44,9 @@ lp-svg: warning: '/usr/bin/app': cannot read it: spawning stacks without file:li
 
 @test "browser: a sample before its thread's spawn record still nests and draws the same" {
 	# the worker's off-CPU sample first, then its spawn record
-	awk -F'\t' '$1 == "P" && $5 == "spawn" && $4 == 101 { held = $0; next }
-		{ print } $1 == "S" && $4 == 101 { print held }' "$SMALL" > early.lp
-	[ "$(awk -F'\t' '$4 == 101 { printf "%s", $1 }' early.lp)" = SP ]
+	lp_awk '$1 == "P" && f("what") == "spawn" && f("tid") == 101 { held = $0; next }
+		{ print } $1 == "S" && f("tid") == 101 { print held }' "$SMALL" > early.lp
+	[ "$(lp_awk '($1 == "S" || $1 == "P") && f("tid") == 101 { printf "%s", $1 }' early.lp)" = SP ]
 	lp-svg --timeline early.lp > early.svg 2> /dev/null
 	browser timeline small early.svg
 }
