@@ -164,7 +164,7 @@ $(O)/lib/record/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
 # lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
-$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease: PKG_LIBS += -lstdc++
+$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite: PKG_LIBS += -lstdc++
 
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell $(PKG_CONFIG) --cflags python3-embed 2>/dev/null)

@@ -448,7 +448,7 @@ struct perf_layout perf_session__layout(const struct perf_session *s)
 
 int perf_session__custom_of(const struct perf_session *s, uint64_t id)
 {
-	for (size_t i = 0; i < s->ncustom_ids; i++)
+	for (size_t i = 0; s && i < s->ncustom_ids; i++)
 		if (s->custom_ids[i].id == id)
 			return s->custom_ids[i].index;
 	return -1;
@@ -510,7 +510,7 @@ uint64_t perf_session__lost(const struct perf_session *s, int event)
 {
 	uint64_t n = 0;
 
-	for (int i = 0; i < s->nrings; i++)
+	for (int i = 0; s && i < s->nrings; i++)
 		if (s->rings[i].event == event)
 			n += s->rings[i].lost;
 	return n;
@@ -518,7 +518,7 @@ uint64_t perf_session__lost(const struct perf_session *s, int event)
 
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id)
 {
-	for (size_t i = 0; i < s->nfork_ids; i++)
+	for (size_t i = 0; s && i < s->nfork_ids; i++)
 		if (s->fork_ids[i] == id)
 			return true;
 	return false;

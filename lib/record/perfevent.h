@@ -117,6 +117,11 @@ void perf_session__poll_also(struct perf_session *s, int fd);
  */
 struct perf_layout perf_session__layout(const struct perf_session *s);
 
+/*
+ * The questions asked of a session about its records answer "no" and 0
+ * for NULL: a recorder given records without a session (a unit test).
+ */
+
 /* Event ids of the sampling event and of the fork tracepoint, per CPU. */
 bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id);
 
