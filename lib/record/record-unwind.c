@@ -94,15 +94,35 @@ void writer_frames_release(struct frame_buf *b)
 	free(b->v);
 	free(b->walked);
 	free(b->cfas);
-	free(b->whole);
+	for (size_t i = 0; i < WHOLE_COPIES; i++)
+		free(b->wholes[i].bytes);
 }
 
 /*
  * A stack copy is smaller (--stack-size is at most 65528), and so is the
- * room below the copy referred to in frame_buf.whole: a difference's own
+ * room below the copy referred to in a whole_copy: a difference's own
  * bytes start at most that far below it.
  */
 enum { COPY_MAX = 65536, WHOLE_ROOM = COPY_MAX };
+
+/* The place where copy key is put together: its own, or the one used longest ago; NULL without memory. */
+static struct whole_copy *whole_for(struct frame_buf *buf, uint32_t key)
+{
+	struct whole_copy *w = &buf->wholes[0];
+
+	for (size_t i = 0; i < WHOLE_COPIES; i++) {
+		if (buf->wholes[i].has_key && buf->wholes[i].key == key) {
+			w = &buf->wholes[i];
+			break;
+		}
+		if (buf->wholes[i].used < w->used)
+			w = &buf->wholes[i];
+	}
+	if (!w->bytes && !(w->bytes = malloc(WHOLE_ROOM + COPY_MAX)))
+		return NULL;
+	w->used = ++buf->whole_uses;
+	return w;
+}
 
 /*
  * sm, or where its stack copy was kept as a difference from another
@@ -115,6 +135,7 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 {
 	const struct recorder *r = w->r;
 	struct perf_sample key;
+	struct whole_copy *whole;
 	uint64_t from, rest, base;
 
 	if (!sm->stack_whole)
@@ -131,23 +152,23 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 	if (from < key.regs.sp || from - key.regs.sp > key.stack_size || key.stack_size - (from - key.regs.sp) < rest ||
 	    key.stack_size > COPY_MAX)
 		return out;
-	if (!buf->whole && !(buf->whole = malloc(WHOLE_ROOM + COPY_MAX)))
+	if (!(whole = whole_for(buf, sm->stack_key)))
 		return out;
-	base = key.regs.sp - WHOLE_ROOM;	/* the address whole[0] stands for */
-	if (!buf->whole_has_key || buf->whole_key != sm->stack_key) {
-		memcpy(buf->whole + WHOLE_ROOM, key.stack, key.stack_size);
-		buf->whole_key = sm->stack_key;
-		buf->whole_has_key = true;
-	} else if (buf->dirty_to > key.regs.sp) {
+	base = key.regs.sp - WHOLE_ROOM;	/* the address bytes[0] stands for */
+	if (!whole->has_key || whole->key != sm->stack_key) {
+		memcpy(whole->bytes + WHOLE_ROOM, key.stack, key.stack_size);
+		whole->key = sm->stack_key;
+		whole->has_key = true;
+	} else if (whole->dirty_to > key.regs.sp) {
 		/* the last difference's bytes, where the copy has its own */
-		uint64_t lo = buf->dirty_from > key.regs.sp ? buf->dirty_from : key.regs.sp;
+		uint64_t lo = whole->dirty_from > key.regs.sp ? whole->dirty_from : key.regs.sp;
 
-		memcpy(buf->whole + (lo - base), key.stack + (lo - key.regs.sp), buf->dirty_to - lo);
+		memcpy(whole->bytes + (lo - base), key.stack + (lo - key.regs.sp), whole->dirty_to - lo);
 	}
-	memcpy(buf->whole + (sm->regs.sp - base), sm->stack, sm->stack_size);
-	buf->dirty_from = sm->regs.sp;
-	buf->dirty_to = from;
-	out->stack = buf->whole + (sm->regs.sp - base);
+	memcpy(whole->bytes + (sm->regs.sp - base), sm->stack, sm->stack_size);
+	whole->dirty_from = sm->regs.sp;
+	whole->dirty_to = from;
+	out->stack = whole->bytes + (sm->regs.sp - base);
 	out->stack_size = sm->stack_whole;
 	return out;
 }

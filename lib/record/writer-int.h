@@ -61,21 +61,34 @@ struct proc_end {
 	int status;
 };
 
+/*
+ * A stack copy kept as a difference, put together again: the copy it
+ * refers to (key, at sp, size bytes) lies in bytes at WHOLE_ROOM, and each
+ * difference overwrites its first bytes, put back (dirty) before the next:
+ * most of a copy is the other's, and is not copied each time.
+ */
+struct whole_copy {
+	uint8_t *bytes;
+	uint32_t key;
+	bool has_key;
+	uint64_t dirty_from, dirty_to;
+	uint64_t used;		/* when last used: the oldest is taken for another key */
+};
+
+/*
+ * Copies put together at once: threads' samples alternate in time, each
+ * referring to its own thread's copy, and one place for them all copied a
+ * whole copy (10-24 KB) for nearly every sample.
+ */
+enum { WHOLE_COPIES = 8 };
+
 /* Room for a callchain's frames. */
 struct frame_buf {
 	struct sym_frame *v;
 	uint64_t *walked;	/* return addresses of a walk of the stack copy (cap of them too) */
 	uint64_t *cfas;		/* where on the stack each of v returns to, 0 when not known (cap of them too) */
-	/*
-	 * A stack copy kept as a difference, put together again: the copy it
-	 * refers to (key, at sp, size bytes) lies in whole at WHOLE_ROOM, and
-	 * each difference overwrites its first bytes, put back (dirty) before
-	 * the next: most of a copy is the other's, and is not copied each time.
-	 */
-	uint8_t *whole;
-	uint32_t whole_key;
-	bool whole_has_key;
-	uint64_t dirty_from, dirty_to;
+	struct whole_copy wholes[WHOLE_COPIES];
+	uint64_t whole_uses;
 	size_t cap;
 };
 

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio_ext.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bgwrite.h"
 #include "escape.h"
@@ -26,9 +27,18 @@ static int failed(struct lp_writer *w, int err)
 	return -EIO;
 }
 
+static size_t batch_for(FILE *out)
+{
+	struct stat st;
+	int fd = fileno(out);
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? LP_WRITER_FILE_BATCH : LP_WRITER_BATCH;
+}
+
 void lp_writer__batch(struct lp_writer *w)
 {
 	w->batched = true;
+	w->batch = batch_for(w->out);
 }
 
 /*
@@ -75,6 +85,7 @@ int lp_writer__background(struct lp_writer *w)
 	if (!(w->bg = bgwrite__new(fd)))
 		return -errno;
 	w->batched = true;
+	w->batch = LP_WRITER_BG_BATCH;
 	return 0;
 }
 
@@ -83,6 +94,7 @@ int lp_writer__foreground(struct lp_writer *w)
 	int ret = w->kept ? lp_writer__flush(w) : 0, finished = bgwrite__finish(w->bg);
 
 	w->bg = NULL;
+	w->batch = batch_for(w->out);
 	return ret < 0 ? ret : failed(w, finished);
 }
 
@@ -149,7 +161,7 @@ int lp_writer__end(struct lp_writer *w)
 	if (w->line.s[w->kept] != '#')
 		w->records++;
 	w->kept = w->line.len;
-	return w->batched && w->kept < (w->bg ? LP_WRITER_BG_BATCH : LP_WRITER_BATCH) ? 0 : lp_writer__flush(w);
+	return w->batched && w->kept < w->batch ? 0 : lp_writer__flush(w);
 }
 
 int lp_writer__raw(struct lp_writer *w, const char *line, size_t len)

@@ -375,6 +375,7 @@ struct lp_writer {
 	struct strbuf line;	/* records kept (batched) and the one being built */
 	size_t kept;		/* bytes of whole records in line, not written yet */
 	bool batched;
+	size_t batch;		/* bytes kept before they are written, when batched */
 	struct bgwrite *bg;	/* NULL, or what writes the batches */
 	uint64_t records;	/* written (or kept): the trailer's count */
 	int err;		/* the errno of the first write that failed */
@@ -386,9 +387,11 @@ void lp_writer__release(struct lp_writer *w);
 /*
  * Keeps whole records until there are LP_WRITER_BATCH bytes of them, then
  * writes them with one fwrite (a few hundred instructions a record less):
- * until lp_writer__flush, nothing else may write to the writer's FILE.
+ * until lp_writer__flush, nothing else may write to the writer's FILE. Into
+ * a regular file, LP_WRITER_FILE_BATCH bytes: a filesystem takes fewer,
+ * bigger writes for less (ext4: lp-record's write phase 9% faster with 1 MB).
  */
-enum { LP_WRITER_BATCH = 64 << 10 };
+enum { LP_WRITER_BATCH = 64 << 10, LP_WRITER_FILE_BATCH = 1 << 20 };
 void lp_writer__batch(struct lp_writer *w);
 /* Writes the records kept: 0 or -EIO (w->err says why). */
 int lp_writer__flush(struct lp_writer *w);
