@@ -79,18 +79,23 @@ for levels in ${LEVELS:-10 25}; do
 	perf record -q -g -F 4999 -o "$work/perf.data" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2>/dev/null
 	: > "$work/rates"
 	for r in $(seq "$runs"); do
+		# each timed side starts with the others' output written back: a flush of the last
+		# side's 50-130 MB, on one of two CPUs, made single runs half again as slow
+		sync
 		"$bin/lp-record" --offcpu-freq 0 -F 4999 -o "$work/lp.lp" "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/lp.err"
 		n_lp=$(grep -c '^S' "$work/lp.lp")
 		t_sym=$(sed -n 's/.*written in \([0-9.]*\) s.*/\1/p' "$work/lp.err")
 		t_svg=$(seconds "$work/lp.svg" "$bin/lp-svg" "$work/lp.lp")
 		# as a user runs it: lp-record | lp-svg, the two on both cores at once; post-processing is
 		# lp-record's write phase (its own figure) and what lp-svg does after lp-record is done
+		sync
 		{ "$bin/lp-record" --offcpu-freq 0 -F 4999 "$work/workload" "${SECONDS_RECORDED:-4}" 2 "$levels" 2> "$work/pipe.err"
 		  date +%s.%N > "$work/rec-end"; } | "$bin/lp-svg" > "$work/pipe.svg"
 		svg_end=$(date +%s.%N)
 		t_pipe_sym=$(sed -n 's/.*written in \([0-9.]*\) s.*/\1/p' "$work/pipe.err")
 		n_pipe=$(sed -n 's/^lp-record: \([0-9]*\) on-CPU samples.*/\1/p' "$work/pipe.err")
 		t_pipe=$(awk -v w="$t_pipe_sym" -v r="$(cat "$work/rec-end")" -v e="$svg_end" 'BEGIN { print w + (e - r) }')
+		sync
 		t_script=$(seconds "$work/perf.txt" perf script -i "$work/perf.data")
 		n_perf=$(grep -c '^$' "$work/perf.txt" || true)
 		t_fg=

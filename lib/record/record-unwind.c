@@ -160,10 +160,15 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 		whole->key = sm->stack_key;
 		whole->has_key = true;
 	} else if (whole->dirty_to > key.regs.sp) {
-		/* the last difference's bytes, where the copy has its own */
+		/* the last difference's bytes, where the copy has its own: those this one's own cover stay */
 		uint64_t lo = whole->dirty_from > key.regs.sp ? whole->dirty_from : key.regs.sp;
+		uint64_t below = whole->dirty_to < sm->regs.sp ? whole->dirty_to : sm->regs.sp;
+		uint64_t above = lo > from ? lo : from;
 
-		memcpy(whole->bytes + (lo - base), key.stack + (lo - key.regs.sp), whole->dirty_to - lo);
+		if (lo < below)
+			memcpy(whole->bytes + (lo - base), key.stack + (lo - key.regs.sp), below - lo);
+		if (above < whole->dirty_to)
+			memcpy(whole->bytes + (above - base), key.stack + (above - key.regs.sp), whole->dirty_to - above);
 	}
 	memcpy(whole->bytes + (sm->regs.sp - base), sm->stack, sm->stack_size);
 	whole->dirty_from = sm->regs.sp;
@@ -220,17 +225,16 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 	 * here, over the copy, where CFI then checks and completes it.
 	 */
 	if (user == SIZE_MAX && sm->has_regs) {
+		/* (each record's place too, where the leaf's callers' CFAs go) */
 		size_t walked = fp_chain__walk(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, buf->walked,
-					       walk_max, &walk_cut);
+					       &cfa[n + 1], walk_max, &walk_cut);
 
 		user = n;
 		walked_here = true;
 		cfa[n] = 0;
 		frames[n++] = (struct sym_frame){ sm->regs.ip, false, first };
-		for (size_t i = 0; i < walked; i++) {
-			cfa[n] = 0;
+		for (size_t i = 0; i < walked; i++)
 			frames[n++] = (struct sym_frame){ buf->walked[i], false, false };
-		}
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
 		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras, cfi_cfas[MAX_UNWIND], *fp_cfas = &cfa[user + 1];
@@ -253,7 +257,8 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 		u->sp = sm->regs.sp;
 		u->last_cfa = k ? cfi_cfas[k - 1] : 0;
 		/* where each record the walk read lies: the same return address read elsewhere is another frame */
-		fp_chain__cfas(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, n - user - 1, fp_cfas);
+		if (!walked_here)
+			fp_chain__cfas(sm->regs.sp, sm->regs.bp, sm->stack, sm->stack_size, n - user - 1, fp_cfas);
 		size_t rest = user + 1;	/* first frame-pointer frame kept after the unwound ones */
 
 		/*

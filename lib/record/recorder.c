@@ -29,11 +29,12 @@ enum { ARENA_CHUNK = 8 << 20, SMALLEST_CHUNK = 64 << 10 };
 /*
  * The write phase's caches of chains are made ready (their memory faulted in
  * by the loader, while the command runs) as records come: for one chain in
- * RECORDS_PER_CHAIN records (bench/workload.c has one in 12), at EXPECT_FROM
+ * RECORDS_PER_CHAIN records (bench/workload.c has one in 13 of its 24-frame
+ * samples, one in 5.6 of its 54-frame ones), at EXPECT_FROM
  * records and each doubling up to EXPECT_UP_TO; past that the phase grows
  * them as it needs.
  */
-enum { EXPECT_FROM = 8192, EXPECT_UP_TO = 65536, RECORDS_PER_CHAIN = 8 };
+enum { EXPECT_FROM = 8192, EXPECT_UP_TO = 65536, RECORDS_PER_CHAIN = 6 };
 /* spilled bytes read in at once at most: more means records far apart, left to page faults */
 enum { PREFETCH_MAX = 64 << 20 };
 

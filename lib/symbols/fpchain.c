@@ -38,8 +38,8 @@ size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_
 	return nframes;
 }
 
-size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, uint64_t *ras, size_t max,
-		      bool *cut)
+size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, uint64_t *ras, uint64_t *cfas,
+		      size_t max, bool *cut)
 {
 	uint64_t lowest = sp;
 	size_t n = 0;
@@ -50,6 +50,8 @@ size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t siz
 			*cut = true;
 			break;
 		}
+		if (cfas)
+			cfas[n] = bp + 16;
 		memcpy(&ras[n++], stack + (bp - sp) + 8, 8);
 		lowest = bp + 16;
 		memcpy(&bp, stack + (bp - sp), 8);

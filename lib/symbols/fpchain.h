@@ -33,11 +33,13 @@ void fp_chain__cfas(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size,
 /*
  * The walk the kernel makes of a user stack (perf -g), over the snapshot
  * alone: the return addresses of the frame records from bp on, up to max,
- * into ras, as long as they are plausible (as fp_chain__plausible says).
- * *cut: it stopped at a record beyond the snapshot, where the stack may go
- * on, not where the chain ends or goes astray.
+ * into ras, as long as they are plausible (as fp_chain__plausible says), and
+ * when cfas is not NULL each one's CFA into it (as fp_chain__cfas gives, in
+ * the same pass). *cut: it stopped at a record beyond the snapshot, where
+ * the stack may go on, not where the chain ends or goes astray.
  */
-size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, uint64_t *ras, size_t max,
+size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, uint64_t *ras, uint64_t *cfas,
+		      size_t max,
 		      bool *cut);
 
 #endif

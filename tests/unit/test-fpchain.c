@@ -61,26 +61,31 @@ int main(void)
 	ok(fp_chain__plausible(SP, SP - 16, stack, 0, 4) == 0, "even without a snapshot, a first frame below sp");
 
 	{
-		uint64_t ras[8];
+		uint64_t ras[8], cfas[8], by_cfas[8];
 		bool cut;
 
 		memset(stack, 0, sizeof(stack));
 		record(SP + 0x20, SP + 0x60, 0x401000);
 		record(SP + 0x60, SP + 0x100, 0x401100);
 		record(SP + 0x100, 0, 0x401200);
-		ok(fp_chain__walk(SP, SP + 0x20, stack, sizeof(stack), ras, 8, &cut) == 3 && !cut &&
+		ok(fp_chain__walk(SP, SP + 0x20, stack, sizeof(stack), ras, NULL, 8, &cut) == 3 && !cut &&
 			   ras[0] == 0x401000 && ras[1] == 0x401100 && ras[2] == 0x401200,
 		   "the walk over the copy gives each record's return address, to the outermost");
-		ok(fp_chain__walk(SP, SP + 0x20, stack, sizeof(stack), ras, 2, &cut) == 2 && !cut,
+		ok(fp_chain__walk(SP, SP + 0x20, stack, sizeof(stack), ras, cfas, 8, &cut) == 3 &&
+			   (fp_chain__cfas(SP, SP + 0x20, stack, sizeof(stack), 3, by_cfas), 1) &&
+			   cfas[0] == SP + 0x30 && cfas[1] == SP + 0x70 && cfas[2] == SP + 0x110 &&
+			   memcmp(cfas, by_cfas, sizeof(cfas[0]) * 3) == 0,
+		   "and each record's CFA, as fp_chain__cfas finds them");
+		ok(fp_chain__walk(SP, SP + 0x20, stack, sizeof(stack), ras, NULL, 2, &cut) == 2 && !cut,
 		   "the walk stops at max");
-		ok(fp_chain__walk(SP, SP + 0x20, stack, 0x70, ras, 8, &cut) == 2 && cut,
+		ok(fp_chain__walk(SP, SP + 0x20, stack, 0x70, ras, NULL, 8, &cut) == 2 && cut,
 		   "a record beyond the copy cuts the walk: the stack may go on");
 		record(SP + 0x60, SP + 0x40, 0x401100);
-		ok(fp_chain__walk(SP, SP + 0x20, stack, sizeof(stack), ras, 8, &cut) == 2 && !cut,
+		ok(fp_chain__walk(SP, SP + 0x20, stack, sizeof(stack), ras, NULL, 8, &cut) == 2 && !cut,
 		   "a record pointing down ends the walk after its return address, not cut");
-		ok(fp_chain__walk(SP, SP + 0x24, stack, sizeof(stack), ras, 8, &cut) == 0 && !cut,
+		ok(fp_chain__walk(SP, SP + 0x24, stack, sizeof(stack), ras, NULL, 8, &cut) == 0 && !cut,
 		   "an unaligned first frame: nothing walked");
-		ok(fp_chain__walk(SP, SP + (512ULL << 20), stack, sizeof(stack), ras, 8, &cut) == 0 && !cut,
+		ok(fp_chain__walk(SP, SP + (512ULL << 20), stack, sizeof(stack), ras, NULL, 8, &cut) == 0 && !cut,
 		   "a first frame far above (a heap address): nothing walked, not cut");
 	}
 	return tap_done();
