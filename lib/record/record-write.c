@@ -16,6 +16,7 @@
 #include "hash.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "prefaulter.h"
 #include "stackmap.h"
 #include "stackroot.h"
 #include "symload.h"
@@ -381,19 +382,26 @@ static int write_record(struct writer *w, size_t i)
  * a CPU for that thread. Into a file, or on one CPU, handing batches over
  * costs as much as it saves.
  */
+static bool more_than_one_cpu(void)
+{
+	cpu_set_t cpus;
+
+	return sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1;
+}
+
 static bool write_beside(FILE *out)
 {
 	struct stat st;
-	cpu_set_t cpus;
 
-	return fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode) &&
-	       sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1;
+	return fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode) && more_than_one_cpu();
 }
 
 static void writer_free(struct writer *w)
 {
 	if (!w)
 		return;
+	/* (first: it may be faulting in the symbolizer's memory) */
+	prefaulter__free(w->prefaulter);
 	symbolizer__free(w->sym);
 	stack_roots__free(w->roots);
 	thread_stats__free(w->threads);
@@ -480,8 +488,14 @@ static int write_records(struct writer *w, size_t from, size_t to, size_t *end)
 		/* what was read of the spill file leaves the resident set now and then */
 		if ((i & (RELEASE_EVERY - 1)) == 0)
 			recorder__release_read(r, i, RELEASE_EVERY);
-		if ((i & (CHUNKS_CHECKED_EVERY - 1)) == 0)
+		if ((i & (CHUNKS_CHECKED_EVERY - 1)) == 0) {
+			void *ahead;
+			size_t len;
+
 			recorder__release_written(r, i);
+			if (w->prefaulter && (len = symbolizer__chain_text_ahead(w->sym, CHAIN_TEXT_AHEAD, &ahead)))
+				prefaulter__ask(w->prefaulter, ahead, len);
+		}
 		/*
 		 * Records are in time order, their memory in arrival order per
 		 * CPU: fetch a whole one ahead (a sample with its stack is a few
@@ -651,6 +665,9 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 		return ret;
 	if (!(w = writer_new(r, out, stats)))
 		return -errno;
+	/* the chain cache's pages faulted in on another CPU (when none is free: where they are used) */
+	if (more_than_one_cpu())
+		w->prefaulter = prefaulter__new();
 	/* counted as the records came, for the header */
 	writer_count_losses(r, stats);
 	w->visible = r->n;

@@ -131,7 +131,7 @@ struct symbolizer {
 	struct htab chains;
 	char *chain_text;	/* CHAIN_CACHE_BYTES reserved at the first chain kept */
 	size_t chain_text_len;
-	size_t chain_text_ready;	/* faulted in by symbolizer__expect_chains */
+	size_t chain_text_ready;	/* faulted in, or given out to be (symbolizer__chain_text_ahead) */
 	struct process *procs;
 	size_t nprocs, procs_cap, last_proc;
 	struct file *files;

@@ -441,6 +441,22 @@ int symbolizer__expect_chains(struct symbolizer *s, size_t n)
 	return htab__expect(&s->chains, n);
 }
 
+size_t symbolizer__chain_text_ahead(struct symbolizer *s, size_t ahead, void **p)
+{
+	size_t want = hugemem__round_up(s->chain_text_len + ahead), len;
+
+	if (want > CHAIN_CACHE_BYTES)
+		want = CHAIN_CACHE_BYTES;
+	if (want <= s->chain_text_ready)
+		return 0;
+	if (!s->chain_text && !(s->chain_text = hugemem__alloc(CHAIN_CACHE_BYTES)))
+		return 0;
+	*p = s->chain_text + s->chain_text_ready;
+	len = want - s->chain_text_ready;
+	s->chain_text_ready = want;
+	return len;
+}
+
 int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino)
 {
 	uint32_t id;

@@ -53,6 +53,12 @@ size_t symbolizer__file_key(char *key, uint64_t dev, uint64_t ino);
  * fills it: 0 or -ENOMEM.
  */
 int symbolizer__expect_chains(struct symbolizer *s, size_t n);
+/*
+ * The part of the cache of rendered chains that its next ahead bytes will
+ * fill, not faulted in and not given out before: for another thread to
+ * fault in meanwhile (prefaulter.h). Its length, 0 for none (*p unset).
+ */
+size_t symbolizer__chain_text_ahead(struct symbolizer *s, size_t ahead, void **p);
 int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child);
 int symbolizer__exec(struct symbolizer *s, pid_t pid);
 
