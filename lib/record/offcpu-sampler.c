@@ -103,8 +103,13 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, str
 
 		const char *section = bpf_program__section_name(p);
 
-		/* sys_exit and rseq_update take the user stacks the switch left for later: only where that is done */
-		if ((strcmp(section, "tp_btf/sys_exit") == 0 && skel->rodata->capture != OFFCPU_USER) ||
+		/*
+		 * sys_exit and rseq_update take the user stacks the switch left for
+		 * later: only where that is done, and sys_exit only for calls that
+		 * rseq_update does not see return (it runs at every call's exit)
+		 */
+		if ((strcmp(section, "tp_btf/sys_exit") == 0 &&
+		     (skel->rodata->capture != OFFCPU_USER || skel->rodata->rseq_hook)) ||
 		    (strcmp(section, "tp_btf/rseq_update") == 0 && !skel->rodata->rseq_hook)) {
 			bpf_program__set_autoload(p, false);
 			continue;
