@@ -24,7 +24,18 @@
 #define LP_FRAME_RET 8
 #endif
 
+/*
+ * Each LP_X(r) has a twin LP_X_D(r) that loads the field directly: for the
+ * kernel's own pointer (bpf_task_pt_regs in a tp_btf program), a load the
+ * verifier checks instead of a bpf_probe_read_kernel call each.
+ */
 #if defined(__TARGET_ARCH_x86)
+#define LP_REG_IP_D(r) ((r)->ip)
+#define LP_REG_SP_D(r) ((r)->sp)
+#define LP_REG_FP_D(r) ((r)->bp)
+#define LP_REG_LINK_D(r) ((r)->di)
+#define LP_IN_SYSCALL_D(r) ((r)->ax == (unsigned long)-38 && (long)(r)->orig_ax >= 0)
+#define LP_SYSCALL_NR_D(r) ((long)(r)->orig_ax)
 #define LP_REG_IP(r) BPF_CORE_READ((r), ip)
 #define LP_REG_SP(r) BPF_CORE_READ((r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((r), bp)
@@ -42,6 +53,12 @@ struct pt_regs___lp_arm64 {
 	__u64 pc;
 	__s32 syscallno;
 } __attribute__((preserve_access_index));
+#define LP_REG_IP_D(r) (((struct pt_regs___lp_arm64 *)(r))->pc)
+#define LP_REG_SP_D(r) (((struct pt_regs___lp_arm64 *)(r))->sp)
+#define LP_REG_FP_D(r) (((struct pt_regs___lp_arm64 *)(r))->regs[29])
+#define LP_REG_LINK_D(r) (((struct pt_regs___lp_arm64 *)(r))->regs[30])
+#define LP_IN_SYSCALL_D(r) (((struct pt_regs___lp_arm64 *)(r))->syscallno >= 0)
+#define LP_SYSCALL_NR_D(r) ((long)((struct pt_regs___lp_arm64 *)(r))->syscallno)
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), pc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[29])
@@ -55,6 +72,12 @@ struct pt_regs___lp_arm64 {
 struct pt_regs___lp_riscv {
 	unsigned long epc, ra, sp, gp, tp, t0, t1, t2, s0;
 } __attribute__((preserve_access_index));
+#define LP_REG_IP_D(r) (((struct pt_regs___lp_riscv *)(r))->epc)
+#define LP_REG_SP_D(r) (((struct pt_regs___lp_riscv *)(r))->sp)
+#define LP_REG_FP_D(r) (((struct pt_regs___lp_riscv *)(r))->s0)
+#define LP_REG_LINK_D(r) (((struct pt_regs___lp_riscv *)(r))->ra)
+#define LP_IN_SYSCALL_D(r) 0
+#define LP_SYSCALL_NR_D(r) (-1L)
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), epc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), s0)
