@@ -62,6 +62,17 @@ void error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static void place(const char *file, long line, long col)
 {
 	if (!file)

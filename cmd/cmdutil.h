@@ -22,6 +22,8 @@ extern int exit_failure;
 
 /* "PROG: message" on stderr. */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "PROG: warning: message" on stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "PROG: FILE:LINE:COL: message", each part of the place left out when unknown. */
 void error_report(const struct lp_error *e);
 /* An lp_warn_fn: "PROG: FILE:LINE: warning: message". */

@@ -24,7 +24,9 @@ static const char usage_text[] =
 	"                        here: time in libc, the kernel or code without debug\n"
 	"                        information goes to the nearest caller you have the\n"
 	"                        source of\n"
-	"      --annotate=FUNC   print FUNC's source with its lines' shares in the margin\n"
+	"      --annotate=FUNC   print FUNC's source with its lines' shares in the margin;\n"
+	"                        given again, each function's after a blank line, those\n"
+	"                        without source here named on stderr\n"
 	"      --strict          a stream without its trailer (#lp.end: it may be cut) is\n"
 	"                        an error, not a warning\n"
 	"  -h, --help            show this help\n"
@@ -50,10 +52,35 @@ static int read_lines(void *ctx, int fd, const char *name, struct lp_error *err)
 	return line_profile__read(ctx, fd, name, err);
 }
 
+/*
+ * One function's annotated source: 0, or 1 (said, the message in one's own
+ * name when it is the only one asked for: an error; among several, what
+ * the report of a run made elsewhere cannot show: a warning).
+ */
+static int annotate(struct line_profile *p, const char *fn, FILE *out, bool alone)
+{
+	void (*say)(const char *, ...) __attribute__((format(printf, 1, 2))) = alone ? error : warning;
+	const char *path;
+	int r = line_profile__annotate(p, fn, out, &path);
+
+	if (r == -ENOENT && !path)
+		say("no samples with source lines in '%s'", fn);
+	else if (r == -ERANGE)
+		say("'%s' is shorter than its line table says: not the source '%s' was built from", path, fn);
+	else if (r < 0 && r != -EIO && alone)
+		error("cannot read '%s': %s", path ? path : fn, strerror(-r));
+	else if (r < 0 && r != -EIO)
+		warning("no source of '%s' here: cannot read '%s': %s", fn, path ? path : "?", strerror(-r));
+	else
+		return 0;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct line_profile_opts o = { .warn = print_warning };
-	const char **events = NULL;
+	const char **events = NULL, **functions = NULL;
+	size_t nfunctions = 0;
 	struct line_profile *p = NULL;
 	int opt, ret = EXIT_RUNTIME;
 	static char outbuf[1 << 16];
@@ -74,7 +101,17 @@ int main(int argc, char **argv)
 			o.nearest_source = true;
 			break;
 		case OPT_ANNOTATE:
-			o.annotate = optarg;
+			{
+				const char **v = realloc(functions, (nfunctions + 1) * sizeof(*v));
+
+				if (!v) {
+					error("out of memory");
+					goto cleanup;
+				}
+				functions = v;
+			}
+			functions[nfunctions++] = optarg;
+			o.annotate = true;
 			break;
 		default:
 			common_option(opt, usage_text);
@@ -95,22 +132,30 @@ int main(int argc, char **argv)
 		if (read_input_with(argv[i], read_lines, p) < 0)
 			goto cleanup;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (o.annotate) {
-		const char *path;
-		int r = line_profile__annotate(p, stdout, &path);
+	if (nfunctions == 1) {
+		if (annotate(p, functions[0], stdout, true))
+			goto cleanup;
+	} else if (nfunctions > 1) {
+		bool first = true;
 
-		if (r == -ENOENT && !path) {
-			error("no samples with source lines in '%s'", o.annotate);
-			goto cleanup;
-		}
-		if (r == -ERANGE) {
-			error("'%s' is shorter than its line table says: not the source '%s' was built from", path,
-			      o.annotate);
-			goto cleanup;
-		}
-		if (r < 0 && r != -EIO) {
-			error("cannot read '%s': %s", path ? path : o.annotate, strerror(-r));
-			goto cleanup;
+		/* each section whole or not at all, after a blank line: a source line always has its margin */
+		for (size_t i = 0; i < nfunctions; i++) {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *section = open_memstream(&text, &len);
+
+			if (!section) {
+				error("out of memory");
+				goto cleanup;
+			}
+			if (annotate(p, functions[i], section, false) == 0 && fflush(section) == 0 && len) {
+				if (!first)
+					putchar('\n');
+				fwrite(text, 1, len, stdout);
+				first = false;
+			}
+			fclose(section);
+			free(text);
 		}
 	} else if (line_profile__write(p, stdout) == -ENOMEM) {
 		error("out of memory");
@@ -120,5 +165,6 @@ int main(int argc, char **argv)
 cleanup:
 	line_profile__free(p);
 	free(events);
+	free(functions);
 	return ret;
 }

@@ -143,6 +143,29 @@ light_line() { grep -n 'light += ' "$TOP/tests/workloads/lines.c" | cut -d: -f1;
 	[ "$stderr" = "lp-lines: no samples with source lines in 'no_such_function'" ]
 }
 
+@test "--annotate given again: each function's source after a blank line; one without samples or source here is a warning" {
+	# built here, its source beside it: then taken away, as from a recording made elsewhere
+	cp "$TOP/tests/workloads/lines.c" here.c
+	cc -O1 -g -fno-omit-frame-pointer -o here here.c
+	recording -F 999 --offcpu-freq 0 -o l.lp -- ./here 1
+	fn=$(lp-lines l.lp | head -1 | cut -f2)
+	lp-lines --annotate "$fn" l.lp > one.txt
+	run --separate-stderr lp-lines --annotate "$fn" --annotate no_such_function --annotate "$fn" l.lp
+	assert_success
+	[ "$stderr" = "lp-lines: warning: no samples with source lines in 'no_such_function'" ]
+	{ cat one.txt; echo; cat one.txt; } > two.txt
+	assert_output - < two.txt
+	rm here.c
+	run --separate-stderr lp-lines --annotate "$fn" --annotate "$fn" l.lp
+	assert_success
+	assert_output ''
+	want="lp-lines: warning: no source of '$fn' here: cannot read '$PWD/here.c': No such file or directory"
+	[ "$stderr" = "$want"$'\n'"$want" ] || fail "$stderr"
+	# alone, it is an error
+	run -1 --separate-stderr lp-lines --annotate "$fn" l.lp
+	[ "$stderr" = "lp-lines: cannot read '$PWD/here.c': No such file or directory" ]
+}
+
 @test "bad input: not an lp stream, a malformed record; usage" {
 	printf 'a;b 1\n' > f.folded
 	run -1 --separate-stderr lp-lines f.folded

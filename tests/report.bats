@@ -53,6 +53,19 @@ recorded() {
 	[ ! -e r/stale ]
 }
 
+@test "a recording whose source is not here: its functions are named with the files not found, not drawn" {
+	# built here, its source beside it, then taken away: as a recording made on another machine
+	cp "$TOP/tests/workloads/lines.c" here.c
+	cc -O1 -g -fno-omit-frame-pointer -o here here.c
+	lp-record -q -o h.lp -- ./here 1 2> rec.err || skip "cannot record here: $(cat rec.err)"
+	rm here.c
+	run --separate-stderr "$REPORT" r --from h.lp
+	assert_success
+	grep -q "<p class=\"note\">Source not found here for: loop ($PWD/here.c)" r/index.html ||
+		fail "$(grep -o 'Source not found[^<]*' r/index.html)"
+	run ! grep -q '<h3><code>loop</code></h3>' r/index.html
+}
+
 @test "what is not a stream, or a failing step, leaves no directory; nor is a directory of other files overwritten" {
 	printf 'a;b 1\n' > f.folded
 	run -1 --separate-stderr "$REPORT" r --from f.folded

@@ -418,9 +418,9 @@ static bool same_file(struct lp_span a, struct lp_span b)
 	return a.len == b.len && memcmp(a.s, b.s, a.len) == 0;
 }
 
-int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
+int line_profile__annotate(struct line_profile *p, const char *function, FILE *out, const char **path)
 {
-	size_t n = stackmap__size(p->lines), nfn = strlen(p->o.annotate), k = 0;
+	size_t n = stackmap__size(p->lines), nfn = strlen(function), k = 0;
 	uint64_t total = p->weight[0] + p->weight[1], fn_total = 0, best = 0;
 	struct lp_span file = { NULL, 0 }, fn;
 	struct fn_line *mine = malloc((n ? n : 1) * sizeof(*mine));
@@ -439,7 +439,7 @@ int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
 		const struct stack_entry *e = stackmap__entry(p->lines, i);
 		struct fn_line *m = &mine[k];
 
-		if (key_parts(e, &m->file, &m->line, &fn) && lp_span__eq(fn, p->o.annotate, nfn)) {
+		if (key_parts(e, &m->file, &m->line, &fn) && lp_span__eq(fn, function, nfn)) {
 			m->weight = total_of(e);
 			fn_total += m->weight;
 			k++;
@@ -490,7 +490,7 @@ int line_profile__annotate(struct line_profile *p, FILE *out, const char **path)
 		ret = -errno;
 		goto cleanup;
 	}
-	fprintf(out, "%s (%.*s): %.2f%% of all samples\n", p->o.annotate, (int)file.len, file.s,
+	fprintf(out, "%s (%.*s): %.2f%% of all samples\n", function, (int)file.len, file.s,
 		total ? 100.0 * fn_total / total : 0);
 	/* a few lines of context either side, as perf annotate shows the function around them */
 	while (getline(&text, &cap, src) > 0) {

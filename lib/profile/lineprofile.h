@@ -18,7 +18,7 @@ struct line_profile_opts {
 	size_t nevents;
 	bool inclusive;
 	bool nearest_source;		/* credit the leafmost frame whose source file is readable */
-	const char *annotate;		/* a function whose source line__annotate prints, or NULL */
+	bool annotate;			/* keep where each source is read from, for line_profile__annotate */
 	bool strict;			/* a stream without its trailer is an error, not a warning */
 	lp_warn_fn warn;		/* files without line information, once each; a stream without its trailer */
 	void *ctx;
@@ -40,11 +40,12 @@ int line_profile__read(struct line_profile *p, int fd, const char *name, struct 
 int line_profile__write(struct line_profile *p, FILE *out);
 
 /*
- * The source of function o.annotate with its lines' weights in the margin
- * (as perf annotate --stdio at source level), from the file with most of its
- * weight. -ENOENT: no samples with lines in that function; -errno of reading
- * the source, with *path set; -EIO.
+ * The source of function fn with its lines' weights in the margin (as perf
+ * annotate --stdio at source level), from the file with most of its weight;
+ * p was made with o.annotate. -ENOENT: no samples with lines in that
+ * function; -errno of reading the source, with *path set; -ERANGE: the
+ * source is shorter than its line table says; -EIO.
  */
-int line_profile__annotate(struct line_profile *p, FILE *out, const char **path);
+int line_profile__annotate(struct line_profile *p, const char *fn, FILE *out, const char **path);
 
 #endif
