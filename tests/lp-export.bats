@@ -82,12 +82,15 @@ consumer() {
 	consumer pprof rec.pb.gz
 	pprof=$output
 	collapse_totals "$REC" cpu offcpu syscalls:sys_enter_write > want
-	[ "$(awk '{ print $1, $2 }' <<<"$pprof" | grep -v '^labels\|^default')" = "$(cat want)" ] ||
+	[ "$(awk '{ print $1, $2 }' <<<"$pprof" | grep -v '^labels\|^default\|^period')" = "$(cat want)" ] ||
 		fail "totals differ: $pprof vs $(cat want)"
 	assert_line --partial "cpu $(awk '$1 == "cpu" { print $2 }' want) nanoseconds"
 	assert_line "syscalls:sys_enter_write $(awk '$1 == "syscalls:sys_enter_write" { print $2 }' want) count"
 	assert_line "labels comm,host,pid,tid"
 	assert_line "default cpu"
+	# what a sample stands for, from #lp.sampling: at 999 Hz (lp-record's default) 1001001 ns
+	hz=$(lp_awk '$1 == "#lp.sampling" && $2 == "cpu" && $4 ~ /^freq=/ { print substr($4, 6) }' "$REC")
+	assert_line "period cpu nanoseconds $((1000000000 / hz))"
 }
 
 @test "pprof: go tool pprof reads it: the same totals, the first program as the main binary" {
@@ -123,6 +126,7 @@ consumer() {
 		syscalls:sys_enter_write $((2 * writes)) count
 		labels comm,host,pid,rank,tid
 		default -
+		period -
 	EOF
 }
 

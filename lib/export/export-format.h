@@ -21,6 +21,7 @@ struct export_event {
 	char *key, *title, *unit;	/* raw */
 	bool in_ns;			/* weights are nanoseconds of time */
 	bool offcpu;			/* intervals off the CPU: TIME is their start */
+	uint64_t period;		/* what one sample stands for, in the event's unit (#lp.sampling), or 0 */
 };
 
 struct export_input {

@@ -315,8 +315,14 @@ static int sample_types(struct pprof *pp, struct export_ctx *x, struct arena *a,
 		vt->unit = unit;
 		(*column)[i] = (int64_t)p->n_sample_type;
 		p->sample_type[p->n_sample_type++] = vt;
-		if (strcmp(x->events[i].key, "cpu") == 0)
+		/* the profile's sampling is on-CPU time's, where it has that, as perf's converters set it */
+		if (strcmp(x->events[i].key, "cpu") == 0) {
 			p->default_sample_type = type;
+			if (x->events[i].period) {
+				p->period_type = vt;
+				p->period = (int64_t)x->events[i].period;
+			}
+		}
 	}
 	return 0;
 }

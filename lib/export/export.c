@@ -163,6 +163,27 @@ static int find_event(const struct exporter *e, struct lp_span key)
 	return -1;
 }
 
+/*
+ * "#lp.sampling EVENT SOURCE freq=HZ|period=N": what a sample of a known
+ * event stands for (a time event's nanoseconds at freq=HZ), the first line
+ * naming it holding; other modes (every-interval) stand for no fixed amount.
+ */
+static int sampling_line(struct exporter *e, const struct lp_meta *mp)
+{
+	uint64_t v;
+	int ev;
+
+	if (mp->nvalues < 3 || (ev = find_event(e, mp->values[0])) < 0 || e->x.events[ev].period)
+		return 0;
+	if (mp->values[2].len > 5 && memcmp(mp->values[2].s, "freq=", 5) == 0 &&
+	    parse_u64(mp->values[2].s + 5, mp->values[2].len - 5, &v) == 0 && v > 0 && e->x.events[ev].in_ns)
+		e->x.events[ev].period = 1000000000 / v;
+	else if (mp->values[2].len > 7 && memcmp(mp->values[2].s, "period=", 7) == 0 &&
+		 parse_u64(mp->values[2].s + 7, mp->values[2].len - 7, &v) == 0)
+		e->x.events[ev].period = v;
+	return 0;
+}
+
 /* Where each input was made and when it started (checked by the reader); the first of each holds. */
 static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 {
@@ -171,6 +192,8 @@ static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 	char **slot = NULL;
 
 	(void)r;
+	if (lp_span__eq(mp->key, "sampling", 8))
+		return sampling_line(e, mp);
 	switch (mp->known) {
 	case LP_META_START:
 		if (!in->has_start) {

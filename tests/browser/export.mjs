@@ -46,6 +46,7 @@ function pprof() {
 	types.forEach((t, i) => console.log(`${t} ${totals[i]} ${str(p.sampleType[i].unit)}`));
 	console.log('labels ' + [...labels].sort().join(','));
 	console.log('default ' + (str(p.defaultSampleType) || '-'));
+	console.log('period ' + (p.periodType ? str(p.periodType.type) + ' ' + str(p.periodType.unit) + ' ' + p.period : '-'));
 }
 
 function speedscopeSchema() {
