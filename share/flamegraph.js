@@ -109,6 +109,11 @@
 			function () { render(); toURL(); });
 		if (window.performance && performance.mark) performance.mark("lp-parsed");
 		fromURL();
+		// opened on its own and taller than the window: at its base, where the roots are (its top is
+		// the deepest stacks' few frames); inverted, the roots are at the top already
+		var doc = document.documentElement;
+		if (!cfg.inverted && window.top === window && doc.scrollHeight > window.innerHeight)
+			window.scrollTo(0, doc.scrollHeight);
 		if (window.performance && performance.mark) performance.mark("lp-drawn");
 	}
 

@@ -65,6 +65,17 @@ setup() {
 	browser zoom z.svg
 }
 
+@test "browser: a flame graph taller than the window opens at its base; one that fits, or inverted, at its top" {
+	# 150 frames deep: 2400 px at 16 px a frame
+	awk 'BEGIN { s = "main"; for (i = 1; i < 150; i++) s = s ";f" i; print s " 10"; print "main;g 5" }' > deep.folded
+	lp-svg deep.folded > deep.svg
+	browser base deep.svg base
+	lp-svg --inverted deep.folded > inverted.svg
+	browser base inverted.svg top
+	lp-svg basic.folded > small.svg
+	browser base small.svg top
+}
+
 @test "browser: the embedded data gives back every stack and value of the input" {
 	# thousands of stacks over a call graph (names recur under many parents),
 	# with recursion, stacks that end inside others, and odd names
