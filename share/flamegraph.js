@@ -194,8 +194,9 @@
 		var y = frameY(d), h = cfg.fh - 1, chars = Math.floor(w / (cfg.fs * cfg.fw));
 		var s = "<g " + attrs + "><rect x=\"" + x1.toFixed(1) + "\" y=\"" + y.toFixed(1) +
 			"\" width=\"" + w.toFixed(1) + "\" height=\"" + h.toFixed(1) + "\" fill=\"" + fill + "\"/>";
-		if (chars >= 3) {
-			var t = text.length <= chars ? text : text.slice(0, chars - 2) + "..";
+		// a label cut keeps three characters at least, or there is none (lp-svg writes them so too)
+		var t = chars < 3 ? "" : text.length <= chars ? text : chars >= 5 ? text.slice(0, chars - 2) + ".." : "";
+		if (t) {
 			s += "<text x=\"" + (x1 + 3).toFixed(1) + "\" y=\"" + (3 + y + h / 2).toFixed(1) + "\">" +
 				esc(t) + "</text>";
 		}

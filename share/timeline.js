@@ -153,7 +153,8 @@
 			el("text", { x: 10, y: bandY[b] + rowh * 0.75, "class": "band" }, g, what);
 			el("line", { x1: 10, x2: W - 10, y1: bandY[b] + rowh - 0.5, y2: bandY[b] + rowh - 0.5, stroke: "rgb(180,180,200)" }, g);
 		}
-		var maxChars = function (px) { return Math.max(4, Math.floor(px / (fs * 0.59))); };
+		// (a cut name keeps three characters at least)
+		var maxChars = function (px) { return Math.max(5, Math.floor(px / (fs * 0.59))); };
 		for (r = 0; r < N; r++) {
 			var t = rows[r], indent = Math.min(t.d * 10, cfg.labelw / 2), name = rowName(t);
 			var room = maxChars(cfg.labelw - indent - 8);
@@ -537,8 +538,8 @@
 				if (w > 24) {
 					ctx.fillStyle = off ? "white" : "black";
 					var room = Math.floor((w - 6) / (fs * 0.52)), text = window.lpRename.apply(name[open]);
-					if (text.length > room) text = text.substring(0, Math.max(room - 2, 1)) + "..";
-					ctx.fillText(text, x0 + 3, y + fh / 2);
+					if (text.length > room) text = room >= 5 ? text.substring(0, room - 2) + ".." : "";
+					if (text) ctx.fillText(text, x0 + 3, y + fh / 2);
 				}
 				chart.runs.push({ x: x0, y: y, w: w, name: name[open], start: start[open], end: end[open], off: off });
 			}
@@ -660,7 +661,8 @@
 			rc.addEventListener("click", function (ev) { ev.stopPropagation(); flameFocus = n === root ? null : n; flame(); });
 			var chars = Math.floor((w - 6) / (fs * 0.59));
 			var shown = window.lpRename.apply(n.name);
-			if (chars >= 3) el("text", { x: x + 3, y: y + fh - 4 }, flameG, shown.length <= chars ? shown : shown.substring(0, chars - 2) + "..");
+			if (chars >= 3 && (shown.length <= chars || chars >= 5))
+				el("text", { x: x + 3, y: y + fh - 4 }, flameG, shown.length <= chars ? shown : shown.substring(0, chars - 2) + "..");
 			var kx = x, kids = Array.from(n.kids.values()).sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name; });
 			for (var i = 0; i < kids.length; i++) { walk(kids[i], kx, d + 1); kx += (kids[i].on + kids[i].off) * sc; }
 		}

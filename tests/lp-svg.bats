@@ -60,6 +60,18 @@ setup() {
 	[ "$(lp-svg s.folded | grep -c '>std::__cxx11::basic_string&lt;')" -eq 2 ]
 }
 
+@test "a label cut keeps three characters and '..' at least, or there is none" {
+	# 1180 px across, 7.08 px a character: 2.7% of them is 4 characters, 5% is 8
+	printf 'main;abcdefghijkl 27\nmain;other 973\n' > narrow.folded
+	run --separate-stderr lp-svg narrow.folded
+	assert_success
+	[[ "$output" == *'>other</text>'* ]] || fail "no label for other"
+	[[ "$output" != *'>ab'* ]] || fail "a label cut to less than three characters: $(grep -o '>ab[^<]*' <<< "$output")"
+	printf 'main;abcdefghijkl 50\nmain;other 950\n' > wider.folded
+	run --separate-stderr lp-svg wider.folded
+	assert_output --partial '>abcdef..</text>'
+}
+
 @test "browser: a click zooms, reset restores, the URL keeps the zoom" {
 	lp-svg basic.folded > z.svg
 	browser zoom z.svg

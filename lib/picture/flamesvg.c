@@ -158,8 +158,9 @@ static void draw(struct writer *w, double x, uint64_t value, uint32_t depth, uin
 	p = stpcpy(p, "\"/>");
 	emit(w, buf, (size_t)(p - buf));
 	len = strip_annotation(name, len);
-	if (chars >= 3) {
-		size_t n = len < chars ? len : chars - 2;
+	/* a label cut keeps three characters at least ("[x.." says nothing), or there is none */
+	if (chars >= 3 && (len <= chars || chars >= 5)) {
+		size_t n = len <= chars ? len : chars - 2;
 
 		/* never cut a UTF-8 sequence */
 		while (n > 0 && n < len && ((unsigned char)name[n] & 0xC0) == 0x80)
