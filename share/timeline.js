@@ -137,7 +137,7 @@
 		legend("rgb(222,222,222)", "alive");
 		legend("black", "\u25bc exec  | exit");
 		el("text", { x: lx, y: ly, "class": "hint" }, g,
-		   "ctrl+wheel or +/- zoom \u00b7 drag or arrows pan \u00b7 0 resets \u00b7 click a row: its flame graph");
+		   "zoom: ctrl+wheel, + or - \u00b7 pan: drag or arrow keys \u00b7 whole run: 0 \u00b7 click a row: its flame graph");
 		var sb = el("text", { x: W - 10, y: fs * 2, "class": "button", id: "search", "text-anchor": "end" }, g, "Search");
 		sb.addEventListener("click", askSearch);
 		window.lpRename.attach(g, W - 200, fs * 2, function () { if (selected >= 0) flame(); remember(); });
