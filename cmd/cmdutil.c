@@ -51,26 +51,33 @@ const char *program_beside(const char *name, char *buf, size_t size)
 	return name;
 }
 
+/* "PROG: KIND: message" ("PROG: message" without a kind) on stderr. */
+static void say(const char *kind, const char *fmt, va_list ap)
+{
+	if (kind)
+		fprintf(stderr, "%s: %s: ", progname, kind);
+	else
+		fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: warning: ", progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("warning", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void place(const char *file, long line, long col)

@@ -3,11 +3,11 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "hugemem.h"
+#include "thread.h"
 
 struct prefaulter {
 	pthread_t thread;
@@ -49,7 +49,6 @@ static void *prefaulter_main(void *arg)
 struct prefaulter *prefaulter__new(void)
 {
 	struct prefaulter *f = calloc(1, sizeof(*f));
-	sigset_t all, was;
 	int err = ENOMEM;
 
 	if (!f)
@@ -60,12 +59,7 @@ struct prefaulter *prefaulter__new(void)
 		pthread_mutex_destroy(&f->lock);
 		goto fail;
 	}
-	/* signals stay the caller's thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &was);
-	err = pthread_create(&f->thread, NULL, prefaulter_main, f);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
-	if (err != 0) {
+	if ((err = thread__start(&f->thread, prefaulter_main, f)) != 0) {
 		pthread_cond_destroy(&f->asked);
 		pthread_mutex_destroy(&f->lock);
 		goto fail;

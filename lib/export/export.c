@@ -71,6 +71,7 @@ static int add_event(struct exporter *e, const char *key, size_t keylen, const c
 		return -ENOMEM;
 	e->x.events = v;
 	ev = &v[e->x.nevents];
+	*ev = (struct export_event){ 0 };
 	ev->key = strndup(key, keylen);
 	ev->title = strdup(title ? title : ev->key ? ev->key : "");
 	ev->unit = strdup(unit);

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stackmap.h"
 #include "symbolizer.h"
+#include "thread.h"
 
 /* A file to read, or (with no path) caches to make ready for chains chains */
 struct pending_file {
@@ -59,7 +59,6 @@ static void *loader_main(void *arg)
 struct sym_loader *sym_loader__new(struct symbolizer *s)
 {
 	struct sym_loader *l = calloc(1, sizeof(*l));
-	sigset_t all, was;
 	int err = ENOMEM;
 
 	if (!l || !(l->asked = stackmap__new()))
@@ -72,12 +71,7 @@ struct sym_loader *sym_loader__new(struct symbolizer *s)
 		pthread_mutex_destroy(&l->lock);
 		goto fail;
 	}
-	/* signals are the caller's thread's: its poll is what they must wake */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &was);
-	err = pthread_create(&l->thread, NULL, loader_main, l);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
-	if (err != 0) {
+	if ((err = thread__start(&l->thread, loader_main, l)) != 0) {
 		pthread_cond_destroy(&l->changed);
 		pthread_mutex_destroy(&l->lock);
 		goto fail;
