@@ -164,7 +164,7 @@ $(O)/lib/record/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
 # lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
-$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite: PKG_LIBS += -lstdc++
+$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite: PKG_LIBS += -lstdc++ -liberty
 
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell $(PKG_CONFIG) --cflags python3-embed 2>/dev/null)
@@ -238,7 +238,7 @@ fuzz:
 		mkdir -p $(O)/fuzz/corpus/$$t && \
 		clang -std=gnu11 -D_GNU_SOURCE -Wall -Werror $(LIB_INCLUDES) -O1 -g -fsanitize=fuzzer,address,undefined \
 			-fno-sanitize-recover=all -o $(O)/fuzz/$$t tests/fuzz/$$t.c \
-			$(O)/fuzz/liblp.a $(PKG_LIBS) -lstdc++ || exit 1; \
+			$(O)/fuzz/liblp.a $(PKG_LIBS) -lstdc++ -liberty || exit 1; \
 		echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \
 		$(O)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 			-print_final_stats=1 -artifact_prefix=$(O)/fuzz/$$t- $(O)/fuzz/corpus/$$t tests/fuzz/seeds/$$t \

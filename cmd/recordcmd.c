@@ -67,6 +67,8 @@ static const char record_usage[] =
 	"      --kernel-fp       on-CPU samples: the kernel also walks the user stack's\n"
 	"                        frame pointers (perf -g), past the copy, at a read of\n"
 	"                        user memory a frame\n"
+	"      --demangle=HOW    C++ names: short (as perf shows them: no return type,\n"
+	"                        no parameters; the default), full or none\n"
 	"  -m, --mmap-pages=N    ring buffer pages per CPU, a power of two (256); each\n"
 	"                        -e event's ring has 4 times as many\n"
 	"      --buffer=N        wake up every N samples (default: when 1/4 full)\n"
@@ -108,6 +110,8 @@ static const char offcpu_usage[] =
 	"                        frames, at that many bytes a record\n"
 	"  -m, --mmap-pages=N    ring buffer pages per CPU for lifecycle records (64)\n"
 	"      --raw-tp          attach to the raw tracepoint even where tp_btf works\n"
+	"      --demangle=HOW    C++ names: short (as perf shows them: no return type,\n"
+	"                        no parameters; the default), full or none\n"
 	"      --no-spawn-stacks do not record the stacks that spawn threads/processes\n"
 	"      --spill-after=SIZE keep SIZE of records in memory (64M), the rest in an\n"
 	"                        unlinked file beside FILE (else in $TMPDIR or /var/tmp)\n"
@@ -120,7 +124,8 @@ static const char offcpu_usage[] =
 	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
-       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER, OPT_LIVE, OPT_KERNEL_FP };
+       OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER, OPT_LIVE, OPT_KERNEL_FP,
+       OPT_DEMANGLE };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -144,6 +149,7 @@ static const struct option long_options[] = {
 	{ "spill-after", required_argument, NULL, OPT_SPILL_AFTER },
 	{ "live", no_argument, NULL, OPT_LIVE },
 	{ "kernel-fp", no_argument, NULL, OPT_KERNEL_FP },
+	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -493,6 +499,16 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			break;
 		case OPT_LIVE: o.live = true; break;
 		case OPT_KERNEL_FP: o.perf.kernel_fp = true; break;
+		case OPT_DEMANGLE:
+			if (strcmp(optarg, "short") == 0)
+				o.demangle = DEMANGLE_SHORT;
+			else if (strcmp(optarg, "full") == 0)
+				o.demangle = DEMANGLE_FULL;
+			else if (strcmp(optarg, "none") == 0)
+				o.demangle = DEMANGLE_NONE;
+			else
+				usage_error("--demangle takes short, full or none, got '%s'", optarg);
+			break;
 		case OPT_OFFCPU_BUFFER:
 			o.offcpu_opts.wakeup_every = (unsigned)count("--offcpu-buffer", optarg, 0, 1 << 20);
 			break;

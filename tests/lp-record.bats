@@ -153,10 +153,18 @@ within() {
 	grep -qP "\t[^\t]*/tmp/perf-$pid\.map\+0x[0-9a-f]+\tcpu=" jit.lp
 }
 
-@test "C++ names are demangled" {
+@test "C++ names are demangled as perf shows them; --demangle=full and none as asked" {
 	lp-record -q -o cxx.lp "$W/cxx" 200000000 > /dev/null
 	lp-collapse cxx.lp > cxx.folded
-	within "$(share ';shapes::Grid<unsigned long>::fill\\(long\\) ' cxx.folded)" 80 100 "shapes::Grid<unsigned long>::fill(long)"
+	within "$(share ';shapes::Grid<unsigned long>::fill ' cxx.folded)" 80 100 "shapes::Grid<unsigned long>::fill"
+	lp-record -q --demangle=full -o full.lp "$W/cxx" 200000000 > /dev/null
+	lp-collapse full.lp > full.folded
+	within "$(share ';shapes::Grid<unsigned long>::fill\\(long\\) ' full.folded)" 80 100 "shapes::Grid<unsigned long>::fill(long)"
+	lp-record -q --demangle=none -o none.lp "$W/cxx" 200000000 > /dev/null
+	lp-collapse none.lp > none.folded
+	within "$(share ';_ZN6shapes4GridImE4fillEl ' none.folded)" 80 100 "_ZN6shapes4GridImE4fillEl"
+	run -2 --separate-stderr lp-record --demangle=long true
+	[ "${stderr%%$'\n'*}" = "lp-record: --demangle takes short, full or none, got 'long'" ]
 }
 
 @test "JIT code without a perf map is a warning naming the file, not a failure" {
@@ -557,7 +565,7 @@ record_with_max_stack_4() {
 	assert_success
 	# the main thread's samples under node::Start, once one showed what is rootward of libc's entry:
 	# none starts at the entry (a rare one whose unwinding stopped says so)
-	lp_awk '$1 == "S" && f("pid") == f("tid") && f("stack") ~ /;node::Start\(/ {
+	lp_awk '$1 == "S" && f("pid") == f("tid") && f("stack") ~ /;node::Start(;|\(|$)/ {
 			if (f("stack") ~ /^_start;__libc_start_main;__libc_start_call_main;/) { seen = 1; m++ }
 			if (seen) n++
 			if (seen && f("stack") ~ /^__libc_start/) { print "at the entry: " substr(f("stack"), 1, 200); exit 1 }

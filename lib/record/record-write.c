@@ -456,7 +456,8 @@ static struct writer *writer_new(struct recorder *r, FILE *out, struct record_st
 	/* what the loader read while recording, once it is done */
 	sym_loader__free(r->loader);
 	r->loader = NULL;
-	w->sym = r->sym ? r->sym : symbolizer__new(r->o.warn, r->o.ctx);
+	if (!(w->sym = r->sym) && (w->sym = symbolizer__new(r->o.warn, r->o.ctx)))
+		symbolizer__set_demangle(w->sym, r->o.demangle);
 	r->sym = NULL;
 	w->programs = stackmap__new();
 	w->roots = stack_roots__new();

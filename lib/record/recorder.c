@@ -545,7 +545,9 @@ int recorder__load_symbols(struct recorder *r)
 {
 	size_t k = 0;
 
-	if (!(r->sym = symbolizer__new(r->o.warn, r->o.ctx)) || !(r->loader = sym_loader__new(r->sym))) {
+	if ((r->sym = symbolizer__new(r->o.warn, r->o.ctx)))
+		symbolizer__set_demangle(r->sym, r->o.demangle);
+	if (!r->sym || !(r->loader = sym_loader__new(r->sym))) {
 		int err = errno;
 
 		symbolizer__free(r->sym);

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "offcpu-sampler.h"
+#include "demangle.h"
 #include "eventspec.h"
 #include "perfevent.h"
 
@@ -34,6 +35,7 @@ struct record_opts {
 	size_t npids;
 	int workload_stdout;		/* fd the command's stdout goes to, or -1 to keep ours */
 	bool live;			/* write the stream while recording (recorder__write_live) */
+	enum demangle_style demangle;	/* how C++ frames are named (DEMANGLE_SHORT: as perf) */
 	size_t spill_after;		/* bytes of records kept in memory before the rest go to a file; 0: all in memory */
 	const char *spill_dir;		/* where that file goes (unlinked); NULL: /var/tmp */
 	const char *rank, *job;		/* where the recording stands in a parallel job, or NULL */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libiberty/demangle.h>
+
 #include "numparse.h"
 
 /* From libstdc++ (the C++ ABI). */
@@ -99,4 +101,26 @@ char *demangle(const char *s)
 		rust_unescape(out);
 	}
 	return out;
+}
+
+char *demangle_as(const char *s, enum demangle_style style)
+{
+	char *whole, *brief;
+	size_t n;
+
+	if (style == DEMANGLE_NONE)
+		return NULL;
+	whole = demangle(s);
+	if (!whole || style == DEMANGLE_FULL || strncmp(s, "_Z", 2) != 0)
+		return whole;
+	/* a Rust legacy name (its hash gone) has no parameters to leave out */
+	n = strlen(s);
+	if (n > 20 && s[n - 1] == 'E' && memcmp(s + n - 20, "17h", 3) == 0)
+		return whole;
+	/* libiberty's without DMGL_PARAMS: what perf shows (binutils' demangler; libstdc++'s has no such mode) */
+	brief = cplus_demangle(s, DMGL_NO_OPTS);
+	if (!brief)
+		return whole;
+	free(whole);
+	return brief;
 }

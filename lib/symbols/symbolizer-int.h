@@ -125,6 +125,7 @@ struct code_place {
 };
 
 struct symbolizer {
+	enum demangle_style demangle;
 	struct htab rules;
 	struct htab frames;
 	struct strbuf cache_text;

@@ -45,6 +45,11 @@ struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx)
 	return s;
 }
 
+void symbolizer__set_demangle(struct symbolizer *s, enum demangle_style style)
+{
+	s->demangle = style;
+}
+
 void symbolizer__free(struct symbolizer *s)
 {
 	if (!s)
@@ -250,9 +255,10 @@ static void dso_frame(char *name, size_t size, const char *path)
 }
 
 /* Adds name (demangled if mangled) and loc to the lists. */
-static int emit(const char *name, const char *loc, struct strbuf *stack, struct strbuf *locs)
+static int emit(const struct symbolizer *s, const char *name, const char *loc, struct strbuf *stack,
+		struct strbuf *locs)
 {
-	char *plain = demangle(name);
+	char *plain = demangle_as(name, s->demangle);
 	int ret = lp_list__append(stack, plain ? plain : name, strlen(plain ? plain : name));
 
 	free(plain);
@@ -539,7 +545,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			dso_frame(name, sizeof(name), f->path);
 			lp_loc__format(loc, sizeof(loc), f->path, ip - m->start + m->pgoff);
-			return emit(name, loc, stack, locs);
+			return emit(s, name, loc, stack, locs);
 		}
 		sym = elfsym__lookup(e, addr);
 		lp_loc__format(loc, sizeof(loc), f->path, addr + (ip - look));
@@ -549,7 +555,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 			dso_frame(name, sizeof(name), f->path);
 			sym = name;
 		}
-		return emit(sym, loc, stack, locs);
+		return emit(s, sym, loc, stack, locs);
 	}
 	/* JIT symbols: /tmp/perf-PID.map */
 	if (p && !p->perfmap_tried && in_anonymous) {
@@ -582,7 +588,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 
 			snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
 			lp_loc__format(loc, sizeof(loc), map, ip);
-			return emit(sym, loc, stack, locs);
+			return emit(s, sym, loc, stack, locs);
 		}
 	}
 	/*
@@ -591,9 +597,9 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 	 * thousands of code addresses would split every tower through it.
 	 */
 	if (in_anonymous)
-		return emit("[anon]", "-", stack, locs);
+		return emit(s, "[anon]", "-", stack, locs);
 	snprintf(name, sizeof(name), "[0x%" PRIx64 "]", ip);
-	ret = emit(name, "-", stack, locs);
+	ret = emit(s, name, "-", stack, locs);
 	return ret < 0 ? ret : 1;
 }
 
@@ -901,7 +907,7 @@ static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct 
 	name = s->kernel ? symtab__lookup(s->kernel, precise ? ip : ip - 1, &module) : NULL;
 	snprintf(dso, sizeof(dso), "[%s]", *module ? module : "kernel.kallsyms");
 	lp_loc__format(loc, sizeof(loc), dso, ip);
-	return emit(name ? name : "[kernel.kallsyms]", loc, stack, locs);
+	return emit(s, name ? name : "[kernel.kallsyms]", loc, stack, locs);
 }
 
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr)

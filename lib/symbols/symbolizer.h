@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "demangle.h"
 #include "strbuf.h"
 
 struct symbolizer;
@@ -20,6 +21,8 @@ struct symbolizer;
 
 struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx);
 void symbolizer__free(struct symbolizer *s);
+/* How C++ names are shown (demangle.h; DEMANGLE_SHORT unless set): before the first frame is named. */
+void symbolizer__set_demangle(struct symbolizer *s, enum demangle_style style);
 
 /*
  * A mapping of path (its device and inode, 0 if unknown) into pid. Files are

@@ -33,6 +33,26 @@ int main(void)
 		     "core::ops::function::FnOnce::call_once{{vtable.shim}}");
 	is_demangled("_ZN4core3ptr85drop_in_place$LT$std..rt..lang_start$LT$$LP$$RP$$GT$..$u7b$$u7b$closure$u7d$$u7d$$GT$17h0123456789abcdefE",
 		     "core::ptr::drop_in_place<std::rt::lang_start<()>::{{closure}}>");
+	/* as perf shows them (binutils' demangler without parameters), whole, or not at all */
+	{
+		char *s = demangle_as("_ZN2v88internal15JsonStringifier10Serialize_ILb0EEENS1_6ResultENS0_6HandleINS0_6ObjectEEEbS6_",
+				      DEMANGLE_SHORT);
+		char *l = demangle_as("_ZZ4mainENKUliE_clEi", DEMANGLE_SHORT);
+		char *f = demangle_as("_ZN6shapes4GridImE4fillEl", DEMANGLE_FULL);
+		char *r = demangle_as("_ZN1r4main17h086b0cfd890a8ea9E", DEMANGLE_SHORT);
+
+		is_str(s ? s : "(null)", "v8::internal::JsonStringifier::Serialize_<false>",
+		       "short: no return type, no parameters, template arguments kept");
+		is_str(l ? l : "(null)", "main::{lambda(int)#1}::operator()", "short: a lambda's call operator");
+		is_str(f ? f : "(null)", "shapes::Grid<unsigned long>::fill(long)", "full: with the parameters");
+		is_str(r ? r : "(null)", "r::main", "short: a Rust legacy name without its hash");
+		ok(demangle_as("_ZN6shapes4GridImE4fillEl", DEMANGLE_NONE) == NULL, "none: the symbol as it is");
+		ok(demangle_as("main", DEMANGLE_SHORT) == NULL, "short: a C name is not mangled");
+		free(s);
+		free(l);
+		free(f);
+		free(r);
+	}
 	/* a C++ name that merely ends like a hash keeps its dollars */
 	is_demangled("_ZN3a$b1hE", "a$b::h");
 	/* Rust, v0 */
