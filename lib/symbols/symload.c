@@ -22,37 +22,34 @@ struct pending_file {
 struct sym_loader {
 	struct symbolizer *sym;
 	struct stackmap *asked;	/* by inode, or by path where it is not known: the producer's */
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t changed;	/* a file was asked for, or the end */
+	struct worker w;	/* changed: a file was asked for, or the end */
 	struct pending_file *head, **tail;
-	bool done;
 };
 
 static void *loader_main(void *arg)
 {
 	struct sym_loader *l = arg;
 
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->w.lock);
 	for (;;) {
 		struct pending_file *f;
 
-		while (!l->head && !l->done)
-			pthread_cond_wait(&l->changed, &l->lock);
+		while (!l->head && !l->w.done)
+			pthread_cond_wait(&l->w.changed, &l->w.lock);
 		if (!(f = l->head))
 			break;
 		if (!(l->head = f->next))
 			l->tail = &l->head;
-		pthread_mutex_unlock(&l->lock);
+		pthread_mutex_unlock(&l->w.lock);
 		/* out of memory here leaves the file to its first frame, which says so if it must */
 		if (f->path[0])
 			symbolizer__load(l->sym, f->path, f->dev, f->ino);
 		else
 			symbolizer__expect_chains(l->sym, f->chains);
 		free(f);
-		pthread_mutex_lock(&l->lock);
+		pthread_mutex_lock(&l->w.lock);
 	}
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->w.lock);
 	return NULL;
 }
 
@@ -65,17 +62,8 @@ struct sym_loader *sym_loader__new(struct symbolizer *s)
 		goto fail;
 	l->sym = s;
 	l->tail = &l->head;
-	if ((err = pthread_mutex_init(&l->lock, NULL)) != 0)
+	if ((err = worker__start(&l->w, loader_main, l)) != 0)
 		goto fail;
-	if ((err = pthread_cond_init(&l->changed, NULL)) != 0) {
-		pthread_mutex_destroy(&l->lock);
-		goto fail;
-	}
-	if ((err = thread__start(&l->thread, loader_main, l)) != 0) {
-		pthread_cond_destroy(&l->changed);
-		pthread_mutex_destroy(&l->lock);
-		goto fail;
-	}
 	return l;
 fail:
 	if (l)
@@ -87,11 +75,11 @@ fail:
 
 static void hand_over(struct sym_loader *l, struct pending_file *f)
 {
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->w.lock);
 	*l->tail = f;
 	l->tail = &f->next;
-	pthread_cond_signal(&l->changed);
-	pthread_mutex_unlock(&l->lock);
+	pthread_cond_signal(&l->w.changed);
+	pthread_mutex_unlock(&l->w.lock);
 }
 
 int sym_loader__add(struct sym_loader *l, const char *path, uint64_t dev, uint64_t ino)
@@ -133,13 +121,7 @@ void sym_loader__free(struct sym_loader *l)
 {
 	if (!l)
 		return;
-	pthread_mutex_lock(&l->lock);
-	l->done = true;
-	pthread_cond_signal(&l->changed);
-	pthread_mutex_unlock(&l->lock);
-	pthread_join(l->thread, NULL);
-	pthread_cond_destroy(&l->changed);
-	pthread_mutex_destroy(&l->lock);
+	worker__stop(&l->w);
 	stackmap__free(l->asked);
 	free(l);
 }
