@@ -431,36 +431,53 @@ static void python_hint(struct symbolizer *s, const char *sym)
  */
 enum { EXPECTED_CHAIN_BYTES = 1536 };
 
+/* The chain cache's text, reserved whole at its first use and backed as it fills: 0 or -ENOMEM. */
+static int chain_text_reserve(struct symbolizer *s)
+{
+	/* in huge pages: a cache grows by MBs, a fault per 4 KB otherwise */
+	if (!s->chain_text && !(s->chain_text = hugemem__alloc(CHAIN_CACHE_BYTES)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The cache's text from what is ready up to upto (at most all of it), now counted ready: its length, or -ENOMEM. */
+static ssize_t chain_text_claim(struct symbolizer *s, size_t upto, char **p)
+{
+	size_t from = s->chain_text_ready;
+
+	if (upto > CHAIN_CACHE_BYTES)
+		upto = CHAIN_CACHE_BYTES;
+	if (upto <= from)
+		return 0;
+	if (chain_text_reserve(s) < 0)
+		return -ENOMEM;
+	*p = s->chain_text + from;
+	s->chain_text_ready = upto;
+	return (ssize_t)(upto - from);
+}
+
 int symbolizer__expect_chains(struct symbolizer *s, size_t n)
 {
-	size_t bytes;
+	ssize_t len;
+	char *p = NULL;
 
 	if (n > CHAIN_CACHE_ENTRIES)
 		n = CHAIN_CACHE_ENTRIES;
-	bytes = n * EXPECTED_CHAIN_BYTES < CHAIN_CACHE_BYTES ? n * EXPECTED_CHAIN_BYTES : CHAIN_CACHE_BYTES;
-	if (!s->chain_text && !(s->chain_text = hugemem__alloc(CHAIN_CACHE_BYTES)))
-		return -ENOMEM;
-	if (bytes > s->chain_text_ready) {
-		hugemem__prefault(s->chain_text + s->chain_text_ready, bytes - s->chain_text_ready);
-		s->chain_text_ready = bytes;
-	}
+	if ((len = chain_text_claim(s, n * EXPECTED_CHAIN_BYTES, &p)) < 0)
+		return (int)len;
+	hugemem__prefault(p, (size_t)len);
 	return htab__expect(&s->chains, n);
 }
 
 size_t symbolizer__chain_text_ahead(struct symbolizer *s, size_t ahead, void **p)
 {
-	size_t want = hugemem__round_up(s->chain_text_len + ahead), len;
+	char *from = NULL;
+	ssize_t len = chain_text_claim(s, hugemem__round_up(s->chain_text_len + ahead), &from);
 
-	if (want > CHAIN_CACHE_BYTES)
-		want = CHAIN_CACHE_BYTES;
-	if (want <= s->chain_text_ready)
+	if (len <= 0)
 		return 0;
-	if (!s->chain_text && !(s->chain_text = hugemem__alloc(CHAIN_CACHE_BYTES)))
-		return 0;
-	*p = s->chain_text + s->chain_text_ready;
-	len = want - s->chain_text_ready;
-	s->chain_text_ready = want;
-	return len;
+	*p = from;
+	return (size_t)len;
 }
 
 int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint64_t ino)
@@ -784,8 +801,7 @@ static int remember_chain(struct symbolizer *s, struct cached_chain *e, uint64_t
 
 	if (s->chains.n >= CHAIN_CACHE_ENTRIES || text_off + stack->len + locs->len > CHAIN_CACHE_BYTES)
 		return 0;
-	/* reserved whole, backed as it fills, in huge pages: a cache grows by MBs, a fault per 4 KB otherwise */
-	if (!s->chain_text && !(s->chain_text = hugemem__alloc(CHAIN_CACHE_BYTES)))
+	if (chain_text_reserve(s) < 0)
 		return -ENOMEM;
 	if (stack->len)
 		memcpy(s->chain_text + text_off, stack->s, stack->len);
