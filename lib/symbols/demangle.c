@@ -103,24 +103,22 @@ char *demangle(const char *s)
 	return out;
 }
 
+/* A Rust legacy name: ..._17h<16 hex digits>E (the hash demangle takes away; no parameters to leave out). */
+static bool rust_legacy(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 20 && s[n - 1] == 'E' && memcmp(s + n - 20, "17h", 3) == 0;
+}
+
 char *demangle_as(const char *s, enum demangle_style style)
 {
-	char *whole, *brief;
-	size_t n;
+	char *brief;
 
 	if (style == DEMANGLE_NONE)
 		return NULL;
-	whole = demangle(s);
-	if (!whole || style == DEMANGLE_FULL || strncmp(s, "_Z", 2) != 0)
-		return whole;
-	/* a Rust legacy name (its hash gone) has no parameters to leave out */
-	n = strlen(s);
-	if (n > 20 && s[n - 1] == 'E' && memcmp(s + n - 20, "17h", 3) == 0)
-		return whole;
 	/* libiberty's without DMGL_PARAMS: what perf shows (binutils' demangler; libstdc++'s has no such mode) */
-	brief = cplus_demangle(s, DMGL_NO_OPTS);
-	if (!brief)
-		return whole;
-	free(whole);
-	return brief;
+	if (style == DEMANGLE_SHORT && strncmp(s, "_Z", 2) == 0 && !rust_legacy(s) && (brief = cplus_demangle(s, DMGL_NO_OPTS)))
+		return brief;
+	return demangle(s);
 }
