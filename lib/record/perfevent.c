@@ -47,6 +47,8 @@ struct perf_session {
 	uint64_t *fork_ids;
 	size_t nfork_ids;
 	size_t page;
+	/* the kernel refused PERF_FORMAT_LOST (before 6.0): custom events' losses are their LOST records alone */
+	bool no_lost_format;
 	char *tmp;		/* a record that wraps around the end of a ring */
 	size_t tmp_cap;
 	int extra_fd;		/* polled too, or -1 */
@@ -316,8 +318,21 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 
 			custom_attr(&s->o, c, &attr);
 			snprintf(what, sizeof(what), "event '%s'", c->name);
+			/*
+			 * read() says how many samples the kernel dropped: a ring
+			 * full at the end of a burst has its LOST record written only
+			 * at the next sample, and none comes once the command ended
+			 */
+			if (!s->no_lost_format)
+				attr.read_format |= PERF_FORMAT_LOST;
 			fd = open_into(s, &attr, pid, cpu, &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu],
 				       s->o.mmap_pages * PERF_CUSTOM_RING_FACTOR, err, what);
+			if (fd == -EINVAL && !s->no_lost_format) {
+				s->no_lost_format = true;
+				attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+				fd = open_into(s, &attr, pid, cpu, &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu],
+					       s->o.mmap_pages * PERF_CUSTOM_RING_FACTOR, err, what);
+			}
 			if (fd < 0)
 				return fd;
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
@@ -477,12 +492,13 @@ int perf_session__clock_total(const struct perf_session *s, uint64_t *total)
 }
 
 int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t *value, uint64_t *enabled,
-			       uint64_t *running)
+			       uint64_t *running, uint64_t *lost)
 {
-	uint64_t v[3];
+	uint64_t v[4] = { 0 };
+	size_t size = s->no_lost_format ? 3 * sizeof(v[0]) : sizeof(v);
 	int n = 0;
 
-	*value = *enabled = *running = 0;
+	*value = *enabled = *running = *lost = 0;
 	if (k >= s->o.ncustoms)
 		return -EINVAL;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -490,7 +506,7 @@ int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t 
 
 		if (r->fd < 0)
 			continue;
-		if (read(r->fd, v, sizeof(v)) != sizeof(v))
+		if (read(r->fd, v, size) != (ssize_t)size)
 			return -errno;
 		/*
 		 * A task's event on one CPU is enabled while the task runs
@@ -501,6 +517,7 @@ int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t 
 		if (v[1] > *enabled)
 			*enabled = v[1];
 		*running += v[2];
+		*lost += v[3];
 		n++;
 	}
 	return n ? 0 : -ENOENT;

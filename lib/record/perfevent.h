@@ -147,11 +147,13 @@ int perf_session__clock_total(const struct perf_session *s, uint64_t *total);
 
 /*
  * Custom event k's count and the time it was enabled and really counting
- * (less when the PMU multiplexed it with others), summed over the first
- * task's CPUs; -errno.
+ * (less when the PMU multiplexed it with others), and the samples the
+ * kernel dropped (PERF_FORMAT_LOST, 0 before Linux 6.0; the first task's
+ * own: its children's are in their LOST records alone), summed over the
+ * first task's CPUs; -errno.
  */
 int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t *value, uint64_t *enabled,
-			       uint64_t *running);
+			       uint64_t *running, uint64_t *lost);
 
 /* Records the kernel lost in the rings of event (PERF_RECORD_LOST), so far. */
 uint64_t perf_session__lost(const struct perf_session *s, int event);

@@ -170,6 +170,9 @@ void writer_count_losses(struct recorder *r, struct record_stats *stats)
 		const typeof(r->custom_times[0]) *t = &r->custom_times[k];
 
 		stats->custom_lost[k] = perf_session__lost(r->session, (int)k);
+		/* the kernel's own count: drops whose LOST record never came (no sample after them) too */
+		if (t->known && t->lost > stats->custom_lost[k])
+			stats->custom_lost[k] = t->lost;
 		if (t->known)
 			event_counts__doubt(r->o.events[k].name, t->value, t->enabled, t->running,
 					    stats->custom_doubt[k], sizeof(stats->custom_doubt[k]));

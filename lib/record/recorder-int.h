@@ -67,7 +67,7 @@ struct recorder {
 	uint64_t child_cpu_ns;	/* CPU time of the command and the children it waited for, once exited */
 	uint64_t clock_total;	/* task-clock of the command's whole tree, once exited; 0 if unknown */
 	struct {
-		uint64_t value, enabled, running;
+		uint64_t value, enabled, running, lost;
 		bool known;
 	} custom_times[RECORD_MAX_EVENTS];	/* each -e event's, when recording ended */
 	uint64_t start_ns, end_ns;	/* recording began, ended */

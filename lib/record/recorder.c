@@ -656,7 +656,8 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++)
 		r->custom_times[k].known = perf_session__custom_times(r->session, k, &r->custom_times[k].value,
 								      &r->custom_times[k].enabled,
-								      &r->custom_times[k].running) == 0;
+								      &r->custom_times[k].running,
+								      &r->custom_times[k].lost) == 0;
 	ret = perf_session__read(r->session, 0, recorder__keep, r, &hangup);
 	if (ret >= 0 && r->offcpu) {
 		ret = offcpu__read(r->offcpu, keep_offcpu, r);
