@@ -74,6 +74,8 @@ struct slot {
 	__u64 run_since, sum_since;
 	/* its sum_exec_runtime as it last left a CPU: how long it has run since, whatever we missed */
 	__u64 sum_at_out;
+	/* when it became runnable again: woken (sched_waking), or as it left when it stayed runnable */
+	__u64 runnable_since;
 };
 
 /* A task's rseq area, where the kernel has one (CONFIG_RSEQ). */
@@ -437,6 +439,10 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.truncated = 0;
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
+	s->ev.waker = OFFCPU_WOKEN_UNSEEN;
+	s->ev.queued = 0;
+	/* preempted, or woken before it was off the CPU: it waits for a CPU from now on */
+	s->runnable_since = s->ev.state == 'R' ? now : 0;
 	s->ev.ip = s->ev.sp = s->ev.bp = s->ev.link = 0;
 	in_call = may_wait && IN_SYSCALL(direct, regs);
 	/* a call that changes the stack (execve, sigreturn) has it taken now */
@@ -538,6 +544,7 @@ static __always_inline void switch_in(struct slot *s, struct task_struct *next, 
 	if (weight) {
 		s->ev.end = end;
 		s->ev.weight = weight;
+		s->ev.queued = s->runnable_since && end > s->runnable_since ? end - s->runnable_since : 0;
 		if (kernel_now && (capture & OFFCPU_KERNEL) && nu <= OFFCPU_MAX_STACK) {
 			n = bpf_get_task_stack(next, &ips_of(s)[nu], OFFCPU_MAX_STACK * 8, 0);
 			s->ev.nkernel = n > 0 ? (__u16)((__u64)n / 8) : 0;
@@ -681,6 +688,63 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 	s = bpf_map_lookup_elem(&tid_slots, &tid);
 	if (s)
 		switch_in(s, next, bpf_ktime_get_ns(), false);
+	return 0;
+}
+
+/*
+ * p, off the CPU, is made runnable: by the current thread, or by an
+ * interrupt (a timer, a device) that runs on top of whatever thread was
+ * there. Threads that wake nobody we follow pay a slot lookup.
+ */
+static __always_inline void woken(struct slot *s, bool direct)
+{
+	struct task_struct *me = bpf_get_current_task_btf();
+	volatile __u64 here = 0;
+	__u64 where = (__u64)&here, low, high;
+
+	if (!s->ev.start || s->due || s->runnable_since)
+		return;
+	s->runnable_since = bpf_ktime_get_ns();
+	/*
+	 * An interrupt runs on a stack of its own, not on the task's (x86-64
+	 * and arm64): from the task's lowest address to its user registers.
+	 * (The preempt count, which says so too, is a per-CPU variable that
+	 * kernels without CONFIG_KALLSYMS_ALL do not let BPF find.) An idle
+	 * CPU's task makes no calls: what it wakes, an interrupt does.
+	 */
+	low = (__u64)TASK_FIELD(direct, me, stack);
+	high = (__u64)bpf_task_pt_regs(me);
+	if (where < low || where >= high || !TASK_FIELD(direct, me, pid)) {
+		s->ev.waker = OFFCPU_WOKEN_BY_IRQ;
+		return;
+	}
+	s->ev.waker = OFFCPU_WOKEN_BY_TASK;
+	s->ev.waker_pid = TASK_FIELD(direct, me, tgid);
+	s->ev.waker_tid = TASK_FIELD(direct, me, pid);
+	if (direct)
+		__builtin_memcpy(s->ev.waker_comm, me->comm, sizeof(s->ev.waker_comm));
+	else
+		bpf_probe_read_kernel(s->ev.waker_comm, sizeof(s->ev.waker_comm), me->comm);
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(waking_btf, struct task_struct *p)
+{
+	struct slot *s = bpf_task_storage_get(&task_slots, p, 0, 0);
+
+	if (s)
+		woken(s, true);
+	return 0;
+}
+
+SEC("raw_tp/sched_waking")
+int BPF_PROG(waking_raw, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct slot *s = bpf_map_lookup_elem(&tid_slots, &tid);
+
+	if (s)
+		woken(s, false);
 	return 0;
 }
 

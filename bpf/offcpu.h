@@ -45,10 +45,20 @@ struct offcpu_event {
 	__u64 weight;		/* ns of off-CPU time the interval stands for */
 	__u64 ip, sp, bp, link;	/* user registers at switch-out (link: see lib/base/arch.h) */
 	__u32 pid, tid;
+	__u64 queued;		/* ns from its wake-up (its switch-out, when state is R) to its switch-in */
+	__u32 waker_pid, waker_tid;	/* the thread that woke it, where waker is OFFCPU_WOKEN_BY_TASK */
+	char waker_comm[16];
 	__u16 nuser, nkernel, snapshot_size;
 	char state;		/* at switch-out, as ps shows it: S, D, R (preempted)... */
 	__u8 truncated;		/* a stack filled OFFCPU_MAX_STACK, or OFFCPU_CALLERS_UNKNOWN */
+	__u8 waker;		/* OFFCPU_WOKEN_*: who made it runnable again */
+	__u8 pad[7];
 };
+
+/* waker of an offcpu_event: */
+#define OFFCPU_WOKEN_UNSEEN 0	/* preempted (state R), or its wake-up was not seen */
+#define OFFCPU_WOKEN_BY_TASK 1	/* a thread, in a system call or a fault: waker_pid, waker_tid, waker_comm */
+#define OFFCPU_WOKEN_BY_IRQ 2	/* an interrupt: a timer, a device, another CPU's call */
 
 /* truncated of an interval whose user stack could not be read: ip is its only frame */
 #define OFFCPU_CALLERS_UNKNOWN 2

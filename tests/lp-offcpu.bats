@@ -275,6 +275,51 @@ read_in_kernel() {
 	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*ksys_read' "$1" || { echo "1 missing: no reader in ksys_read"; return 1; }
 }
 
+# Whether each wait of the recording FILE of blocking names what ended it, and
+# each its wait for a CPU; says which not ("N missing" where a kind has no interval).
+wakers_named() {
+	lp_awk '
+	$1 == "P" && f("what") == "spawn" && f("pid") != f("ppid") { child = f("pid") }
+	$1 == "T" && f("comm") == "locker" { locker = f("tid") }
+	$1 == "S" {
+		q = attr("queued")
+		if (q == "" && attr("state") == "R" || q != "" && (q + 0 > attr("dur") + 0 || attr("state") == "R" && q != attr("dur")))
+			bad = bad " queued=" q " of dur=" attr("dur") " (state " attr("state") ");"
+		if (attr("state") == "R" && attr("waker") != "")
+			bad = bad " a preempted interval with a waker;"
+	}
+	$1 == "S" && f("stack") ~ /;do_read;read$/ { n["read"]++; w["read"] = w["read"] " " attr("waker") "/" attr("wakerpid") "/" attr("wakercomm") "=" f("pid") }
+	$1 == "S" && f("stack") ~ /;wait_lock;/ { n["lock"]++; w["lock"] = w["lock"] " " attr("waker") "/" attr("wakerpid") "/" attr("wakercomm") "=" f("pid") }
+	$1 == "S" && f("stack") ~ /;reap;wait4$/ { n["reap"]++; w["reap"] = w["reap"] " " attr("waker") "/" attr("wakerpid") "/" attr("wakercomm") "=" f("pid") }
+	# (a wake-up may go unseen: the program does not run inside itself, where an interrupt came)
+	$1 == "S" && f("stack") ~ /;nap;/ { if (attr("waker") == "irq") n["nap"]++; else if (attr("waker") != "") bad = bad " a nap woken by " attr("wakercomm") ";" }
+	END {
+		# the pipe written by the main thread, the lock let go by locker, the child reaped by its exit
+		for (k in w) {
+			split(substr(w[k], 2), v, " ")
+			for (i in v) {
+				split(v[i], a, "[/=]")
+				if (k == "read" && !(a[1] == a[4] && a[2] == a[4] && a[3] == "blocking") ||
+				    k == "lock" && !(a[1] == locker && a[2] == a[4] && a[3] == "locker") ||
+				    k == "reap" && !(a[1] == child && a[2] == child && a[3] == "blocking"))
+					bad = bad " " k " woken by " v[i] " (locker " locker ", child " child ");"
+			}
+		}
+		if (bad != "") { print "wrong:" bad; exit 1 }
+		for (k in n) have++
+		if (have < 4) { print 4 - have " missing: of read, lock, reap, nap only" (("read" in n) ? " read" : "") (("lock" in n) ? " lock" : "") (("reap" in n) ? " reap" : "") (("nap" in n) ? " nap" : ""); exit 1 }
+	}' "$1"
+}
+
+@test "each wait names what ended it: the thread that wrote, unlocked or exited, or an interrupt; and how long it then waited for a CPU" {
+	missing_only_if_lost b.lp wakers_named lp-offcpu -q -F -1 -o b.lp -- "$W/blocking"
+	missing_only_if_lost r.lp wakers_named lp-offcpu -q -F -1 --raw-tp -o r.lp -- "$W/blocking"
+	# preempted spinners waited for a CPU all the time they were off it
+	lp-offcpu -q -F -1 -o c.lp -- "$W/blocking" contend
+	lp_awk '$1 == "S" && attr("state") == "R" && attr("queued") == attr("dur") { n++ } END { exit !(n > 0) }' c.lp
+	wakers_named c.lp | grep -q '^4 missing' || fail "contend: $(wakers_named c.lp)"
+}
+
 @test "--capture both adds kernel frames, taken when the thread comes back" {
 	missing_only_if_lost b.lp read_into_kernel lp-offcpu -q --capture both -o b.lp -- "$W/blocking"
 	missing_only_if_lost k.lp read_in_kernel lp-offcpu -q --capture kernel -o k.lp -- "$W/blocking"

@@ -217,6 +217,28 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 	return lp_writer__end(&w->out);
 }
 
+/* Who made an off-CPU interval's thread runnable, and how long it then waited for a CPU. */
+static int put_waker(struct writer *w, const struct offcpu_event *ev)
+{
+	char comm[sizeof(ev->waker_comm) + 1];
+	int ret;
+
+	if (ev->waker == OFFCPU_WOKEN_BY_IRQ) {
+		if ((ret = lp_writer__attr_str(&w->out, "waker", "irq")) < 0)
+			return ret;
+	} else if (ev->waker == OFFCPU_WOKEN_BY_TASK) {
+		memcpy(comm, ev->waker_comm, sizeof(ev->waker_comm));
+		comm[sizeof(ev->waker_comm)] = 0;
+		if ((ret = lp_writer__attr_u64(&w->out, "waker", ev->waker_tid)) < 0 ||
+		    (ret = lp_writer__attr_u64(&w->out, "wakerpid", ev->waker_pid)) < 0 ||
+		    (ret = lp_writer__attr_str(&w->out, "wakercomm", comm)) < 0)
+			return ret;
+	} else if (ev->state != 'R') {
+		return 0;
+	}
+	return lp_writer__attr_u64(&w->out, "queued", ev->queued);
+}
+
 static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 {
 	const uint8_t *stack;
@@ -263,7 +285,8 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	t->sampled_offcpu += ev->weight;
 	if ((ret = put_sample(w, ev->start, sm.pid, sm.tid, "offcpu", ev->weight)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "dur", ev->end - ev->start)) < 0 ||
-	    (ret = lp_writer__attr_str(&w->out, "state", state)) < 0)
+	    (ret = lp_writer__attr_str(&w->out, "state", state)) < 0 ||
+	    (ret = put_waker(w, ev)) < 0)
 		return ret;
 	return lp_writer__end(&w->out);
 }
