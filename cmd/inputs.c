@@ -41,6 +41,18 @@ void parse_by(char *arg, struct profile_opts *o)
 		usage_error("--by takes host, rank or both (host,rank)");
 }
 
+void parse_waits(const char *arg, struct profile_opts *o)
+{
+	if (strcmp(arg, "all") == 0)
+		o->waits = WAITS_ALL;
+	else if (strcmp(arg, "unexplained") == 0)
+		o->waits = WAITS_UNEXPLAINED;
+	else if (strcmp(arg, "none") == 0)
+		o->waits = WAITS_NONE;
+	else
+		usage_error("--waits takes all, unexplained or none, not '%s'", arg);
+}
+
 int read_input_with(const char *path, input_reader read, void *ctx)
 {
 	struct lp_error err;

@@ -10,6 +10,8 @@
 
 /* --by host,rank (either or both): root frames of each input's host and rank; a usage error otherwise. */
 void parse_by(char *arg, struct profile_opts *o);
+/* --waits=all|unexplained|none; a usage error otherwise. */
+void parse_waits(const char *arg, struct profile_opts *o);
 
 /* Appends the events of "a,b,c" (the strings stay in arg); a usage error if none. */
 void add_events(char *arg, const char ***events, size_t *n);

@@ -28,6 +28,9 @@ static const char usage_text[] =
 	"  -e, --event=KEY[,KEY] lp: count only these events (default: all)\n"
 	"      --by=host,rank    lp: root frames host=NAME and/or rank=N from each\n"
 	"                        input's #lp.host and #lp.rank (MPI and Slurm jobs)\n"
+	"      --waits=WHICH     lp: off-CPU waits shown: all (default), unexplained\n"
+	"                        (a wait another thread of the stream ended becomes one\n"
+	"                        frame, [waiting for NAME]) or none\n"
 	"      --samples         count samples instead of summing their weights\n"
 	"      --time-ordered    keep each thread's samples in time order, merging only\n"
 	"                        consecutive identical stacks (threads in order of\n"
@@ -46,7 +49,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SAMPLES, OPT_TIME_ORDERED, OPT_BY, OPT_STRICT,
+	OPT_SAMPLES, OPT_TIME_ORDERED, OPT_BY, OPT_STRICT, OPT_WAITS,
 };
 
 static const struct option long_options[] = {
@@ -62,6 +65,7 @@ static const struct option long_options[] = {
 	{ "samples", no_argument, NULL, OPT_SAMPLES },
 	{ "time-ordered", no_argument, NULL, OPT_TIME_ORDERED },
 	{ "by", required_argument, NULL, OPT_BY },
+	{ "waits", required_argument, NULL, OPT_WAITS },
 	{ "diff", no_argument, NULL, 'd' },
 	{ "normalize", no_argument, NULL, 'n' },
 	{ "strip-hex", no_argument, NULL, 's' },
@@ -127,6 +131,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BY:
 			parse_by(optarg, &o);
+			break;
+		case OPT_WAITS:
+			parse_waits(optarg, &o);
 			break;
 		case 'd':
 			out.diff = o.diff = true;

@@ -49,6 +49,9 @@ static const char usage_text[] =
 	"                        coloured by off-CPU share when both are there)\n"
 	"      --by=host,rank    lp: a tower per host and/or MPI rank (root frames from\n"
 	"                        each input's #lp.host and #lp.rank)\n"
+	"      --waits=WHICH     lp: off-CPU waits drawn: unexplained (default: a wait\n"
+	"                        another thread of the stream ended is one frame,\n"
+	"                        [waiting for NAME]), all (each with its stack) or none\n"
 	"      --negate          differential: swap red and blue\n"
 	"      --max-depth=N     draw N frames of a deeper stack, the rest as one frame\n"
 	"                        (2048; 0: all)\n"
@@ -73,7 +76,7 @@ enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_NOTES, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH,
 	OPT_FONTTYPE, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_TOTAL,
 	OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_INVERTED, OPT_REVERSE,
-	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_TIMELINE, OPT_NO_SRCLINES, OPT_PID, OPT_ROOFLINE,
+	OPT_FLAMECHART, OPT_NEGATE, OPT_TID, OPT_MAX_DEPTH, OPT_BY, OPT_WAITS, OPT_TIMELINE, OPT_NO_SRCLINES, OPT_PID, OPT_ROOFLINE,
 	OPT_STRICT,
 };
 
@@ -106,6 +109,7 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "by", required_argument, NULL, OPT_BY },
+	{ "waits", required_argument, NULL, OPT_WAITS },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "event", required_argument, NULL, 'e' },
 	{ "format", required_argument, NULL, 'f' },
@@ -200,7 +204,8 @@ int main(int argc, char **argv)
 		.fontsize = 12, .fontwidth = 0.59, .width = 1200, .frameheight = 16,
 		.minwidth = 1, .palette = "hot", .hash = HASH_NAME_RANDOM,
 	};
-	struct profile_opts co = { .warn = print_warning, .diff = true, .jobs = default_jobs() };
+	/* waits another recorded thread ended are that thread's doing: the picture shows what was done */
+	struct profile_opts co = { .warn = print_warning, .diff = true, .jobs = default_jobs(), .waits = WAITS_UNEXPLAINED };
 	struct flamesvg_assets assets = { flamegraph_js, flamegraph_css, flamegraph_js_len,
 					  flamegraph_css_len };
 	const char **events = NULL;
@@ -208,7 +213,7 @@ int main(int argc, char **argv)
 	struct flame_sink sink = { .max_depth = 2048 };
 	struct flametree *tree = NULL;
 	struct stackmap *palette_map = NULL;
-	bool use_cp = false, lp_input, timeline = false, srclines = true, roofline = false;
+	bool use_cp = false, lp_input, timeline = false, srclines = true, roofline = false, waits_said = false;
 	int opt, ret = EXIT_RUNTIME, ninputs, profiles;
 	uint64_t u;
 	static char outbuf[1 << 20];
@@ -285,6 +290,7 @@ int main(int argc, char **argv)
 		case 'e': add_events(optarg, &events, &co.nevents); break;
 		case 'j': co.jobs = jobs_arg(optarg); break;
 		case OPT_BY: parse_by(optarg, &co); break;
+		case OPT_WAITS: parse_waits(optarg, &co); waits_said = true; break;
 		case OPT_STRICT: co.strict = true; break;
 		case 'f':
 			if (lp_format__parse(optarg, &co.format) < 0)
@@ -298,13 +304,13 @@ int main(int argc, char **argv)
 	heap_for_inputs(argv + optind, ninputs);
 	if (roofline) {
 		if (timeline || so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp ||
-		    sink.reverse || so.inverted)
+		    sink.reverse || so.inverted || waits_said)
 			usage_error("--roofline goes with --title, --width, --fonttype and --fontsize only");
 		return draw_roofline(argv + optind, ninputs, &so, co.strict);
 	}
 	if (timeline) {
 		if (so.flamechart || co.only_tid || co.only_pid || co.by_host || co.by_rank || events || use_cp || sink.reverse ||
-		    so.inverted)
+		    so.inverted || waits_said)
 			usage_error("--timeline goes with --title, --width, --height, --fonttype, --fontsize and --no-srclines only");
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 		return draw_timeline(argv + optind, ninputs, &so, srclines, co.strict);
@@ -385,6 +391,8 @@ int main(int argc, char **argv)
 	so.nframe_notes = profile__notes(c, &so.frame_note_names, &so.frame_notes);
 	if (!so.title)
 		so.title = so.flamechart ? "Flame Chart" : so.inverted ? "Icicle Graph" : "Flame Graph";
+	if (!so.subtitle && profile__explained_waits(c))
+		so.subtitle = "a wait another recorded thread ended is one frame, [waiting for NAME] (--waits all: its stack)";
 	if (use_cp) {
 		struct lp_error err;
 

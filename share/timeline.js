@@ -6,11 +6,11 @@
 "use strict";
 (function () {
 	var NS = "http://www.w3.org/2000/svg", XNS = "http://www.w3.org/1999/xhtml";
-	var cfg, bands, rows, N, iv, ivStack, onAt, offAt, stacks;
+	var cfg, bands, rows, N, iv, ivStack, onAt, offAt, stacks, wakeT, wakeBy, wakeAt, wakeG;
 	var W, X0, BW, rowh, fs, yOf, bandOf, rowsEnd;
 	var v0 = 0, v1 = 1, canvases = [], labels = [], tip, status, unzoomBtn, selected = -1;
 	var searchRe = null, searchText = null, flameG, flameFocus = null;
-	var ready = false;
+	var ready = false, hoverWake = null;
 	var ON = "rgb(214,48,39)", OFF = "rgb(49,110,200)";
 
 	function $(id) { return document.getElementById(id); }
@@ -101,6 +101,41 @@
 			}
 			stacks[r] = list;
 		}
+		// wake-ups: per row, in time order, (gap from the previous, by): by 0 an interrupt,
+		// 1 a thread not drawn, else 2 + the waker's row
+		var nw = 0;
+		for (r = 0; r < N; r++) nw += rows[r].nwake || 0;
+		wakeT = new Float64Array(nw); wakeBy = new Int32Array(nw); wakeAt = new Int32Array(N + 1);
+		p = 0;
+		for (r = 0; r < N; r++) {
+			wakeAt[r] = p;
+			var wt = 0;
+			for (k = 0; k < (rows[r].nwake || 0); k++) { wt += varint(); wakeT[p] = wt; wakeBy[p] = varint(); p++; }
+		}
+		wakeAt[N] = p;
+	}
+
+	// The wake-up of row r inside [s, e] (an off-CPU interval ends with it), or -1.
+	function wakeIn(r, s, e) {
+		var lo = wakeAt[r], hi = wakeAt[r + 1];
+		while (lo < hi) { var m = (lo + hi) >> 1; if (wakeT[m] < s) lo = m + 1; else hi = m; }
+		return lo < wakeAt[r + 1] && wakeT[lo] <= e ? lo : -1;
+	}
+
+	// An arrow from the waker's row to row r at the wake-up k (none: null).
+	function showWake(r, k) {
+		while (wakeG.firstChild) wakeG.removeChild(wakeG.firstChild);
+		if (k === null || k < 0 || wakeBy[k] < 2 || wakeT[k] < v0 || wakeT[k] > v1) return;
+		var from = wakeBy[k] - 2, x = X0 + (wakeT[k] - v0) / (v1 - v0) * BW;
+		var y0 = yOf[from] + rowh / 2, y1 = yOf[r] + rowh / 2, dir = y1 > y0 ? 1 : -1, head = Math.min(6, rowh / 2);
+		el("line", { x1: x, x2: x, y1: y0, y2: y1 - dir * head, "class": "wake" }, wakeG);
+		el("path", { d: "M" + x + "," + y1 + " l" + (-head / 2) + "," + (-dir * head) + " h" + head + " z", "class": "wake" }, wakeG);
+		el("circle", { cx: x, cy: y0, r: 2.5, "class": "wake" }, wakeG);
+	}
+	function wakeWords(k, end) {
+		var by = wakeBy[k], what = by === 0 ? "an interrupt (a timer, a device)" :
+			by === 1 ? "a thread not drawn here" : rowName(rows[by - 2]);
+		return "woken by " + what + " at " + fmtT(wakeT[k]) + ", then waited " + fmtT(end - wakeT[k]) + " for a CPU";
 	}
 
 	function fmtT(ns) {
@@ -174,11 +209,12 @@
 		el("rect", { x: X0, y: cfg.top - fs * 1.8, width: BW, height: fs * 1.8, fill: "rgba(0,0,0,0)", id: "axis" }, g)
 			.addEventListener("wheel", function (e) { e.preventDefault(); wheelZoom(e); }, { passive: false });
 		flameG = el("g", { id: "flame" }, g);
+		wakeG = el("g", { id: "wake" }, g);
 		tip = el("g", { id: "tip", style: "display: none" }, g);
 		el("rect", {}, tip); el("text", {}, tip);
 		var svg = document.documentElement;
 		svg.addEventListener("mousemove", hover);
-		svg.addEventListener("mouseleave", function () { tip.style.display = "none"; });
+		svg.addEventListener("mouseleave", function () { tip.style.display = "none"; showWake(0, null); });
 		svg.addEventListener("mousedown", dragStart);
 		svg.addEventListener("wheel", function (e) {
 			if (e.ctrlKey || e.metaKey) { e.preventDefault(); wheelZoom(e); }
@@ -459,6 +495,9 @@
 				var fr = framesOf(r, ivStack[k]);
 				out.push("here: " + (off ? "off-CPU " + fmtT(iv[2 * k + 1] - iv[2 * k]) + " from " + fmtT(iv[2 * k]) :
 					"on-CPU " + fmtT(iv[2 * k]) + " \u2192 " + fmtT(iv[2 * k + 1])) + (fr.length ? " in " + fr[fr.length - 1] : ""));
+				var wk = off ? wakeIn(r, iv[2 * k], iv[2 * k + 1]) : -1;
+				if (wk >= 0) out.push(wakeWords(wk, iv[2 * k + 1]));
+				hoverWake = [r, wk];
 			} else out.push("here: " + fmtT(t));
 		}
 		if (th.p >= 0) out.push("spawned by " + rowName(rows[th.p]) + " at " + fmtT(th.spawned));
@@ -479,9 +518,11 @@
 			return;
 		}
 		var r = rowAt(p.y);
-		if (r < 0 || p.x >= X0 + BW) { tip.style.display = "none"; return; }
+		if (r < 0 || p.x >= X0 + BW) { tip.style.display = "none"; showWake(0, null); return; }
 		var t = p.x >= X0 ? v0 + (p.x - X0) / BW * (v1 - v0) : null;
+		hoverWake = null;
 		showTip(p, rowLines(r, t));
+		showWake(hoverWake ? hoverWake[0] : 0, hoverWake ? hoverWake[1] : null);
 	}
 
 	function askSearch() {
@@ -743,6 +784,12 @@
 		},
 		x: function (t) { return X0 + (t - v0) / (v1 - v0) * BW; },
 		barsLeft: function () { return X0; },
+		// a row's off-CPU intervals, [start, end] each
+		offSpans: function (row) {
+			var out = [];
+			for (var k = offAt[row]; k < onAt[row + 1]; k++) out.push([iv[2 * k], iv[2 * k + 1]]);
+			return out;
+		},
 		chartY: function () { return chart ? chart.y : null; },
 		// the selected thread's flame chart as drawn: frames with their times
 		chartRuns: function () {

@@ -32,6 +32,17 @@ struct spans {
 	size_t n, cap;
 };
 
+/* When an off-CPU interval's thread was made runnable, and by what (its S record's waker=). */
+struct wake {
+	uint64_t at;
+	int64_t pid, tid;	/* the waker, a thread; tid 0: an interrupt */
+};
+
+struct wakes {
+	struct wake *v;
+	size_t n, cap;
+};
+
 struct spawn_frame {
 	size_t name, dso;	/* offsets into the thread's spawn text */
 	size_t name_len, dso_len;
@@ -60,6 +71,7 @@ struct thread {
 	bool has_cpu;
 	uint64_t sampled_cpu, sampled_off;
 	struct spans on, off;
+	struct wakes wakes;
 	/* layout */
 	size_t row;
 	uint32_t depth;

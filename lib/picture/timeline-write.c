@@ -123,9 +123,9 @@ static int thread_json(struct export_ctx *x, struct timeline *tl, const struct c
 		ret = t->has_end ? strbuf__addf(j, "%" PRIu64, rel(c, t->band, t->end)) : strbuf__add(j, "null", 4);
 	if (ret == 0)
 		ret = strbuf__addf(j, ",\"withproc\":%s,\"last\":%" PRIu64 ",\"scpu\":%" PRIu64 ",\"soff\":%" PRIu64 ",\"non\":%zu,"
-				   "\"noff\":%zu,\"cpu\":",
+				   "\"noff\":%zu,\"nwake\":%zu,\"cpu\":",
 				   t->ended_with_process ? "true" : "false", rel(c, t->band, t->seen ? t->last : start), t->sampled_cpu, t->sampled_off, t->on.n,
-				   t->off.n);
+				   t->off.n, t->wakes.n);
 	if (ret == 0)
 		ret = t->has_cpu ? strbuf__addf(j, "%" PRIu64, t->cpu) : strbuf__add(j, "null", 4);
 	if (ret == 0)
@@ -261,6 +261,120 @@ static int stacks(const struct layout *l, const struct stack_index *si, struct e
 	return ret;
 }
 
+/* A thread of band by its tid: the one alive at, else the last one started before at. */
+struct by_tid {
+	struct htab_entry head;
+	size_t band;
+	int64_t tid;
+	size_t first;		/* its first thread; more in next[] */
+};
+
+static uint64_t by_tid_hash(size_t band, int64_t tid)
+{
+	return hash_mix((uint64_t)tid * 1000003u + band);
+}
+
+static struct by_tid *by_tid_slot(struct htab *h, size_t band, int64_t tid)
+{
+	uint64_t k = by_tid_hash(band, tid);
+	struct by_tid *e;
+
+	for (size_t i = k; (e = htab__at(h, i))->head.used; i++)
+		if (e->band == band && e->tid == tid)
+			return e;
+	return e;
+}
+
+static int wake_index(const struct timeline *tl, struct htab *h, size_t *next)
+{
+	for (size_t i = tl->nthreads; i-- > 0;) {
+		const struct thread *t = &tl->threads[i];
+		struct by_tid *e;
+
+		if (htab__reserve(h) < 0)
+			return -ENOMEM;
+		e = by_tid_slot(h, t->band, t->tid);
+		next[i] = e->head.used ? e->first : SIZE_MAX;
+		if (!e->head.used) {
+			htab__insert(h, e, by_tid_hash(t->band, t->tid));
+			e->band = t->band;
+			e->tid = t->tid;
+		}
+		e->first = i;
+	}
+	return 0;
+}
+
+static bool alive_at(const struct thread *t, uint64_t at)
+{
+	uint64_t from = t->has_start ? t->start : t->first, to = t->has_end ? t->end : t->last;
+
+	return from <= at && at <= to;
+}
+
+/* The row of the thread that made the wake, or SIZE_MAX where it is not in the picture. */
+static size_t waker_row(const struct timeline *tl, const struct htab *h, const size_t *next, size_t band,
+			const struct wake *w)
+{
+	const struct by_tid *e;
+	size_t best = SIZE_MAX;
+
+	if (!h->slots || !(e = by_tid_slot((struct htab *)h, band, w->tid))->head.used)
+		return SIZE_MAX;
+	for (size_t i = e->first; i != SIZE_MAX; i = next[i]) {
+		const struct thread *t = &tl->threads[i];
+
+		if (t->pid != w->pid)
+			continue;
+		if (alive_at(t, w->at))
+			return t->row;
+		if ((t->has_start ? t->start : t->first) <= w->at)
+			best = t->row;
+	}
+	return best;
+}
+
+static int wake_cmp(const void *a, const void *b)
+{
+	const struct wake *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Each row's wake-ups in time order, as varints: the gap from the previous
+ * one, then what woke it: 0 an interrupt, 1 a thread not in the picture, 2 +
+ * the row of the thread that did.
+ */
+static int wakes(struct timeline *tl, const struct clock *c, const struct layout *l, struct embed *z, struct strbuf *b)
+{
+	struct htab h = HTAB_INIT(struct by_tid);
+	size_t *next = malloc((tl->nthreads ? tl->nthreads : 1) * sizeof(*next));
+	int ret = next ? wake_index(tl, &h, next) : -ENOMEM;
+
+	for (size_t r = 0; ret == 0 && r < l->nrows; r++) {
+		struct thread *t = &tl->threads[l->order[r]];
+		uint64_t prev = 0;
+
+		for (size_t k = 0; ret == 0 && k < t->wakes.n; k++) {
+			const struct wake *w = &t->wakes.v[k];
+			uint64_t at = rel(c, t->band, w->at);
+			size_t row = w->tid ? waker_row(tl, &h, next, t->band, w) : SIZE_MAX;
+
+			ret = embed_varint(b, at - prev) ?: embed_varint(b, !w->tid ? 0 : row == SIZE_MAX ? 1 : row + 2);
+			prev = at;
+		}
+		if (ret == 0)
+			ret = embed__drain(z, b, 1 << 16);
+	}
+	if (ret == 0)
+		ret = embed__drain(z, b, 0);
+	strbuf__reset(b);
+	htab__release(&h);
+	free(next);
+	return ret;
+}
+
 static int emit(FILE *out, const char *s, size_t len)
 {
 	return len && fwrite_unlocked(s, 1, len, out) != len ? -EIO : 0;
@@ -299,6 +413,8 @@ int timeline_finish(void *st, struct export_ctx *x)
 
 		timeline_spans_order(&t->on);
 		timeline_spans_order(&t->off);
+		if (t->wakes.n > 1)
+			qsort(t->wakes.v, t->wakes.n, sizeof(*t->wakes.v), wake_cmp);
 	}
 	if (tl->nthreads == 0) {
 		ret = lp_error__set(x->err, -ENODATA, "no threads in the input: nothing to draw");
@@ -366,7 +482,8 @@ int timeline_finish(void *st, struct export_ctx *x)
 		ret = embed__write(&z, len4, 4) ?: embed__write(&z, j.s, j.len);
 	}
 	strbuf__reset(&j);
-	ret = ret ?: index_stacks(tl, &si) ?: intervals(tl, &c, &l, &si, &z, &j) ?: stacks(&l, &si, &z, &j);
+	ret = ret ?: index_stacks(tl, &si) ?: intervals(tl, &c, &l, &si, &z, &j) ?: stacks(&l, &si, &z, &j) ?:
+	      wakes(tl, &c, &l, &z, &j);
 	zstarted = false;
 	if (ret < 0) {
 		embed__abort(&z);
@@ -415,6 +532,7 @@ void timeline_free(void *st)
 		strbuf__release(&t->spawn_text);
 		free(t->on.v);
 		free(t->off.v);
+		free(t->wakes.v);
 	}
 	free(tl->threads);
 	for (size_t b = 0; b < tl->nbands; b++) {

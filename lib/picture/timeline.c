@@ -54,6 +54,37 @@ static int spans__push(struct spans *s, uint64_t start, uint64_t end, uint32_t s
 	return 0;
 }
 
+static int wakes__push(struct wakes *w, uint64_t at, int64_t pid, int64_t tid)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct wake *v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->n++] = (struct wake){ at, pid, tid };
+	return 0;
+}
+
+/* An off-CPU interval [from, to)'s wake-up: as long before its end as it then waited for a CPU. */
+static int keep_wake(struct thread *t, const struct lp_sample *s, uint64_t from, uint64_t to, struct lp_error *err)
+{
+	struct lp_wait w;
+	int ret;
+
+	if ((ret = lp_sample__wait(s, &w, err)) < 0)
+		return ret;
+	if (w.by == LP_WOKEN_UNSEEN)
+		return 0;
+	if (wakes__push(&t->wakes, w.has_queued && w.queued <= to - from ? to - w.queued : to,
+			w.by == LP_WOKEN_BY_THREAD ? w.pid : 0, w.by == LP_WOKEN_BY_THREAD ? w.tid : 0) < 0)
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int span_cmp(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
@@ -232,6 +263,8 @@ static int tl_sample(void *st, struct export_ctx *x, const struct export_sample 
 	}
 	if (ret < 0)
 		return lp_error__set(x->err, -ENOMEM, "out of memory");
+	if (off && (ret = keep_wake(t, s->s, from, to, x->err)) < 0)
+		return ret;
 	see(tl, t, from, to);
 	return 0;
 }

@@ -34,6 +34,7 @@ struct event_unit {
 struct profile {
 	struct profile_opts o;
 	unsigned processes;		/* whose samples were kept, counted to 2 */
+	uint64_t explained_weight;	/* of the waits drawn as their waker (WAITS_UNEXPLAINED) */
 	int64_t first_pid;
 	struct stackmap *stacks;
 	struct stackmap *threads;

@@ -338,7 +338,19 @@ static bool event_selected(const struct profile *c, struct lp_span event)
 	return false;
 }
 
-static int lp_key(struct profile *c, const struct lp_sample *s)
+/* "[waiting for NAME]": an explained wait's one frame. */
+static int add_wait_frame(struct strbuf *k, const struct lp_wait *w)
+{
+	int ret;
+
+	if ((ret = strbuf__add(k, ";[waiting for ", 14)) < 0 ||
+	    (ret = w->comm.len ? add_name(k, w->comm, false) : strbuf__addf(k, "pid %" PRId64, w->pid)) < 0)
+		return ret;
+	return strbuf__addc(k, ']');
+}
+
+/* The folded key of s: its root frames and its stack, or the frame of the wait explained (when not NULL). */
+static int lp_key(struct profile *c, const struct lp_sample *s, const struct lp_wait *explained)
 {
 	struct strbuf *k = &c->key;
 	bool annotate = c->o.annotate_kernel || c->o.annotate_jit;
@@ -362,6 +374,8 @@ static int lp_key(struct profile *c, const struct lp_sample *s)
 		ids[0] = 0;
 	if ((ret = strbuf__add(k, ids, strlen(ids))) < 0)
 		return ret;
+	if (explained)
+		return add_wait_frame(k, explained);
 	if (s->stack.len == 0)
 		return 0;
 	if (!annotate && !memchr(s->stack.s, '%', s->stack.len)) {
@@ -607,10 +621,10 @@ static int lp_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
 	struct lp_read *x = ctx;
 	struct profile *c = x->c;
 	struct lp_error *err = x->err;
+	struct lp_wait wait = { .explained = false };
 	char tid[24];
 	int ret;
 
-	(void)r;
 	if (!event_selected(c, s->event))
 		return 0;
 	if ((c->o.by_host && !c->has_host) || (c->o.by_rank && !c->has_rank))
@@ -627,7 +641,15 @@ static int lp_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
 		c->processes++;
 	if ((ret = check_unit(c, s->event)) < 0)
 		return lp_error__set(err, ret, "out of memory");
-	if ((ret = lp_key(c, s)) < 0)
+	if (c->o.waits != WAITS_ALL && lp_span__eq(s->event, "offcpu", 6)) {
+		if (c->o.waits == WAITS_NONE)
+			return 0;
+		if ((ret = lp_reader__wait(r, s, &wait)) < 0)
+			return ret;
+	}
+	if (wait.explained)
+		c->explained_weight += s->weight;
+	if ((ret = lp_key(c, s, wait.explained ? &wait : NULL)) < 0)
 		return lp_error__set(err, ret, "%s", ret == -EINVAL ? "bad escape in COMM or STACK" :
 			    "out of memory");
 	/* the thread is only --time-ordered's key: printf per sample would be dear for nothing */
@@ -725,6 +747,11 @@ static int cmp_timed(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+uint64_t profile__explained_waits(const struct profile *c)
+{
+	return c->explained_weight;
 }
 
 unsigned profile__processes(const struct profile *c)

@@ -10,12 +10,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
 #include "detect.h"
 #include "lpstream.h"
 #include "perfscript.h"
+
+/* What off-CPU samples show of waits: lp-svg --waits. */
+enum profile_waits {
+	WAITS_ALL,		/* every wait with its stack */
+	WAITS_UNEXPLAINED,	/* a wait a thread of the stream ended as one frame naming it, "[waiting for NAME]" */
+	WAITS_NONE,		/* no off-CPU samples */
+};
 
 struct profile_opts {
 	enum lp_format format;
@@ -33,6 +41,7 @@ struct profile_opts {
 	int64_t only_tid;		/* lp: keep only this thread's samples; 0 for all */
 	int64_t only_pid;		/* lp: keep only this process's samples; 0 for all */
 	bool by_host, by_rank;		/* lp: root frames host=NAME, rank=N from each input's metadata */
+	enum profile_waits waits;	/* lp: off-CPU samples' stacks */
 	bool spawn_notes;		/* lp, NAMING_TID: each thread's spawning stack (file:line) in its note */
 	bool strict;			/* an lp stream without its trailer is an error, not a warning */
 	unsigned jobs;			/* perf script text: cores to read a big file with (0, 1: one) */
@@ -66,6 +75,9 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
  * spawn_notes, also where the thread was spawned (P records before its T).
  */
 size_t profile__notes(const struct profile *c, const char *const **keys, const char *const **texts);
+
+/* The weight of the waits drawn as one frame naming their waker (WAITS_UNEXPLAINED). */
+uint64_t profile__explained_waits(const struct profile *c);
 
 /* Processes whose samples were kept (lp streams; counted up to 2: one, or more than one). */
 unsigned profile__processes(const struct profile *c);

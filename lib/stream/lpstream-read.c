@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "hash.h"
+#include "htab.h"
 #include "lines.h"
 #include "numparse.h"
 
@@ -27,7 +29,60 @@ struct lp_reader {
 	bool ended;		/* ... and its trailer was read */
 	long version_line;	/* where it began */
 	uint64_t last_time;	/* the latest record's TIME in the current stream */
+	/* the processes with a record so far, which explain the waits they ended */
+	struct htab pids;
+	int64_t last_pid;
 };
+
+struct pid_entry {
+	struct htab_entry head;
+	int64_t pid;
+};
+
+static struct pid_entry *find_pid(const struct lp_reader *r, int64_t pid, uint64_t h)
+{
+	struct pid_entry *e;
+
+	if (!r->pids.slots)
+		return NULL;
+	for (size_t i = h; (e = htab__at(&r->pids, i))->head.used; i++)
+		if (e->pid == pid)
+			return e;
+	return e;
+}
+
+/* Notes that process pid has a record: one probe where the previous record's differs. */
+static int saw_pid(struct lp_reader *r, int64_t pid)
+{
+	uint64_t h = hash_mix((uint64_t)pid);
+	struct pid_entry *e;
+
+	if (pid == r->last_pid)
+		return 0;
+	if (htab__reserve(&r->pids) < 0)
+		return lp_error__set(r->err, -ENOMEM, "out of memory");
+	e = find_pid(r, pid, h);
+	if (!e->head.used) {
+		htab__insert(&r->pids, e, h);
+		e->pid = pid;
+	}
+	r->last_pid = pid;
+	return 0;
+}
+
+int lp_reader__wait(struct lp_reader *r, const struct lp_sample *s, struct lp_wait *w)
+{
+	struct pid_entry *e;
+	int ret;
+
+	if ((ret = lp_sample__wait(s, w, r->err)) < 0)
+		return ret;
+	if (w->by != LP_WOKEN_BY_THREAD)
+		return 0;
+	e = find_pid(r, w->pid, hash_mix((uint64_t)w->pid));
+	w->explained = w->pid == s->pid || (e && e->head.used);
+	return 0;
+}
 
 const char *lp_reader__line(const struct lp_reader *r, size_t *len)
 {
@@ -136,21 +191,24 @@ static int record(struct lp_reader *r)
 	case 'S': {
 		struct lp_sample s;
 
-		if ((ret = lp_sample__parse(&r->fields, &s, r->err)) < 0 || (ret = in_order(r, s.time)) < 0)
+		if ((ret = lp_sample__parse(&r->fields, &s, r->err)) < 0 || (ret = in_order(r, s.time)) < 0 ||
+		    (ret = saw_pid(r, s.pid)) < 0)
 			return ret;
 		return ops->sample ? ops->sample(r->ctx, r, &s) : other(r);
 	}
 	case 'P': {
 		struct lp_proc p;
 
-		if ((ret = lp_proc__parse(&r->fields, &p, r->err)) < 0 || (ret = in_order(r, p.time)) < 0)
+		if ((ret = lp_proc__parse(&r->fields, &p, r->err)) < 0 || (ret = in_order(r, p.time)) < 0 ||
+		    (ret = saw_pid(r, p.pid)) < 0)
 			return ret;
 		return ops->proc ? ops->proc(r->ctx, r, &p) : other(r);
 	}
 	case 'T': {
 		struct lp_thread t;
 
-		if ((ret = lp_thread__parse(&r->fields, &t, r->err)) < 0 || (ret = in_order(r, t.time)) < 0)
+		if ((ret = lp_thread__parse(&r->fields, &t, r->err)) < 0 || (ret = in_order(r, t.time)) < 0 ||
+		    (ret = saw_pid(r, t.pid)) < 0)
 			return ret;
 		return ops->thread ? ops->thread(r->ctx, r, &t) : other(r);
 	}
@@ -188,7 +246,8 @@ static int line(struct lp_reader *r)
 int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const struct lp_reader_ops *ops, void *ctx,
 		    struct lp_error *err)
 {
-	struct lp_reader r = { .o = o, .ops = ops, .ctx = ctx, .in = in, .err = err };
+	struct lp_reader r = { .o = o, .ops = ops, .ctx = ctx, .in = in, .err = err,
+			       .pids = HTAB_INIT(struct pid_entry), .last_pid = -1 };
 	char *text;
 	int ret;
 
@@ -214,5 +273,6 @@ int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const stru
 	ret = stream_end(&r, lines__lineno(in));
 cleanup:
 	lp_fields__release(&r.fields);
+	htab__release(&r.pids);
 	return ret;
 }

@@ -189,6 +189,38 @@ int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *
 	return lp_attrs__find(s->attrs, s->nattrs, key, value);
 }
 
+int lp_sample__wait(const struct lp_sample *s, struct lp_wait *w, struct lp_error *err)
+{
+	struct lp_span v;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	if (lp_sample__attr(s, "queued", &v)) {
+		if ((ret = field_u64(v, "queued=", &w->queued, err)) < 0)
+			return ret;
+		w->has_queued = true;
+	}
+	if (!lp_sample__attr(s, "waker", &v))
+		return 0;
+	if (lp_span__eq(v, "irq", 3)) {
+		w->by = LP_WOKEN_BY_IRQ;
+		return 0;
+	}
+	if ((ret = field_id(v, "waker=", &w->tid, err)) < 0)
+		return ret;
+	if (!lp_sample__attr(s, "wakerpid", &v))
+		return lp_error__set(err, -EINVAL, "waker= without wakerpid=");
+	if ((ret = field_id(v, "wakerpid=", &w->pid, err)) < 0)
+		return ret;
+	if (lp_sample__attr(s, "wakercomm", &v)) {
+		if ((ret = check_escapes(v, "wakercomm=", err)) < 0)
+			return ret;
+		w->comm = v;
+	}
+	w->by = LP_WOKEN_BY_THREAD;
+	return 0;
+}
+
 int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_error *err)
 {
 	const struct lp_span *v = f->v;

@@ -97,6 +97,25 @@ int lp_attrs__find(const struct lp_span *attrs, size_t n, const char *key, struc
 /* The value of attribute key ("dur"), or 0 if the sample has none. */
 int lp_sample__attr(const struct lp_sample *s, const char *key, struct lp_span *value);
 
+/*
+ * What ended an off-CPU sample's wait, from its waker=, wakerpid=,
+ * wakercomm= and queued= attributes (lp-stream(5)).
+ */
+enum lp_woken { LP_WOKEN_UNSEEN, LP_WOKEN_BY_IRQ, LP_WOKEN_BY_THREAD };
+
+struct lp_wait {
+	enum lp_woken by;
+	int64_t tid, pid;	/* LP_WOKEN_BY_THREAD: the waker */
+	struct lp_span comm;	/* its name then, escaped; empty when not said */
+	uint64_t queued;	/* ns it then waited for a CPU, when has_queued */
+	bool has_queued;
+	/* by a thread of a process the stream knows (lp_reader__wait only) */
+	bool explained;
+};
+
+/* Parses s's wait; -EINVAL naming the attribute and the problem. */
+int lp_sample__wait(const struct lp_sample *s, struct lp_wait *w, struct lp_error *err);
+
 /* ---- P records ---- */
 
 enum lp_proc_what { LP_PROC_SPAWN, LP_PROC_EXEC, LP_PROC_COMM, LP_PROC_EXIT, LP_PROC_OTHER };
@@ -354,6 +373,14 @@ struct lp_reader_opts {
  */
 int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const struct lp_reader_ops *ops, void *ctx,
 		    struct lp_error *err);
+
+/*
+ * For the sample callback: the wait of the S record being read, explained
+ * when its waker is a thread of the sample's own process or of one that had
+ * a record (S, P or T) before it in the stream: what the waiter waited for
+ * was recorded too. -EINVAL (err set) for malformed waker attributes.
+ */
+int lp_reader__wait(struct lp_reader *r, const struct lp_sample *s, struct lp_wait *w);
 
 /* For callbacks: the line being read (as read: not terminated), its fields (records and metadata). */
 const char *lp_reader__line(const struct lp_reader *r, size_t *len);

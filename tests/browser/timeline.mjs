@@ -150,6 +150,26 @@ await scenario(async () => {
 		check(/spawning stack \(leaf first\):[\s\S]*pthread_create/.test(tip), 'spawned by pthread_create: ' + tip);
 		check(/main .*blocking\.c:\d+/.test(tip), "the spawning stack's frames have file:line: " + tip);
 		await shot(page, 'timeline-recorded-tip');
+		// the waiter's wait for the lock: ended by the locker, drawn as an arrow from its row
+		const waiter = ls.find((l) => l.text.startsWith('waiter ')), locker = ls.find((l) => l.text.startsWith('locker '));
+		const long = (await page.evaluate((r) => window.lpTimeline.offSpans(r), waiter.row)).filter((s) => s[1] - s[0] > 100 * ms);
+		check(long.length === 1, 'one long wait of the waiter: ' + JSON.stringify(long));
+		// (near its end: the tooltip, right of the pointer, leaves the arrow in sight)
+		const wtip = await tipAt(page, waiter.row, long[0][1] - (long[0][1] - long[0][0]) / 40);
+		check(new RegExp('woken by ' + locker.text + ' at [\\d.]+ .?s, then waited [\\d.]+ .?s for a CPU').test(wtip),
+			'the tooltip names the locker as what ended the wait: ' + wtip);
+		const arrow = await page.$$eval('#wake line', (ls) => ls.map((l) => [+l.getAttribute('y1'), +l.getAttribute('y2'), +l.getAttribute('x1')]));
+		const [lockerY, waiterY] = await page.evaluate(([a, b]) => [window.lpTimeline.rowY(a), window.lpTimeline.rowY(b)], [locker.row, waiter.row]);
+		check(arrow.length === 1 && Math.abs(arrow[0][0] - lockerY) < 20 && Math.abs(arrow[0][1] - waiterY) < 20,
+			`an arrow from the locker's row (y ${lockerY}) to the waiter's (y ${waiterY}): ` + JSON.stringify(arrow));
+		const endX = await page.evaluate((t) => window.lpTimeline.x(t), long[0][1]);
+		check(Math.abs(arrow[0][2] - endX) < 3, `the arrow is where the wait ended (x ${endX}): ` + JSON.stringify(arrow));
+		await shot(page, 'timeline-recorded-wake');
+		// a nap, ended by a timer: said, no arrow
+		const naps = (await page.evaluate((r) => window.lpTimeline.offSpans(r), main.row)).filter((s) => s[1] - s[0] > 40 * ms && s[1] - s[0] < 60 * ms);
+		const ntip = await tipAt(page, main.row, (naps[0][0] + naps[0][1]) / 2);
+		check(/woken by an interrupt/.test(ntip), 'a nap ended by a timer: ' + ntip);
+		check(await page.$$eval('#wake line', (ls) => ls.length) === 0, 'no arrow for an interrupt');
 		// the main thread's flame chart: it spins, then naps, in that order (the workload's own order)
 		await page.mouse.click(main.x + 5, main.y - 4);
 		const runs = await page.evaluate(() => window.lpTimeline.chartRuns());
