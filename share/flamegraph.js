@@ -398,5 +398,6 @@
 		return out.sort();
 	}
 
-	window.lpFlame = { zoom: function (i) { zoom(i); }, ready: function () { return N > 0; }, folded: folded };
+	window.lpFlame = { zoom: function (i) { zoom(i); }, ready: function () { return N > 0; }, folded: folded,
+		name: function (i) { return label(i); } };
 })();

@@ -260,6 +260,32 @@ conforms() {
 	[ "$stderr" = "lp-collapse: cannot write output: No space left on device" ]
 }
 
+@test "--waits: a wait another thread of the stream ended is one frame naming it; an interrupt's, or a stranger's, keeps its stack" {
+	# (tests/data/waits/waits.lp: app waits for its child, its thread for it, a timer, sshd; preempted once)
+	run --separate-stderr lp-collapse --waits unexplained "$DATA/waits/waits.lp"
+	assert_success
+	assert_output - <<-'EOF'
+	app;[waiting for app] 3000000
+	app;[waiting for child] 9000000
+	app;main;poll 1000000
+	app;main;read 2000000
+	app;main;work 9000000
+	child;main;crunch 8000000
+	EOF
+	run --separate-stderr lp-collapse --waits none "$DATA/waits/waits.lp"
+	assert_output - <<-'EOF'
+	app;main;work 5000000
+	child;main;crunch 8000000
+	EOF
+	# by default every wait with its stack, as recorded
+	run --separate-stderr lp-collapse "$DATA/waits/waits.lp"
+	assert_line 'app;main;wait4 9000000'
+	assert_line 'app;start_thread;worker;pthread_cond_wait 3000000'
+	run --separate-stderr lp-collapse --waits=sometimes "$DATA/waits/waits.lp"
+	assert_failure 2
+	[[ "$stderr" == "lp-collapse: --waits takes all, unexplained or none, not 'sometimes'"* ]]
+}
+
 @test "usage errors exit 2" {
 	run --separate-stderr lp-collapse --no-such-option
 	assert_failure 2

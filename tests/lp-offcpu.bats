@@ -397,8 +397,12 @@ wakers_named() {
 	assert_success
 	printf '%s\n' "$output" > b.svg
 	xmllint --noout b.svg
-	# (unless a counted loss took it)
-	grep -q 'do_read' b.svg || ! grep -q ';do_read;' b.lp.folded
+	# the reader's wait, ended by the main thread's write, is that thread's doing
+	grep -q '\[waiting for blocking\]' b.svg || ! grep -q ';do_read;' b.lp.folded
+	! grep -q 'do_read' b.svg
+	# its stack, when asked for (unless a counted loss took it)
+	lp-svg --waits all b.lp > all.svg
+	grep -q 'do_read' all.svg || ! grep -q ';do_read;' b.lp.folded
 }
 
 @test "browser: a recording on and off the CPU shows blocking blue and spinning warm" {
@@ -406,6 +410,8 @@ wakers_named() {
 	every_kind b.lp > /dev/null || skip "a loss the stream counted took a kind of blocking the picture is checked for"
 	lp-svg --title "blocking, on and off the CPU" b.lp > b.svg
 	browser recorded b.svg
+	lp-svg --waits all --title "blocking, on and off the CPU, every wait's stack" b.lp > all.svg
+	browser recorded all.svg all
 }
 
 # Threads exit (and the kernel frees their task storage) on the CPUs where a

@@ -24,7 +24,7 @@ recorded() {
 	[[ "$stderr" == *"lp-report: wrote report/index.html" ]] || fail "$stderr"
 	# the workload's own messages and lp-record's still reach the terminal
 	[[ "$stderr" == *"truth nap "* ]] && [[ "$stderr" == *"lp-record: "*"on-CPU samples"* ]] || fail "$stderr"
-	for f in run.lp run.folded index.html timeline.svg flamegraph.svg oncpu.svg offcpu.svg; do
+	for f in run.lp run.folded top.tsv index.html timeline.svg flamegraph.svg oncpu.svg offcpu.svg; do
 		[ -s "report/$f" ] || fail "no report/$f"
 	done
 	xmllint --noout report/timeline.svg report/flamegraph.svg report/oncpu.svg report/offcpu.svg
@@ -79,6 +79,23 @@ recorded() {
 	run -1 --separate-stderr "$REPORT" mine --from "$DATA/timeline/small.lp"
 	[ "$stderr" = "lp-report: 'mine' exists and is not an lp report: give a new directory" ]
 	[ -e mine/notes.txt ]
+}
+
+@test "waits another recorded thread ended are told apart: top.tsv ranks the rest, a table names what was waited for" {
+	run --separate-stderr "$REPORT" report --from "$DATA/waits/waits.lp"
+	assert_success
+	# (wait4 for the child and the thread's wait for the main thread are theirs; sshd's poll is not ours)
+	assert_equal "$(cat report/top.tsv)" "$(printf '%s\t%s\t%s\t%s\t%s\n' \
+		function self_on_cpu_s self_off_cpu_s total_on_cpu_s total_off_cpu_s \
+		work 0.005000 0.004000 0.005000 0.004000 \
+		crunch 0.008000 0.000000 0.008000 0.000000 \
+		read 0.000000 0.002000 0.000000 0.002000 \
+		poll 0.000000 0.001000 0.000000 0.001000)"
+	grep -q '<tr><td><code>app</code></td><td><code>child</code></td><td>9.0 ms</td><td>1</td></tr>' report/index.html
+	grep -q '<tr><td><code>app</code></td><td><code>app</code></td><td>3.0 ms</td><td>1</td></tr>' report/index.html
+	! grep -q '<code>wait4</code>' report/index.html
+	# run-queue latency: 5 us, 20 us, 40 us, 2 ms, 4 ms (preempted: all of its interval)
+	grep -q '<tr><td><code>app \[10\]</code></td><td>1</td><td>2</td><td>0</td><td>2</td><td>0</td><td>6.1 ms</td></tr>' report/index.html
 }
 
 @test "a missing program is named, with the remedy" {

@@ -89,6 +89,24 @@ each_reader() {
 	each_reader real.lp 1 "real.lp:2: #lp.realtime '1e9' is not a number of nanoseconds"
 }
 
+@test "an off-CPU sample's waker= and queued= are checked alike by every reader" {
+	local off=$'S\t250\t10\t10\tapp\toffcpu\t1000000\t_start;main;dot\t-\tdur=1000000\tstate=S'
+	# the good stream with an off-CPU sample after its first
+	with_off() {
+		awk -v text="$1" '/^#lp.end/ { print "#lp.end\t" $2 + 1; next } { print } NR == 5 { print text }' "$GOOD" > "$2"
+	}
+	with_off "$off"$'\twaker=11\twakerpid=10\twakercomm=app\tqueued=2000' good.lp
+	each_reader good.lp 0 ""
+	with_off "$off"$'\twaker=irq\tqueued=2000' irq.lp
+	each_reader irq.lp 0 ""
+	with_off "$off"$'\twaker=x1\twakerpid=10' w.lp
+	each_reader w.lp 1 "w.lp:6: waker= 'x1' is not a non-negative integer"
+	with_off "$off"$'\twaker=11' nopid.lp
+	each_reader nopid.lp 1 "nopid.lp:6: waker= without wakerpid="
+	with_off "$off"$'\twaker=irq\tqueued=-3' q.lp
+	each_reader q.lp 1 "q.lp:6: queued= '-3' is not a non-negative integer"
+}
+
 @test "a stream without its trailer may be cut: a warning, an error with --strict" {
 	head -n -1 "$GOOD" > cut.lp
 	for r in "${READERS[@]}"; do

@@ -32,6 +32,7 @@ struct lp_reader {
 	/* the processes with a record so far, which explain the waits they ended */
 	struct htab pids;
 	int64_t last_pid;
+	struct lp_wait wait;	/* the S record being read's, checked as it was parsed */
 };
 
 struct pid_entry {
@@ -73,10 +74,8 @@ static int saw_pid(struct lp_reader *r, int64_t pid)
 int lp_reader__wait(struct lp_reader *r, const struct lp_sample *s, struct lp_wait *w)
 {
 	struct pid_entry *e;
-	int ret;
 
-	if ((ret = lp_sample__wait(s, w, r->err)) < 0)
-		return ret;
+	*w = r->wait;
 	if (w->by != LP_WOKEN_BY_THREAD)
 		return 0;
 	e = find_pid(r, w->pid, hash_mix((uint64_t)w->pid));
@@ -191,8 +190,9 @@ static int record(struct lp_reader *r)
 	case 'S': {
 		struct lp_sample s;
 
+		/* (its wait checked here, whether a program looks at it or not) */
 		if ((ret = lp_sample__parse(&r->fields, &s, r->err)) < 0 || (ret = in_order(r, s.time)) < 0 ||
-		    (ret = saw_pid(r, s.pid)) < 0)
+		    (ret = lp_sample__wait(&s, &r->wait, r->err)) < 0 || (ret = saw_pid(r, s.pid)) < 0)
 			return ret;
 		return ops->sample ? ops->sample(r->ctx, r, &s) : other(r);
 	}

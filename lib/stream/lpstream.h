@@ -378,7 +378,8 @@ int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const stru
  * For the sample callback: the wait of the S record being read, explained
  * when its waker is a thread of the sample's own process or of one that had
  * a record (S, P or T) before it in the stream: what the waiter waited for
- * was recorded too. -EINVAL (err set) for malformed waker attributes.
+ * was recorded too. (The reader checked its attributes: a malformed one was
+ * an error of the stream.)
  */
 int lp_reader__wait(struct lp_reader *r, const struct lp_sample *s, struct lp_wait *w);
 

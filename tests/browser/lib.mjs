@@ -31,13 +31,14 @@ export async function open(file, query = '', ready = () => window.lpFlame && win
 	return { browser, page, errors, loadMs: Date.now() - t0 };
 }
 
-// The drawn frames, in document order.
+// The drawn frames, in document order (text: the label as drawn, perhaps cut; name: whole).
 export async function frames(page) {
 	return page.$$eval('#frames > g', (gs) => gs.map((g) => {
 		const r = g.querySelector('rect');
 		const t = g.querySelector('text');
 		return {
 			i: g.getAttribute('data-i'),
+			name: window.lpFlame && window.lpFlame.name ? window.lpFlame.name(+g.getAttribute('data-i')) : undefined,
 			cls: g.getAttribute('class'),
 			x: +r.getAttribute('x'),
 			y: +r.getAttribute('y'),

@@ -1,17 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A real recording on and off the CPU (tests/workloads/blocking) in Chromium:
 // blocking frames are off-CPU blue, spinning warm, and the tooltip of a frame
-// with both gives both times.
+// with both gives both times. By default a wait another thread of the stream
+// ended is one frame naming it; with "all" (lp-svg --waits all), its stack.
+//
+//   node recorded.mjs FILE [all]
 import { open, frames, byText, shot, check, scenario } from './lib.mjs';
 
-const [file] = process.argv.slice(2);
+const [file, waits] = process.argv.slice(2);
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 await scenario(async () => {
 	const { browser, page, errors } = await open(file);
 	check(errors.length === 0, 'no errors: ' + errors);
 	const fs = await frames(page);
-	for (const name of ['do_read', 'wait_lock', 'nap', 'reap']) {
-		const f = byText(fs, name)[0];
+	// explained: the pipe the main thread wrote, the lock locker let go, the child that exited
+	const shown = waits === 'all' ? ['do_read', 'wait_lock', 'nap', 'reap'] : ['nap', '[waiting for locker]', '[waiting for blocking]'];
+	const named = (name) => fs.filter((f) => f.name === name);
+	if (waits !== 'all') {
+		for (const name of ['do_read', 'wait_lock', 'reap'])
+			check(!named(name).length, name + ' (a wait another thread ended) is not drawn by its stack');
+		const waiter = named('waiter')[0], lockWait = named('[waiting for locker]');
+		check(lockWait.some((f) => f.y < waiter.y && Math.abs(f.x - waiter.x) < 1),
+			'the waiter\'s wait is one frame on its thread: ' + JSON.stringify(lockWait) + ' over ' + JSON.stringify(waiter));
+		const sub = await page.$eval('#subtitle', (e) => e.textContent);
+		check(/\[waiting for NAME\].*--waits all/.test(sub), 'the subtitle says so: ' + sub);
+	}
+	for (const name of shown) {
+		const f = named(name)[0];
 		check(f, name + ' is drawn, among ' + fs.length + ' frames: ' + fs.map((g) => g.text).join(' '));
 		const [r, , b] = rgb(f.fill);
 		// a sample or two on the CPU (waking up) tints it: mostly blue
@@ -24,7 +39,7 @@ await scenario(async () => {
 	await page.hover(`#frames > g[data-i="${main.i}"] rect`);
 	const details = await page.$eval('#details', (e) => e.textContent);
 	check(/on-CPU [0-9.]+ ms, off-CPU [0-9.]+ (ms|s)/.test(details), 'tooltip has both times: ' + details);
-	await shot(page, 'recorded-onoff');
+	await shot(page, waits === 'all' ? 'recorded-onoff-all' : 'recorded-onoff');
 	check(errors.length === 0, 'no errors: ' + errors);
 	await browser.close();
 });

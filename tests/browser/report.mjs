@@ -29,7 +29,11 @@ await scenario(async () => {
 	check(/^\d+(\.\d+)? (ms|s) \(exact/.test(summary['CPU time']), 'exact CPU time: ' + summary['CPU time']);
 	check(/ in \d+ samples$/.test(summary['On-CPU sampled']), 'samples: ' + summary['On-CPU sampled']);
 	const top = await page.$$eval('table.top tr td:first-child', (tds) => tds.map((t) => t.textContent));
-	check(top.some((t) => /^spin/.test(t)) && top.includes('read'), 'top functions: ' + top);
+	// the naps (a timer ended them) rank; the reader's read, which the main thread's write ended, is a wait for it
+	check(top.some((t) => /^spin/.test(t)) && top.includes('clock_nanosleep') && !top.includes('read'), 'top functions: ' + top);
+	const waits = await page.$$eval('table.top tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent).join('|')));
+	check(waits.some((w) => /^waiter\|locker\|/.test(w)) && waits.some((w) => /^reader\|blocking\|/.test(w)),
+		'waits another thread ended, with what ended them: ' + waits);
 	await shot(page, 'report-top');
 	// the timeline, then a thread picked: its flame chart and flame graph
 	const tl = await objectFrame(page, 'timeline.svg', () => window.lpTimeline && window.lpTimeline.ready());
