@@ -8,6 +8,8 @@
 	var NS = "http://www.w3.org/2000/svg", XNS = "http://www.w3.org/1999/xhtml";
 	var cfg, bands, rows, N, iv, ivStack, onAt, offAt, stacks, wakeT, wakeBy, wakeAt, wakeG;
 	var W, X0, BW, rowh, fs, yOf, bandOf, rowsEnd;
+	// the rows as a tree (by depth: each row's subtree follows it), and which are shown
+	var kidsOf, subEnd, subCpu, subFrom, subTo, folded, vis = [], order = "cpu", bandHeads = [], glyphs = [];
 	var v0 = 0, v1 = 1, canvases = [], labels = [], tip, status, unzoomBtn, selected = -1;
 	var searchRe = null, searchText = null, flameG, flameFocus = null;
 	var ready = false, hoverWake = null;
@@ -126,7 +128,8 @@
 	function showWake(r, k) {
 		while (wakeG.firstChild) wakeG.removeChild(wakeG.firstChild);
 		if (k === null || k < 0 || wakeBy[k] < 2 || wakeT[k] < v0 || wakeT[k] > v1) return;
-		var from = wakeBy[k] - 2, x = X0 + (wakeT[k] - v0) / (v1 - v0) * BW;
+		var from = shownRow(wakeBy[k] - 2), x = X0 + (wakeT[k] - v0) / (v1 - v0) * BW;
+		if (from === r) return;
 		var y0 = yOf[from] + rowh / 2, y1 = yOf[r] + rowh / 2, dir = y1 > y0 ? 1 : -1, head = Math.min(6, rowh / 2);
 		el("line", { x1: x, x2: x, y1: y0, y2: y1 - dir * head, "class": "wake" }, wakeG);
 		el("path", { d: "M" + x + "," + y1 + " l" + (-head / 2) + "," + (-dir * head) + " h" + head + " z", "class": "wake" }, wakeG);
@@ -151,14 +154,11 @@
 		W = cfg.width; rowh = cfg.rowh; fs = cfg.fs;
 		X0 = cfg.labelw + 10; BW = Math.max(50, W - X0 - 10);
 		v0 = 0; v1 = Math.max(cfg.span, 1);
-		var g = $("tl"), y = cfg.top, r, b;
+		var g = $("tl"), r, b;
 		yOf = new Float64Array(N); bandOf = new Int32Array(N);
-		var bandY = [];
-		for (b = 0; b < bands.length; b++) {
-			bandY.push(y); y += rowh;
-			for (r = bands[b].rows[0]; r < bands[b].rows[1]; r++) { yOf[r] = y; bandOf[r] = b; y += rowh; }
-		}
-		rowsEnd = y;
+		for (b = 0; b < bands.length; b++)
+			for (r = bands[b].rows[0]; r < bands[b].rows[1]; r++) bandOf[r] = b;
+		tree();
 		// legend and buttons
 		var ly = fs * 3.6, lx = 10;
 		function legend(color, text) {
@@ -172,40 +172,37 @@
 		legend("rgb(222,222,222)", "alive");
 		legend("black", "\u25bc exec  | exit");
 		el("text", { x: lx, y: ly, "class": "hint" }, g,
-		   "zoom: ctrl+wheel, + or - \u00b7 pan: drag or arrow keys \u00b7 whole run: 0 \u00b7 click a row: its flame graph");
+		   "zoom: ctrl+wheel, + or - \u00b7 pan: drag or arrow keys \u00b7 whole run: 0 \u00b7 click a row: its flame graph \u00b7 \u25b8: unfold");
+		var ob = el("text", { x: W - 310, y: fs * 2, "class": "button", id: "order", "text-anchor": "end" }, g, "");
+		ob.addEventListener("click", function () { order = order === "cpu" ? "start" : "cpu"; layout(); remember(); });
 		var sb = el("text", { x: W - 10, y: fs * 2, "class": "button", id: "search", "text-anchor": "end" }, g, "Search");
 		sb.addEventListener("click", askSearch);
 		window.lpRename.attach(g, W - 200, fs * 2, function () { if (selected >= 0) flame(); remember(); });
 		unzoomBtn = el("text", { x: 10, y: fs * 2, "class": "button hide", id: "unzoom" }, g, "Reset Zoom");
 		unzoomBtn.addEventListener("click", function () { setView(0, cfg.span); });
-		status = el("text", { x: 10, y: rowsEnd + fs * 1.5, id: "status" }, g, " ");
-		// band headers and row labels
+		status = el("text", { x: 10, y: 0, id: "status" }, g, " ");
+		// band headers and row labels, placed by layout
 		for (b = 0; b < bands.length; b++) {
 			var bd = bands[b], what = bd.name;
 			if (bd.host) what += "  host=" + bd.host;
 			if (bd.rank) what += "  rank=" + bd.rank;
 			if (bands.length > 1 && !cfg.aligned && b === 0) what += "  (bands each start at 0: not every input has #lp.realtime)";
-			el("text", { x: 10, y: bandY[b] + rowh * 0.75, "class": "band" }, g, what);
-			el("line", { x1: 10, x2: W - 10, y1: bandY[b] + rowh - 0.5, y2: bandY[b] + rowh - 0.5, stroke: "rgb(180,180,200)" }, g);
+			bandHeads.push([el("text", { x: 10, "class": "band" }, g, what),
+				el("line", { x1: 10, x2: W - 10, stroke: "rgb(180,180,200)" }, g)]);
 		}
 		// (a cut name keeps three characters at least)
 		var maxChars = function (px) { return Math.max(5, Math.floor(px / (fs * 0.59))); };
 		for (r = 0; r < N; r++) {
 			var t = rows[r], indent = Math.min(t.d * 10, cfg.labelw / 2), name = rowName(t);
-			var room = maxChars(cfg.labelw - indent - 8);
+			var room = maxChars(cfg.labelw - indent - 8 - fs);
 			if (name.length > room) name = name.substring(0, room - 2) + "..";
-			labels.push(el("text", { x: 10 + indent, y: yOf[r] + rowh * 0.75,
-				"class": "label" + (t.tid === t.pid ? "" : " thread"), "data-row": r }, g, name));
+			labels.push(el("text", { x: 10 + indent + fs, "class": "label" + (t.tid === t.pid ? "" : " thread"), "data-row": r }, g, name));
+			glyphs.push(kidsOf[r].length ? el("text", { x: 10 + indent, "class": "fold", "data-row": r }, g, "") : null);
 		}
-		// bars: canvases in slices (browsers cap a canvas's size)
-		// made when a row in them is first drawn: a tall canvas costs its memory at once
-		var CH = Math.floor(1024 / rowh) * rowh, dpr = window.devicePixelRatio || 1;
-		for (var c0 = cfg.top; c0 < rowsEnd; c0 += CH) {
-			var h = Math.min(CH, rowsEnd - c0);
-			canvases.push({ top: c0, h: h, ctx: null, dpr: dpr, wd: Math.round(BW * dpr), g: g });
-		}
+		// bars: canvases in slices (browsers cap a canvas's size), made by layout
 		// the axis: ticks drawn with the rows
 		axisG = el("g", {}, g);
+		canvasG = g;
 		el("rect", { x: X0, y: cfg.top - fs * 1.8, width: BW, height: fs * 1.8, fill: "rgba(0,0,0,0)", id: "axis" }, g)
 			.addEventListener("wheel", function (e) { e.preventDefault(); wheelZoom(e); }, { passive: false });
 		flameG = el("g", { id: "flame" }, g);
@@ -223,8 +220,162 @@
 		document.addEventListener("keydown", key);
 		window.addEventListener("scroll", drawVisible);
 		window.addEventListener("resize", drawVisible);
+		foldToFit();
+		layout(true);
 	}
-	var axisG;
+	var axisG, canvasG;
+
+	// ---- the rows as a tree: folded subtrees, siblings by CPU time or by start ----
+
+	// Each row's children (the rows one level deeper in its subtree: rows come in
+	// spawn-tree order, a subtree after its root) and what its subtree holds.
+	function tree() {
+		kidsOf = new Array(N); subEnd = new Int32Array(N); subCpu = new Float64Array(N);
+		subFrom = new Float64Array(N); subTo = new Float64Array(N); folded = new Uint8Array(N);
+		var stack = [], r, t;
+		for (r = 0; r < N; r++) kidsOf[r] = [];
+		for (r = 0; r < N; r++) {
+			t = rows[r];
+			while (stack.length && (rows[stack[stack.length - 1]].d >= t.d || bandOf[stack[stack.length - 1]] !== bandOf[r])) subEnd[stack.pop()] = r;
+			if (stack.length && t.d > 0) kidsOf[stack[stack.length - 1]].push(r);
+			stack.push(r);
+		}
+		while (stack.length) subEnd[stack.pop()] = N;
+		for (r = N - 1; r >= 0; r--) {
+			t = rows[r];
+			subCpu[r] += t.cpu !== null ? t.cpu : t.scpu;
+			subFrom[r] = t.start;
+			subTo[r] = Math.max(subTo[r], t.end !== null ? t.end : Math.max(t.last, t.start));
+			for (var k = 0; k < kidsOf[r].length; k++) {
+				var c = kidsOf[r][k];
+				subCpu[r] += subCpu[c]; subFrom[r] = Math.min(subFrom[r], subFrom[c]); subTo[r] = Math.max(subTo[r], subTo[c]);
+			}
+		}
+	}
+
+	// A row's children as shown: its threads first, then the processes spawned, each
+	// by CPU time (their subtree's), the heaviest first, or as they started.
+	function kidsShown(r) {
+		var ks = kidsOf[r].slice(), pid = rows[r].pid;
+		if (order === "cpu")
+			ks.sort(function (a, b) {
+				var ta = rows[a].pid === pid ? 0 : 1, tb = rows[b].pid === pid ? 0 : 1;
+				return ta - tb || subCpu[b] - subCpu[a] || a - b;
+			});
+		return ks;
+	}
+
+	// Folded so that the first screen is filled with the heaviest work: every
+	// subtree folded, then unfolded, the heaviest first, while rows are shown that
+	// do not fill the window (the last one's children may reach below it).
+	function foldToFit() {
+		var room = Math.max(24, Math.floor((window.innerHeight - cfg.top - fs * 4) / rowh) - bands.length);
+		if (N <= room) return;
+		var shown = 0, heap = [], r;
+		function push(x) {
+			heap.push(x);
+			for (var i = heap.length - 1; i > 0;) {
+				var p = (i - 1) >> 1;
+				if (subCpu[heap[p]] >= subCpu[heap[i]]) break;
+				var tmp = heap[p]; heap[p] = heap[i]; heap[i] = tmp; i = p;
+			}
+		}
+		function pop() {
+			var top = heap[0], last = heap.pop();
+			if (heap.length) {
+				heap[0] = last;
+				for (var i = 0; ;) {
+					var a = 2 * i + 1, b = a + 1, m = i;
+					if (a < heap.length && subCpu[heap[a]] > subCpu[heap[m]]) m = a;
+					if (b < heap.length && subCpu[heap[b]] > subCpu[heap[m]]) m = b;
+					if (m === i) break;
+					var tmp = heap[m]; heap[m] = heap[i]; heap[i] = tmp; i = m;
+				}
+			}
+			return top;
+		}
+		for (r = 0; r < N; r++) {
+			if (kidsOf[r].length) folded[r] = 1;
+			if (rows[r].d === 0) { shown++; if (kidsOf[r].length) push(r); }
+		}
+		while (heap.length && shown < room) {
+			r = pop();
+			folded[r] = 0;
+			shown += kidsOf[r].length;
+			for (var k = 0; k < kidsOf[r].length; k++) if (kidsOf[kidsOf[r][k]].length) push(kidsOf[r][k]);
+		}
+	}
+
+	// The shown row that stands for row r: r, or the folded row its subtree is in.
+	function shownRow(r) {
+		while (yOf[r] < 0) {
+			var p = r - 1;
+			while (p >= 0 && !(rows[p].d < rows[r].d && subEnd[p] > r)) p--;
+			if (p < 0) return r;
+			r = p;
+		}
+		return r;
+	}
+
+	// Places the shown rows, their labels, the band headers and the canvases.
+	function layout(first) {
+		var y = cfg.top, b, r, k;
+		vis = [];
+		for (r = 0; r < N; r++) yOf[r] = -1;
+		for (b = 0; b < bands.length; b++) {
+			bandHeads[b][0].setAttribute("y", y + rowh * 0.75);
+			bandHeads[b][1].setAttribute("y1", y + rowh - 0.5); bandHeads[b][1].setAttribute("y2", y + rowh - 0.5);
+			y += rowh;
+			var stack = [];
+			for (r = bands[b].rows[1] - 1; r >= bands[b].rows[0]; r--) if (rows[r].d === 0) stack.push(r);
+			if (order === "cpu") stack.sort(function (a, c) { return subCpu[a] - subCpu[c] || c - a; });
+			while (stack.length) {
+				r = stack.pop();
+				vis.push(r); yOf[r] = y; y += rowh;
+				if (!folded[r]) { var ks = kidsShown(r); for (k = ks.length - 1; k >= 0; k--) stack.push(ks[k]); }
+			}
+		}
+		rowsEnd = y;
+		for (r = 0; r < N; r++) {
+			var on = yOf[r] >= 0;
+			labels[r].setAttribute("y", on ? yOf[r] + rowh * 0.75 : -100);
+			labels[r].style.display = on ? "" : "none";
+			if (glyphs[r]) {
+				glyphs[r].setAttribute("y", on ? yOf[r] + rowh * 0.75 : -100);
+				glyphs[r].style.display = on ? "" : "none";
+				glyphs[r].textContent = folded[r] ? "\u25b8" : "\u25be";
+			}
+		}
+		status.setAttribute("y", rowsEnd + fs * 1.5);
+		$("order").textContent = "order: " + (order === "cpu" ? "CPU time" : "start");
+		// canvases in slices (browsers cap a canvas's size), each made when a row in it is first drawn
+		for (k = 0; k < canvases.length; k++) if (canvases[k].fo) canvases[k].fo.parentNode.removeChild(canvases[k].fo);
+		canvases = [];
+		var CH = Math.floor(1024 / rowh) * rowh, dpr = window.devicePixelRatio || 1;
+		for (var c0 = cfg.top; c0 < rowsEnd; c0 += CH)
+			canvases.push({ top: c0, h: Math.min(CH, rowsEnd - c0), ctx: null, dpr: dpr, wd: Math.round(BW * dpr), g: canvasG });
+		var svg = document.documentElement, height = rowsEnd + fs * 4;
+		svg.setAttribute("height", height);
+		svg.setAttribute("viewBox", "0 0 " + W + " " + height);
+		if (!first) {
+			if (searchText) search(searchText);
+			if (selected >= 0) flame();
+			draw();
+		}
+	}
+
+	// Unfolds what hides row r.
+	function unfoldTo(r) {
+		if (yOf[r] >= 0) return;
+		for (var q = r - 1, d = rows[r].d; q >= 0 && d > 0; q--)
+			if (rows[q].d < d && subEnd[q] > r) { folded[q] = 0; d = rows[q].d; }
+		layout();
+	}
+
+	function toggle(r) {
+		folded[r] = folded[r] ? 0 : 1;
+		layout();
+	}
 
 	function svgPoint(e) {
 		var svg = document.documentElement, pt = svg.createSVGPoint();
@@ -233,12 +384,12 @@
 	}
 	function rowAt(y) {
 		if (y < cfg.top || y >= rowsEnd) return -1;
-		var lo = 0, hi = N - 1;
+		var lo = 0, hi = vis.length - 1;
 		while (lo <= hi) {
 			var m = (lo + hi) >> 1;
-			if (yOf[m] > y) hi = m - 1;
-			else if (yOf[m] + rowh <= y) lo = m + 1;
-			else return m;
+			if (yOf[vis[m]] > y) hi = m - 1;
+			else if (yOf[vis[m]] + rowh <= y) lo = m + 1;
+			else return vis[m];
 		}
 		return -1;
 	}
@@ -293,8 +444,9 @@
 			document.removeEventListener("mousemove", move);
 			document.removeEventListener("mouseup", up);
 			if (!drag.moved) {
-				var r = rowAt(drag.p.y);
-				if (r >= 0 && (drag.p.x >= X0 || drag.p.x < cfg.labelw)) select(r);
+				var r = rowAt(drag.p.y), gx = r >= 0 && glyphs[r] ? +glyphs[r].getAttribute("x") : -1;
+				if (gx >= 0 && drag.p.x >= gx - 3 && drag.p.x < gx + fs) toggle(r);
+				else if (r >= 0 && (drag.p.x >= X0 || drag.p.x < cfg.labelw)) select(r);
 			}
 			drag = null;
 		}
@@ -349,19 +501,17 @@
 		var y0 = pt.matrixTransform(inv).y;
 		pt.y = window.innerHeight + 200;
 		var y1 = pt.matrixTransform(inv).y;
-		var r = Math.max(0, rowAt(Math.max(y0, cfg.top)));
-		if (rowAt(Math.max(y0, cfg.top)) < 0) {
-			// above the first row or on a band header: start from the first row below
-			r = 0;
-			while (r < N && yOf[r] + rowh <= y0) r++;
-		}
-		for (; r < N && yOf[r] < y1; r++)
-			if (drawnAt[r] !== version) drawRow(r);
+		// from the first shown row that reaches into view
+		var lo = 0, hi = vis.length;
+		while (lo < hi) { var m = (lo + hi) >> 1; if (yOf[vis[m]] + rowh <= y0) lo = m + 1; else hi = m; }
+		for (var i = lo; i < vis.length && yOf[vis[i]] < y1; i++)
+			if (drawnAt[vis[i]] !== version) drawRow(vis[i]);
 	}
 
 	function makeCanvas(c) {
 		var fo = el("foreignObject", { x: X0, y: c.top, width: BW, height: c.h });
 		c.g.insertBefore(fo, axisG);
+		c.fo = fo;
 		var cv = document.createElementNS(XNS, "canvas");
 		cv.width = c.wd; cv.height = Math.round(c.h * c.dpr);
 		cv.style.width = BW + "px"; cv.style.height = c.h + "px"; cv.style.display = "block";
@@ -392,15 +542,19 @@
 			if (x >= 0 && x < Wd) for (y = 0; y < Hd; y++) px[y * Wd + x] = PX_TICK;
 		}
 		var top = Math.round(2 * dpr), h = Hd - 2 * top;
-		// alive: a thin bar from start to exit (or the end of the recording)
-		var end = t.end !== null ? t.end : Math.max(t.last, t.start);
-		var a = Math.max(0, Math.floor((t.start - v0) * sc)), b = Math.min(Wd, Math.ceil((end - v0) * sc));
+		// alive: a thin bar from start to exit (or the end of the recording); folded, its subtree's
+		var fold = folded[r] && kidsOf[r].length, from = fold ? subFrom[r] : t.start;
+		var end = fold ? subTo[r] : t.end !== null ? t.end : Math.max(t.last, t.start);
+		var a = Math.max(0, Math.floor((from - v0) * sc)), b = Math.min(Wd, Math.ceil((end - v0) * sc));
 		if (b <= a && a < Wd && end >= v0) b = a + 1;
 		for (y = top + (h >> 2); y < top + h - (h >> 2); y++) for (x = a; x < b; x++) px[y * Wd + x] = PX_ALIVE;
 		// each pixel column: on-CPU share from the bottom, off-CPU share above it
 		covOn.fill(0); covOff.fill(0);
-		cover(covOn, onAt[r], offAt[r], Wd);
-		cover(covOff, offAt[r], onAt[r + 1], Wd);
+		// folded: every thread of its subtree in one row (busy where any is)
+		for (var q = r; q < (fold ? subEnd[r] : r + 1); q++) {
+			cover(covOn, onAt[q], offAt[q], Wd);
+			cover(covOff, offAt[q], onAt[q + 1], Wd);
+		}
 		for (x = 0; x < Wd; x++) {
 			var on = covOn[x], off = covOff[x];
 			if (on + off <= 0) continue;
@@ -487,6 +641,12 @@
 			else out.push(cpu);
 		} else out.push(cpu + " (no exact figure: no T record)");
 		out.push("off-CPU: " + fmtT(th.soff) + " in " + th.noff + " interval" + (th.noff === 1 ? "" : "s"));
+		if (kidsOf[r].length) {
+			var nt = subEnd[r] - r - 1, np = 0;
+			for (var q = r + 1; q < subEnd[r]; q++) if (rows[q].tid === rows[q].pid) np++;
+			out.push((folded[r] ? "folded here: " : "below: ") + nt + " thread" + (nt === 1 ? "" : "s") + " (" + np + " process" + (np === 1 ? "" : "es") +
+				"), on-CPU " + fmtT(subCpu[r] - (th.cpu !== null ? th.cpu : th.scpu)) + (folded[r] ? " \u00b7 click \u25b8 to unfold" : ""));
+		}
 		if (t !== null) {
 			// what is under the pointer, or within two pixels of it: small intervals are hard to hit
 			var slack = 2 * (v1 - v0) / BW, k = findNear(offAt[r], onAt[r + 1], t, slack), off = k >= 0;
@@ -544,6 +704,13 @@
 			if (r === selected) cls += " selected";
 			labels[r].setAttribute("class", cls);
 		}
+		// a match inside a folded row: the row says so
+		if (searchRe)
+			for (r = 0; r < N; r++)
+				if (yOf[r] < 0 && / match/.test(labels[r].getAttribute("class"))) {
+					var sr = shownRow(r), c = labels[sr].getAttribute("class");
+					if (!/ match/.test(c)) labels[sr].setAttribute("class", c.replace(" dim", "") + " match");
+				}
 		status.textContent = searchRe ? "Matched: " + n + " of " + N + " threads" : " ";
 		$("search").textContent = searchRe ? "Search: " + s : "Search";
 		draw();
@@ -747,12 +914,14 @@
 		window.lpRename.save(p);
 		if (v0 > 0 || v1 < cfg.span) p.set("t", Math.round(v0) + "," + Math.round(v1));
 		if (selected >= 0) p.set("row", selected);
+		if (order !== "cpu") p.set("o", order);
 		var q = p.toString();
 		try { history.replaceState(null, "", q ? "?" + q : location.pathname); } catch (err) { }
 	}
 	function restore() {
 		var p = new URLSearchParams(location.search), t = (p.get("t") || "").split(",");
 		window.lpRename.load(p);
+		if (p.get("o") === "start") { order = "start"; layout(); }
 		if (p.get("s")) search(p.get("s"));
 		if (t.length === 2 && isFinite(+t[0]) && isFinite(+t[1]) && +t[1] > +t[0]) setView(+t[0], +t[1]);
 		var r = p.get("row"), tid = p.get("tid");
@@ -760,6 +929,7 @@
 		if (r === null && tid !== null)
 			for (var k = 0; k < N; k++) if (String(rows[k].tid) === tid) { r = k; break; }
 		if (r !== null && +r >= 0 && +r < N) {
+			unfoldTo(+r);
 			select(+r);
 			if (tid !== null && labels[+r].scrollIntoView) labels[+r].scrollIntoView({ block: "center" });
 		}
@@ -811,6 +981,7 @@
 			return ns;
 		},
 		rowY: function (r) { return yOf[r]; },
+		selected: function () { return selected; },
 	};
 	window.addEventListener("load", init);
 })();

@@ -72,6 +72,35 @@ lp-svg: warning: '/usr/bin/app': cannot read it: spawning stacks without file:li
 	browser timeline recorded b.svg
 }
 
+# make [1000] running 60 sh [2000+i] at i x 10 ms, each running cc1 [3000+i] of (37 i mod 60 + 1) x 0.1 ms of CPU
+many_processes() {
+	awk 'BEGIN {
+		print "#lp-stream 1"; print "#lp.start\t1000000000"
+		print "P\t1000000000\t1000\t1000\texec\tmake\t/usr/bin/make"; n = 1
+		for (i = 0; i < 60; i++) {
+			t = 1000000000 + i * 10000000; sh = 2000 + i; cc = 3000 + i
+			printf "P\t%d\t%d\t%d\tspawn\tmake\t1000\t1000\tmain;fork\t-\n", t, sh, sh
+			printf "P\t%d\t%d\t%d\texec\tsh\t/bin/sh\n", t + 1, sh, sh
+			printf "P\t%d\t%d\t%d\tspawn\tsh\t%d\t%d\tmain;fork\t-\n", t + 2, cc, cc, sh, sh
+			printf "P\t%d\t%d\t%d\texec\tcc1\t/usr/lib/cc1\n", t + 3, cc, cc
+			printf "S\t%d\t%d\t%d\tcc1\tcpu\t%d\tmain;compile\t-\n", t + 9000000, cc, cc, ((37 * i) % 60 + 1) * 100000
+			printf "P\t%d\t%d\t%d\texit\tcc1\tstatus=0\n", t + 9500000, cc, cc
+			printf "P\t%d\t%d\t%d\texit\tsh\tstatus=0\n", t + 9600000, sh, sh
+			n += 7
+		}
+		print "P\t1700000000\t1000\t1000\texit\tmake\tstatus=0"
+		print "#lp.end\t" n + 1
+	}'
+}
+
+@test "browser: more rows than fit: the heaviest unfolded first, the rest folded into their row, a click unfolds" {
+	many_processes > many.lp
+	run --separate-stderr lp-svg --timeline many.lp
+	assert_success
+	printf '%s\n' "$output" > many.svg
+	browser timeline many many.svg
+}
+
 @test "a stream without P records still draws, and says its threads are not nested" {
 	grep -v '^P' "$SMALL" > noprocs.lp
 	run --separate-stderr lp-svg --timeline noprocs.lp

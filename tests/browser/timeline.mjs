@@ -7,6 +7,7 @@
 //   node timeline.mjs recorded FILE   tests/workloads/blocking recorded by lp-record
 //   node timeline.mjs bands FILE      two streams, the second 0.5 s later by #lp.realtime
 //   node timeline.mjs ranks FILE      a real mpirun job of 2 ranks, rank 1 doing twice rank 0's work
+//   node timeline.mjs many FILE       make [1000] running 60 sh, each a cc1 of its own CPU time (1-60 x 0.1 ms)
 import { open, shot, check, near, scenario } from './lib.mjs';
 
 const [mode, file] = process.argv.slice(2);
@@ -182,6 +183,38 @@ await scenario(async () => {
 		await page.mouse.move(5, 5);
 		await shot(page, 'timeline-recorded');
 		console.log(`rows ${ls.length} load ${loadMs} ms`);
+	} else if (mode === 'many') {
+		// 121 rows do not fit 900 px: the heaviest subtrees unfolded first, until the window is full
+		const shown = async () => (await page.$$eval('text.label', (ts) => ts.filter((t) => t.style.display !== 'none')
+			.map((t) => ({ text: t.textContent, y: +t.getAttribute('y'), row: +t.getAttribute('data-row') })))).sort((a, b) => a.y - b.y);
+		let vis = await shown();
+		check(vis.length === 61, '61 rows shown (make and its 60 sh, each folded with its cc1): ' + vis.length);
+		check(vis[0].text === 'make [1000]', 'the root first: ' + vis[0].text);
+		// sh 2047's cc1 ran 6 ms, sh 2034's 5.9 ms: the heaviest first
+		check(vis[1].text === 'sh [2047]' && vis[2].text === 'sh [2034]', 'children by CPU time: ' + vis.slice(1, 4).map((v) => v.text));
+		check(!vis.some((v) => /^cc1/.test(v.text)), 'each cc1 folded into its sh');
+		const glyph = async (row) => page.$eval(`text.fold[data-row="${row}"]`, (t) => [t.textContent, +t.getAttribute('x'), +t.getAttribute('y')]);
+		const [g1] = await glyph(vis[1].row);
+		check(g1 === '\u25b8', 'a folded row is marked \u25b8: ' + g1);
+		// the folded sh row draws its cc1's CPU time, at cc1's time (47 x 10 ms + 9 ms, 6 ms back from there)
+		check(await drawn(page, vis[1].row, 476 * ms) === 'on', 'the folded row draws what its cc1 ran: ' + await drawn(page, vis[1].row, 476 * ms));
+		const tip = await tipAt(page, vis[1].row, 476 * ms);
+		check(/folded here: 1 thread \(1 process\), on-CPU 6\.00 ms/.test(tip), 'its tooltip says what is folded into it: ' + tip);
+		await page.mouse.move(5, 5);
+		await shot(page, 'timeline-many');
+		// unfolded with a click on its mark: its cc1 right below it
+		const [, gx, gy] = await glyph(vis[1].row);
+		await page.mouse.click(gx + 3, gy - 4);
+		vis = await shown();
+		check(vis[2].text === 'cc1 [3047]', 'unfolded: cc1 below its sh: ' + vis.slice(1, 4).map((v) => v.text));
+		check((await glyph(vis[1].row))[0] === '\u25be', 'an unfolded row is marked \u25be');
+		check(await page.evaluate(() => window.lpTimeline.selected()) === -1, 'unfolding selects nothing');
+		// siblings as they started
+		await page.click('#order');
+		vis = await shown();
+		check(vis[1].text === 'sh [2000]' && vis[2].text === 'sh [2001]', 'order: start: ' + vis.slice(1, 4).map((v) => v.text));
+		check(/order: start/.test(await page.$eval('#order', (t) => t.textContent)), 'the button says the order');
+		await shot(page, 'timeline-many-start');
 	} else if (mode === 'bands') {
 		const bands = await page.$$eval('text.band', (ts) => ts.map((t) => t.textContent));
 		check(bands.length === 2 && /rank=0/.test(bands[0]) && /rank=1/.test(bands[1]), 'a band per stream: ' + bands);
