@@ -17,8 +17,12 @@
 /* Threads the raw_tp fallback keeps slots for (each holds a record, ~3.6 KB). */
 enum { RAW_TP_THREADS = 8192 };
 
+/* the programs at the start of interrupt handlers (offcpu.bpf.c's IRQ_EDGE), attached after their ends */
+enum { IRQ_ENTRIES = 3 };
+
 struct offcpu {
 	struct offcpu_bpf *skel;
+	struct bpf_link *irq_entries[IRQ_ENTRIES];
 	struct ring_buffer *rb;
 	const char *attachment;
 	offcpu_event_fn fn;
@@ -72,6 +76,44 @@ static bool has_tracepoint(const char *system, const char *name)
 	return dir && tracefs__event_id(dir, system, name) >= 0;
 }
 
+static bool is_irq_entry(const char *section)
+{
+	size_t n = strlen(section);
+
+	return n > 6 && strcmp(section + n - 6, "_entry") == 0;
+}
+
+static void detach_irq_entries(struct offcpu *oc)
+{
+	for (int i = 0; i < IRQ_ENTRIES; i++) {
+		bpf_link__destroy(oc->irq_entries[i]);
+		oc->irq_entries[i] = NULL;
+	}
+}
+
+/*
+ * The handlers' starts, once their ends are attached: a start counted
+ * without its end would leave its CPU "in an interrupt" for good, and every
+ * wake-up there taken for an interrupt's (one attached while a handler ran).
+ */
+static int attach_irq_entries(struct offcpu *oc, struct offcpu_bpf *skel)
+{
+	struct bpf_program *p;
+	int n = 0, ret;
+
+	bpf_object__for_each_program(p, skel->obj) {
+		if (!bpf_program__autoload(p) || !is_irq_entry(bpf_program__section_name(p)))
+			continue;
+		if (n == IRQ_ENTRIES || !(oc->irq_entries[n] = bpf_program__attach(p))) {
+			ret = n == IRQ_ENTRIES ? -E2BIG : -errno;
+			detach_irq_entries(oc);
+			return ret;
+		}
+		n++;
+	}
+	return 0;
+}
+
 /* Opens, configures, loads and attaches one variant; 0 or -errno with err saying what failed. */
 static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, struct lp_error *err)
 {
@@ -115,6 +157,8 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, str
 			continue;
 		}
 		bpf_program__set_autoload(p, strncmp(section, kind, strlen(kind)) == 0);
+		if (is_irq_entry(section))
+			bpf_program__set_autoattach(p, false);
 	}
 	if (raw_tp)
 		bpf_map__set_max_entries(skel->maps.tid_slots, RAW_TP_THREADS);
@@ -126,6 +170,10 @@ static int load(struct offcpu *oc, const struct offcpu_opts *o, bool raw_tp, str
 	ret = offcpu_bpf__attach(skel);
 	if (ret) {
 		lp_error__set(err, 0, "attaching to sched_switch");
+		goto fail;
+	}
+	if ((ret = attach_irq_entries(oc, skel)) < 0) {
+		lp_error__set(err, 0, "attaching to the interrupt handlers' tracepoints");
 		goto fail;
 	}
 	oc->skel = skel;
@@ -180,6 +228,7 @@ void offcpu__free(struct offcpu *oc)
 {
 	if (!oc)
 		return;
+	detach_irq_entries(oc);
 	ring_buffer__free(oc->rb);
 	offcpu_bpf__destroy(oc->skel);
 	free(oc);
