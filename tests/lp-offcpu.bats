@@ -320,6 +320,18 @@ wakers_named() {
 	wakers_named c.lp | grep -q '^4 missing' || fail "contend: $(wakers_named c.lp)"
 }
 
+@test "a thread woken by another is named on every CPU, never taken for an interrupt" {
+	# (a handler's start counted without its end once left a CPU "in an interrupt" for good)
+	local cpu
+	for cpu in $(seq 0 $(($(nproc) - 1))); do
+		lp-offcpu -q -F -1 -o pp.lp -- taskset -c "$cpu" "$W/blocking" pingpong 500
+		# each read that blocked was ended by the other thread's write
+		lp_awk '$1 == "S" && attr("state") == "S" && f("stack") ~ /;read$/ {
+			n++; if (attr("wakercomm") != (f("comm") == "server" ? "blocking" : "server") || attr("wakerpid") != f("pid")) { bad++; what = what " " attr("waker") "/" attr("wakercomm") }
+		} END { if (n < 400 || bad) { print "CPU " cpu ": " n " reads, " bad + 0 " not ended by the other thread:" what; exit 1 } }' cpu="$cpu" pp.lp
+	done
+}
+
 @test "--capture both adds kernel frames, taken when the thread comes back" {
 	missing_only_if_lost b.lp read_into_kernel lp-offcpu -q --capture both -o b.lp -- "$W/blocking"
 	missing_only_if_lost k.lp read_in_kernel lp-offcpu -q --capture kernel -o k.lp -- "$W/blocking"
