@@ -173,12 +173,12 @@
 		legend("black", "\u25bc exec  | exit");
 		el("text", { x: lx, y: ly, "class": "hint" }, g,
 		   "zoom: ctrl+wheel, + or - \u00b7 pan: drag or arrow keys \u00b7 whole run: 0 \u00b7 click a row: its flame graph \u00b7 \u25b8: unfold");
-		var ob = el("text", { x: W - 310, y: fs * 2, "class": "button", id: "order", "text-anchor": "end" }, g, "");
+		var ob = el("text", { x: 10, y: fs * 2, "class": "button", id: "order" }, g, "");
 		ob.addEventListener("click", function () { order = order === "cpu" ? "start" : "cpu"; layout(); remember(); });
 		var sb = el("text", { x: W - 10, y: fs * 2, "class": "button", id: "search", "text-anchor": "end" }, g, "Search");
 		sb.addEventListener("click", askSearch);
 		window.lpRename.attach(g, W - 200, fs * 2, function () { if (selected >= 0) flame(); remember(); });
-		unzoomBtn = el("text", { x: 10, y: fs * 2, "class": "button hide", id: "unzoom" }, g, "Reset Zoom");
+		unzoomBtn = el("text", { x: 10 + fs * 11, y: fs * 2, "class": "button hide", id: "unzoom" }, g, "Reset Zoom");
 		unzoomBtn.addEventListener("click", function () { setView(0, cfg.span); });
 		status = el("text", { x: 10, y: 0, id: "status" }, g, " ");
 		// band headers and row labels, placed by layout
@@ -982,6 +982,10 @@
 		},
 		rowY: function (r) { return yOf[r]; },
 		selected: function () { return selected; },
+		// the rows shown, top to bottom: their depth, process or thread, CPU time with what is below
+		shownRows: function () {
+			return vis.map(function (r) { return { row: r, name: rowName(rows[r]), depth: rows[r].d, process: rows[r].tid === rows[r].pid, cpu: subCpu[r], folded: !!folded[r] }; });
+		},
 	};
 	window.addEventListener("load", init);
 })();
