@@ -175,13 +175,24 @@ $(O)/bin/lp-filter: PKG_LIBS += $(PYTHON_LIBS)
 # Workloads the tests record: frame pointers kept, as lp-record asks of users.
 WORKLOAD_SRCS = $(wildcard tests/workloads/*.c)
 WORKLOADS = $(WORKLOAD_SRCS:tests/workloads/%.c=$(O)/workloads/%) $(O)/workloads/demo-nofp \
-	$(O)/workloads/cxx
+	$(O)/workloads/cxx $(O)/workloads/libregions.so
 WORKLOAD_CFLAGS = -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 
 $(O)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Wextra -o $@ $<
+
+# Code regions (lp/region.h, USDT probes: systemtap-sdt-dev), one in a library loaded with dlopen.
+$(O)/workloads/regions: tests/workloads/regions.c include/lp/region.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Iinclude -Wall -Wextra -o $@ $< -ldl
+
+$(O)/workloads/libregions.so: tests/workloads/regions/libregions.c include/lp/region.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Iinclude -fPIC -shared -Wall -Wextra -o $@ $<
 
 $(O)/workloads/cxx: tests/workloads/cxx.cc
 	@mkdir -p $(dir $@)

@@ -681,6 +681,20 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "(frames bigger than the stack snapshot, or code with neither frame pointers nor CFI "
 		      "where they were needed); the callers of their first frame are unknown",
 		      (unsigned long long)st.unwind_stopped);
+	if (st.regions_off[0])
+		error("warning: code regions were not recorded (of the files mapped after): %s", st.regions_off);
+	if (st.regions_lost)
+		error("warning: %llu code region marks lost: their ring buffers filled up",
+		      (unsigned long long)st.regions_lost);
+	if (st.region_orphans)
+		error("warning: %llu code region ends without their begin (the first: '%s'): left out",
+		      (unsigned long long)st.region_orphans, st.first_orphan);
+	if (st.region_unclosed)
+		error("warning: %llu code regions still open as an outer one ended or their thread exited "
+		      "(the first: '%s'): ended there", (unsigned long long)st.region_unclosed, st.first_unclosed);
+	if (st.region_unnamed)
+		error("warning: %llu code region marks of lp_region_begin/lp_region_end whose name was not "
+		      "on the stack copied: left out", (unsigned long long)st.region_unnamed);
 	if (st.stopped_past_copy && o.perf.stack_snapshot < 65528) {
 		/* the smallest power of two that reaches the roots the thread's whole stacks showed, else 4 times */
 		uint64_t want = st.stack_needed ? st.stack_needed : (uint64_t)o.perf.stack_snapshot * 4;

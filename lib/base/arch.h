@@ -36,4 +36,19 @@ enum { LP_DWARF_FP = 8, LP_DWARF_SP = 2, LP_DWARF_RA = 1, LP_DWARF_LINK = 1 };
 
 enum { LP_SAMPLE_NREGS = 4 };
 
+/*
+ * The registers a code region's probe sample carries: every general one, as
+ * a probe's argument may be in any (its perf numbers are the bits).
+ */
+#if defined(__x86_64__)
+#define REGION_REGS (0x1ffULL | (0xffULL << 16))	/* AX..IP 0-8, R8..R15 16-23 */
+enum { LP_REGION_SP_REG = 7 };
+#elif defined(__aarch64__)
+#define REGION_REGS ((1ULL << 33) - 1)		/* X0..X30, SP, PC */
+enum { LP_REGION_SP_REG = 31 };
+#else
+#define REGION_REGS ((1ULL << 32) - 1)		/* PC, RA, SP ... T6 */
+enum { LP_REGION_SP_REG = 2 };
+#endif
+
 #endif

@@ -52,6 +52,11 @@ struct perf_session {
 	char *tmp;		/* a record that wraps around the end of a ring */
 	size_t tmp_cap;
 	int extra_fd;		/* polled too, or -1 */
+	/* region probes: a ring per CPU (made by the first), and each event's id */
+	struct ring *region_rings;
+	struct custom_id *region_ids;
+	size_t nregion_ids;
+	int uprobe_type;	/* the uprobe PMU's, 0 until known */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -408,6 +413,94 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 	return s;
 }
 
+/* The uprobe PMU's type (sysfs), or -errno. */
+static int uprobe_type(struct perf_session *s)
+{
+	char buf[32];
+	FILE *f;
+	long v = -1;
+
+	if (s->uprobe_type > 0)
+		return s->uprobe_type;
+	if (!(f = fopen("/sys/bus/event_source/devices/uprobe/type", "re")))
+		return -errno;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	if (v <= 0 || v > INT32_MAX)
+		return -ENOENT;
+	return s->uprobe_type = (int)v;
+}
+
+int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t offset, int index,
+			     struct lp_error *err)
+{
+	struct perf_event_attr a;
+	int type = uprobe_type(s), opened = 0, ret;
+
+	if (type < 0) {
+		lp_error__set(err, 0, "the kernel's uprobe PMU (/sys/bus/event_source/devices/uprobe)");
+		return type;
+	}
+	if (!s->region_rings) {
+		if (!(s->region_rings = calloc((size_t)s->ncpus, sizeof(*s->region_rings))))
+			return -ENOMEM;
+		for (int cpu = 0; cpu < s->ncpus; cpu++) {
+			s->region_rings[cpu].fd = -1;
+			s->region_rings[cpu].event = PERF_SESSION_REGIONS;
+		}
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = (uint32_t)type;
+	a.config1 = (uint64_t)(uintptr_t)path;
+	a.config2 = offset;
+	a.sample_period = 1;
+	a.sample_type = REGION_SAMPLE_TYPE;
+	a.sample_regs_user = REGION_REGS;
+	a.sample_stack_user = REGION_STACK;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.exclude_kernel = 1;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		struct custom_id *v;
+		uint64_t id;
+		int fd;
+
+		if (s->o.cpu_mask && (cpu >= 1024 || !(s->o.cpu_mask[cpu / 64] >> (cpu % 64) & 1)))
+			continue;
+		fd = open_into(s, &a, -1, cpu, &s->region_rings[cpu], LIFE_PAGES, err, "a region probe");
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0)
+			return fd;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+			ret = -errno;
+			lp_error__set(err, 0, "the id of a region probe");
+			return ret;
+		}
+		if (!(v = realloc(s->region_ids, (s->nregion_ids + 1) * sizeof(*v))))
+			return -ENOMEM;
+		s->region_ids = v;
+		s->region_ids[s->nregion_ids++] = (struct custom_id){ id, index };
+		opened++;
+	}
+	if (!opened) {
+		lp_error__set(err, 0, "a region probe on any CPU");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int perf_session__region_of(const struct perf_session *s, uint64_t id)
+{
+	for (size_t i = 0; s && i < s->nregion_ids; i++)
+		if (s->region_ids[i].id == id)
+			return s->region_ids[i].index;
+	return -1;
+}
+
 int perf_session__add_task(struct perf_session *s, pid_t pid, struct lp_error *err)
 {
 	return open_task(s, pid, false, err);
@@ -420,6 +513,11 @@ void perf_session__free(struct perf_session *s)
 	for (int i = 0; i < s->nrings; i++)
 		if (s->rings[i].base)
 			munmap(s->rings[i].base, s->rings[i].size + s->page);
+	for (int i = 0; s->region_rings && i < s->ncpus; i++)
+		if (s->region_rings[i].base)
+			munmap(s->region_rings[i].base, s->region_rings[i].size + s->page);
+	free(s->region_rings);
+	free(s->region_ids);
 	for (size_t i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
 	free(s->fds);
@@ -530,6 +628,8 @@ uint64_t perf_session__lost(const struct perf_session *s, int event)
 	for (int i = 0; s && i < s->nrings; i++)
 		if (s->rings[i].event == event)
 			n += s->rings[i].lost;
+	for (int i = 0; s && event == PERF_SESSION_REGIONS && s->region_rings && i < s->ncpus; i++)
+		n += s->region_rings[i].lost;
 	return n;
 }
 
@@ -619,6 +719,16 @@ int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn
 			continue;
 		ret = drain(s, &s->rings[i], fn, ctx);
 		if (ret < 0)
+			return ret;
+		total += ret;
+	}
+	/* (not polled: each probe's sample wakes nobody a recording waits for, and its rings never hang up) */
+	for (int i = 0; s->region_rings && i < s->ncpus; i++) {
+		int ret;
+
+		if (!s->region_rings[i].base)
+			continue;
+		if ((ret = drain(s, &s->region_rings[i], fn, ctx)) < 0)
 			return ret;
 		total += ret;
 	}

@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "regions.h"
 #include "stackmap.h"
 #include "stackroot.h"
 #include "symload.h"
@@ -165,6 +166,9 @@ void writer_count_losses(struct recorder *r, struct record_stats *stats)
 	stats->offcpu_drop_causes = r->offcpu_drop_causes;
 	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
 	stats->task_records_lost = perf_session__lost(r->session, PERF_SESSION_LIFE);
+	stats->regions_lost = perf_session__lost(r->session, PERF_SESSION_REGIONS);
+	stats->region_probes = region_probes__count(r->regions);
+	snprintf(stats->regions_off, sizeof(stats->regions_off), "%s", r->regions_off);
 	/* counts a PMU shared with other events, or made up, are not data: say so */
 	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++) {
 		const typeof(r->custom_times[0]) *t = &r->custom_times[k];

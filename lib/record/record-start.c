@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +68,39 @@ static void set_layout(struct recorder *r)
 	r->layout = perf_session__layout(r->session);
 }
 
+/*
+ * The file execvp would run for name (PATH searched when it has no '/'):
+ * path filled, or false.
+ */
+static bool command_path(const char *name, char *path, size_t size)
+{
+	const char *dirs = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return (size_t)snprintf(path, size, "%s", name) < size && access(path, X_OK) == 0;
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; ; d++) {
+		const char *end = strchr(d, ':');
+		size_t len = end ? (size_t)(end - d) : strlen(d);
+
+		if ((size_t)snprintf(path, size, "%.*s%s%s", (int)len, d, len ? "/" : "", name) < size &&
+		    access(path, X_OK) == 0)
+			return true;
+		if (!end)
+			return false;
+		d = end;
+	}
+}
+
+/* The command's own region probes, attached before it runs: its first region too is seen. */
+static void scan_command(struct recorder *r)
+{
+	char path[4096];
+	struct stat st;
+
+	if (command_path(r->o.argv[0], path, sizeof(path)) && stat(path, &st) == 0)
+		recorder__scan_regions(r, path, (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev), st.st_ino);
+}
+
 /* Starts the command, held until its events are open (not when the whole system is recorded already). */
 static int start_command(struct recorder *r, struct lp_error *err)
 {
@@ -113,6 +148,7 @@ static int start_command(struct recorder *r, struct lp_error *err)
 		r->child = -1;
 		return ret;
 	}
+	scan_command(r);
 	recorder__mark_start(r);
 	if (r->offcpu)
 		offcpu__start(r->offcpu, r->start_ns);

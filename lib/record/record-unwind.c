@@ -453,6 +453,7 @@ static int look_ahead(struct writer *w, pid_t pid)
 			break;
 		if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, perf_sample__id(h)) ||
 		    perf_session__custom_of(r->session, perf_sample__id(h)) >= 0 ||
+		    perf_session__region_of(r->session, perf_sample__id(h)) >= 0 ||
 		    !perf_sample__decode(h, &r->layout, false, &sm) || sm.pid != pid)
 			continue;
 		/* taken inside an exec: the registers are the old program's */

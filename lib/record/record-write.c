@@ -339,6 +339,8 @@ static int write_record(struct writer *w, size_t i)
 			return 0;
 		if ((ret = perf_session__custom_of(r->session, perf_sample__id(h))) >= 0)
 			return write_custom(w, h, (size_t)ret);
+		if ((ret = perf_session__region_of(r->session, perf_sample__id(h))) >= 0)
+			return writer_write_region(w, h, ret);
 		return write_sample(w, h);
 	case LP_RECORD_OFFCPU:
 		return write_offcpu(w, h);
@@ -368,6 +370,8 @@ static int write_record(struct writer *w, size_t i)
 		struct thread_stat *ts;
 
 		perf_task__decode(h, &t);
+		if ((ret = writer_close_regions(w, t.pid, t.tid, time)) < 0)
+			return ret;
 		if (t.pid == t.tid)
 			stack_roots__forget(w->roots, t.pid);
 		writer_forget_stacks(w, t.tid);
@@ -446,6 +450,7 @@ static void writer_free(struct writer *w)
 	htab__release(&w->ends);
 	htab__release(&w->thread_ends);
 	htab__release(&w->clocks);
+	writer_free_regions(w);
 	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
 		tp_fields__free(w->tp[k]);
 	strbuf__release(&w->stack);
@@ -467,6 +472,7 @@ static struct writer *writer_new(struct recorder *r, FILE *out, struct record_st
 	w->ends = HTAB_INIT(struct proc_end);
 	w->thread_ends = HTAB_INIT(struct thread_end);
 	w->clocks = HTAB_INIT(struct exit_clock);
+	w->regions = HTAB_INIT(struct open_regions);
 	w->looked = HTAB_INIT(struct looked_ahead);
 	w->stack_tops = HTAB_INIT(struct stack_top);
 	lp_writer__init(&w->out, out);

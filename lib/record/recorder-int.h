@@ -98,7 +98,13 @@ struct recorder {
 	struct sym_loader *loader;
 	size_t next_expect;	/* records kept when the loader is next told what to expect */
 	size_t fork_child_offset;	/* of child_pid in the fork tracepoint's raw data */
+	/* code regions' probes, attached as their files are mapped; NULL once they cannot be (said why in regions_off) */
+	struct region_probes *regions;
+	char regions_off[256];
 };
+
+/* Attaches the code region probes of a file the workload maps (once a file); a failure stops it, said in regions_off. */
+void recorder__scan_regions(struct recorder *r, const char *path, uint64_t dev, uint64_t ino);
 
 /* Notes tid's on-CPU time before recording began; -ENOMEM. */
 int recorder__note_cpu_before(struct recorder *r, pid_t tid, uint64_t ns);

@@ -19,6 +19,7 @@
 #include "hugemem.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
+#include "regions.h"
 #include "spill.h"
 #include "stackdelta.h"
 #include "symbolizer.h"
@@ -70,11 +71,16 @@ struct recorder *recorder__new(const struct record_opts *o)
 	r->names = HTAB_INIT(struct thread_name);
 	r->cpu_before = HTAB_INIT(struct cpu_before);
 	r->next_expect = EXPECT_FROM;
+	if (!(r->regions = region_probes__new())) {
+		free(r);
+		return NULL;
+	}
 	/*
 	 * A live recording lets records go as it writes them: a difference would
 	 * outlive the copy it refers to.
 	 */
 	if (!o->live && !(r->deltas = stack_deltas__new())) {
+		region_probes__free(r->regions);
 		free(r);
 		return NULL;
 	}
@@ -108,6 +114,7 @@ void recorder__free(struct recorder *r)
 	stack_deltas__free(r->deltas);
 	free(r->at_seq);
 	perf_session__free(r->session);
+	region_probes__free(r->regions);
 	offcpu__free(r->offcpu);
 	spill__free(r->spill);
 	free(r->spilled);
@@ -206,7 +213,8 @@ static bool count(struct recorder *r, const struct perf_event_header *h, struct 
 	id = perf_sample__id(h);
 	if (perf_session__is_fork_id(r->session, id))
 		return true;
-	if (perf_session__custom_of(r->session, id) < 0 && perf_sample__decode(h, &r->layout, false, s)) {
+	if (perf_session__custom_of(r->session, id) < 0 && perf_session__region_of(r->session, id) < 0 &&
+	    perf_sample__decode(h, &r->layout, false, s)) {
 		r->counts.samples++;
 		r->counts.sample_ns += s->period;
 	}
@@ -463,6 +471,20 @@ int recorder__spill_error(const struct recorder *r)
 }
 
 /* The file of MMAP2 record h, to be read while recording goes on (or at its first frame, when memory is short). */
+void recorder__scan_regions(struct recorder *r, const char *path, uint64_t dev, uint64_t ino)
+{
+	struct lp_error err = { 0 };
+	int ret;
+
+	if (!r->session || r->regions_off[0])
+		return;
+	if ((ret = region_probes__scan(r->regions, r->session, path, dev, ino, &err)) >= 0)
+		return;
+	/* the probes attached keep working; no more are looked for */
+	snprintf(r->regions_off, sizeof(r->regions_off), "%.200s: %s", err.msg[0] ? err.msg : "attaching",
+		 strerror(-ret));
+}
+
 static void load_mapped(struct recorder *r, const struct perf_event_header *h)
 {
 	struct perf_mmap2 m;
@@ -532,6 +554,12 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 	r->n++;
 	if (r->loader && copy->type == PERF_RECORD_MMAP2)
 		load_mapped(r, copy);
+	if (copy->type == PERF_RECORD_MMAP2 && !r->regions_off[0]) {
+		struct perf_mmap2 m;
+
+		perf_mmap2__decode(copy, &m);
+		recorder__scan_regions(r, m.path, m.dev, m.ino);
+	}
 	if (r->follower && copy->type == PERF_RECORD_MMAP2)
 		r->follower->mapped(r->follower, copy);
 	if (r->loader && r->n >= r->next_expect && r->next_expect <= EXPECT_UP_TO) {

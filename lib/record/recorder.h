@@ -66,6 +66,11 @@ struct record_stats {
 	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;
 	struct offcpu_drops offcpu_drop_causes;	/* why offcpu_drops were lost */
 	const char *offcpu_attachment;	/* NULL when off-CPU sampling was off */
+	/* code regions: begins written, ends without their begin, regions closed by an outer end or an exit */
+	uint64_t regions, region_orphans, region_unclosed, region_unnamed, regions_lost;
+	char first_orphan[64], first_unclosed[64];
+	size_t region_probes;	/* attached */
+	char regions_off[256];	/* why regions could not be recorded, or "" */
 };
 
 struct recorder;

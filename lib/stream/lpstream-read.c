@@ -179,7 +179,7 @@ static int record(struct lp_reader *r)
 		return lp_error__set(r->err, -EINVAL, "a record after the stream's trailer (#lp.end)");
 	r->began = true;
 	switch (r->line[0]) {
-	case 'S': case 'P': case 'T': case 'R': case 'Q':
+	case 'S': case 'P': case 'T': case 'C': case 'R': case 'Q':
 		break;
 	default:
 		return other(r);	/* a kind a later version added: passed on, not read */
@@ -211,6 +211,14 @@ static int record(struct lp_reader *r)
 		    (ret = saw_pid(r, t.pid)) < 0)
 			return ret;
 		return ops->thread ? ops->thread(r->ctx, r, &t) : other(r);
+	}
+	case 'C': {
+		struct lp_region c;
+
+		if ((ret = lp_region__parse(&r->fields, &c, r->err)) < 0 || (ret = in_order(r, c.time)) < 0 ||
+		    (ret = saw_pid(r, c.pid)) < 0)
+			return ret;
+		return ops->region ? ops->region(r->ctx, r, &c) : other(r);
 	}
 	case 'R': {
 		struct lp_roof roof;

@@ -287,6 +287,18 @@ int lp_writer__proc(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid
 	return add_field(w, comm);
 }
 
+int lp_writer__region(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, bool opens, const char *name)
+{
+	int ret;
+
+	begin(w);
+	if ((ret = add(w, "C\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0 ||
+	    (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, '\t')) < 0 ||
+	    (ret = add(w, opens ? "begin" : "end", opens ? 5 : 3)) < 0)
+		return ret;
+	return add_field(w, name);
+}
+
 int lp_writer__thread(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm)
 {
 	int ret;

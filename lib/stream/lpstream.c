@@ -221,6 +221,31 @@ int lp_sample__wait(const struct lp_sample *s, struct lp_wait *w, struct lp_erro
 	return 0;
 }
 
+int lp_region__parse(const struct lp_fields *f, struct lp_region *c, struct lp_error *err)
+{
+	const struct lp_span *v = f->v;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	if (f->n < 6)
+		return lp_error__set(err, -EINVAL, "expected at least 6 fields in a C record, got %zu", f->n);
+	if ((ret = field_u64(v[1], "TIME", &c->time, err)) < 0 || (ret = field_id(v[2], "PID", &c->pid, err)) < 0 ||
+	    (ret = field_id(v[3], "TID", &c->tid, err)) < 0 || (ret = check_escapes(v[5], "NAME", err)) < 0 ||
+	    (ret = check_attrs(v + 6, f->n - 6, err)) < 0)
+		return ret;
+	if (lp_span__eq(v[4], "begin", 5))
+		c->begin = true;
+	else if (!lp_span__eq(v[4], "end", 3))
+		return lp_error__set(err, -EINVAL, "a C record is a region's begin or end, not '%.*s'",
+				     (int)(v[4].len > 32 ? 32 : v[4].len), v[4].s);
+	if (v[5].len == 0)
+		return lp_error__set(err, -EINVAL, "a region's NAME is empty");
+	c->name = v[5];
+	c->attrs = v + 6;
+	c->nattrs = f->n - 6;
+	return 0;
+}
+
 int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_error *err)
 {
 	const struct lp_span *v = f->v;

@@ -154,6 +154,21 @@ int lp_thread__parse(const struct lp_fields *f, struct lp_thread *t, struct lp_e
 /* Attribute key as a number: 1 with *v, 0 when absent, -EINVAL when not a number. */
 int lp_thread__attr_u64(const struct lp_thread *t, const char *key, uint64_t *v);
 
+/* ---- C records: code regions ---- */
+
+/* "C TIME PID TID begin|end NAME KEY=VALUE...": a thread enters or leaves a code region. */
+struct lp_region {
+	uint64_t time;
+	int64_t pid, tid;
+	bool begin;			/* else its end */
+	struct lp_span name;		/* escaped, not empty */
+	const struct lp_span *attrs;
+	size_t nattrs;
+};
+
+/* Parses a C record split into f; -EINVAL naming the field and the problem. */
+int lp_region__parse(const struct lp_fields *f, struct lp_region *c, struct lp_error *err);
+
 /* ---- R and Q records: roofline roofs and points ---- */
 
 enum lp_roof_kind { LP_ROOF_MEMORY, LP_ROOF_COMPUTE };
@@ -340,6 +355,7 @@ struct lp_reader_ops {
 	int (*sample)(void *ctx, struct lp_reader *r, const struct lp_sample *s);
 	int (*proc)(void *ctx, struct lp_reader *r, const struct lp_proc *p);
 	int (*thread)(void *ctx, struct lp_reader *r, const struct lp_thread *t);
+	int (*region)(void *ctx, struct lp_reader *r, const struct lp_region *c);
 	int (*roof)(void *ctx, struct lp_reader *r, const struct lp_roof *roof);
 	int (*point)(void *ctx, struct lp_reader *r, const struct lp_point *q);
 	/* "#lp.event" lines, checked: a custom event's definition (to meta when NULL) */
@@ -455,6 +471,8 @@ int lp_writer__sample_parts(struct lp_writer *w, uint64_t time, int64_t pid, int
 /* An S record up to its attributes; comm and event raw, stack and locs escaped lists (locs "" = "-"). */
 int lp_writer__sample(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
 		      const char *event, uint64_t weight, struct lp_span stack, struct lp_span locs);
+/* "C TIME PID TID begin|end NAME" (name raw), its attributes to follow. */
+int lp_writer__region(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, bool opens, const char *name);
 /* "T TIME PID TID COMM" (comm raw): a thread's summary, its KEY=VALUE attributes to follow. */
 int lp_writer__thread(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm);
 /* "P TIME PID TID WHAT COMM" (comm raw), then what the kind takes: */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Code regions of known CPU time, for the region tests (lp/region.h): each
+ * region spins on its thread's CPU clock, so its share does not depend on
+ * what else runs.
+ *
+ *   main thread   setup 100 ms, then solver 300 ms holding inner 100 ms
+ *   thread "worker"  worker 150 ms, beside the solver
+ *   libregions.so, loaded with dlopen: plugin 100 ms
+ *   the function form: lp_region_begin("io") ... 50 ms
+ *
+ * "regions bad" also ends a region that never began (orphan) and leaves one
+ * open as its second thread exits (unclosed). "regions quick" runs each
+ * region 1 ms (for timing the probes when nobody records).
+ */
+#define LP_REGION_FUNCTIONS
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lp/region.h"
+
+static double scale = 1;
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ms of this thread's CPU time */
+static void spin(double ms)
+{
+	double end = cpu_now() + ms * scale / 1e3;
+	volatile unsigned long x = 0;
+
+	while (cpu_now() < end)
+		for (int i = 0; i < 1000; i++)
+			x += (unsigned long)i;
+}
+
+static int bad;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "worker");
+	LP_REGION_BEGIN(worker);
+	spin(150);
+	LP_REGION_END(worker);
+	if (bad) {
+		LP_REGION_BEGIN(unclosed);
+		spin(10);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	char lib[4096];
+	void *h;
+	void (*plugin)(double);
+	pthread_t t;
+	const char *slash = strrchr(argv[0], '/');
+
+	bad = argc > 1 && strcmp(argv[1], "bad") == 0;
+	if (argc > 1 && strcmp(argv[1], "quick") == 0)
+		scale = 0.01;
+	LP_REGION_BEGIN(setup);
+	spin(100);
+	LP_REGION_END(setup);
+	if (bad)
+		LP_REGION_END(orphan);
+	pthread_create(&t, NULL, worker, NULL);
+	LP_REGION_BEGIN(solver);
+	spin(200);
+	LP_REGION_BEGIN(inner);
+	spin(100);
+	LP_REGION_END(inner);
+	LP_REGION_END(solver);
+	pthread_join(t, NULL);
+	/* the library beside the program */
+	snprintf(lib, sizeof(lib), "%.*slibregions.so", slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
+	if (!(h = dlopen(lib, RTLD_NOW)) || !(plugin = (void (*)(double))dlsym(h, "plugin"))) {
+		fprintf(stderr, "regions: %s\n", dlerror());
+		return 1;
+	}
+	/* lp-record attaches a library's probes once it sees it mapped */
+	usleep(100000);
+	plugin(scale);
+	lp_region_begin("io");
+	spin(50);
+	lp_region_end("io");
+	return 0;
+}
