@@ -9,6 +9,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
+INCLUDEDIR = $(PREFIX)/include
 DATADIR = $(PREFIX)/share/lp
 
 CC ?= cc
@@ -269,6 +270,8 @@ demo: all $(WORKLOADS)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(INCLUDEDIR)/lp
+	install -m 644 include/lp/region.h $(DESTDIR)$(INCLUDEDIR)/lp
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5
 	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man7

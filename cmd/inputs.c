@@ -34,11 +34,13 @@ void parse_by(char *arg, struct profile_opts *o)
 			o->by_host = true;
 		else if (strcmp(key, "rank") == 0)
 			o->by_rank = true;
+		else if (strcmp(key, "region") == 0)
+			o->by_region = true;
 		else
-			usage_error("--by takes host, rank or both (host,rank), not '%s'", key);
+			usage_error("--by takes host, rank, region or several (host,rank), not '%s'", key);
 	}
-	if (!o->by_host && !o->by_rank)
-		usage_error("--by takes host, rank or both (host,rank)");
+	if (!o->by_host && !o->by_rank && !o->by_region)
+		usage_error("--by takes host, rank, region or several (host,rank)");
 }
 
 void parse_waits(const char *arg, struct profile_opts *o)

@@ -17,6 +17,7 @@ BEGIN {
 	lp_names("S", "time pid tid comm event weight stack locs")
 	lp_names("T", "time pid tid comm")
 	lp_names("P", "time pid tid what comm")
+	lp_names("C", "time pid tid what name")
 	lp_names("Pspawn", "time pid tid what comm ppid ptid stack locs")
 	lp_names("Pexec", "time pid tid what comm path")
 	lp_names("R", "name kind value unit")

@@ -103,9 +103,9 @@ as_rank() {
 	[ "$stderr" = "lp-svg: $DATA/sample.lp:5: --by host: the stream says no #lp.host before its samples" ]
 	printf 'a;b 1\n' > f.folded
 	run -1 --separate-stderr lp-collapse --by rank f.folded
-	[ "$stderr" = "lp-collapse: f.folded: --by takes lp streams (their #lp.host and #lp.rank), not folded stacks" ]
+	[ "$stderr" = "lp-collapse: f.folded: --by takes lp streams (their #lp.host, #lp.rank and C records), not folded stacks" ]
 	run -2 --separate-stderr lp-collapse --by node r0.lp
-	[ "${stderr%%$'\n'*}" = "lp-collapse: --by takes host, rank or both (host,rank), not 'node'" ]
+	[ "${stderr%%$'\n'*}" = "lp-collapse: --by takes host, rank, region or several (host,rank), not 'node'" ]
 }
 
 @test "lp-svg --by rank: a tower per rank" {

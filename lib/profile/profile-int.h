@@ -16,6 +16,7 @@
 
 #include "htab.h"
 #include "lines.h"
+#include "lpregions.h"
 #include "lpstream.h"
 #include "stackmap.h"
 #include "strbuf.h"
@@ -72,6 +73,7 @@ struct profile {
 	/* the input's #lp.host and #lp.rank, as root frames for --by ("host=NAME;") */
 	struct strbuf host_frame, rank_frame;
 	bool has_host, has_rank;
+	struct lp_regions *regions;	/* each thread's open code regions (--by region) */
 };
 
 struct spawn_note {

@@ -59,6 +59,7 @@ void profile__free(struct profile *c)
 	strbuf__release(&c->first_unit);
 	strbuf__release(&c->host_frame);
 	strbuf__release(&c->rank_frame);
+	lp_regions__free(c->regions);
 	for (size_t i = 0; i < c->nunits; i++) {
 		free(c->units[i].event);
 		free(c->units[i].unit);
@@ -338,6 +339,20 @@ static bool event_selected(const struct profile *c, struct lp_span event)
 	return false;
 }
 
+/* "region=OUTER;region=INNER;": the code regions open on thread tid, as root frames. */
+static int add_region_frames(struct profile *c, struct strbuf *k, int64_t tid)
+{
+	const struct lp_span *names;
+	size_t n = c->regions ? lp_regions__open(c->regions, tid, &names) : 0;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		if ((ret = strbuf__add(k, "region=", 7)) < 0 || (ret = add_name(k, names[i], false)) < 0 ||
+		    (ret = strbuf__addc(k, ';')) < 0)
+			return ret;
+	return 0;
+}
+
 /* "[waiting for NAME]": an explained wait's one frame. */
 static int add_wait_frame(struct strbuf *k, const struct lp_wait *w)
 {
@@ -364,6 +379,7 @@ static int lp_key(struct profile *c, const struct lp_sample *s, const struct lp_
 			      (ret = strbuf__addc(k, ';')) < 0)) ||
 	    (c->o.by_rank && ((ret = strbuf__add(k, c->rank_frame.s, c->rank_frame.len)) < 0 ||
 			      (ret = strbuf__addc(k, ';')) < 0)) ||
+	    (c->o.by_region && (ret = add_region_frames(c, k, s->tid)) < 0) ||
 	    (ret = add_name(k, s->comm, true)) < 0)
 		return ret;
 	if (c->o.naming == NAMING_PID)
@@ -605,7 +621,29 @@ static int lp_thread(void *ctx, struct lp_reader *r, const struct lp_thread *t)
 	struct lp_read *x = ctx;
 
 	(void)r;
+	/* a thread's regions end with it */
+	if (x->c->regions)
+		lp_regions__end_thread(x->c->regions, t->tid);
 	return x->c->o.naming == NAMING_TID ? thread_note(x->c, t, x->err) : 0;
+}
+
+static int lp_region(void *ctx, struct lp_reader *r, const struct lp_region *g)
+{
+	struct lp_read *x = ctx;
+	struct profile *c = x->c;
+	int ret;
+
+	if (!c->o.by_region)
+		return 0;
+	if (!c->regions && !(c->regions = lp_regions__new()))
+		return -ENOMEM;
+	if ((ret = lp_regions__add(c->regions, g)) < 0)
+		return ret;
+	if (ret == 1)
+		lp_warn(c->o.warn, c->o.ctx, c->file, lp_reader__lineno(r),
+			"the end of region '%.*s', which thread %" PRId64 " is not in: left out", (int)g->name.len,
+			g->name.s, g->tid);
+	return 0;
 }
 
 static int lp_proc(void *ctx, struct lp_reader *r, const struct lp_proc *p)
@@ -663,6 +701,7 @@ static int lp_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
 
 static const struct lp_reader_ops lp_ops = {
 	.sample = lp_sample,
+	.region = lp_region,
 	.proc = lp_proc,
 	.thread = lp_thread,
 	.meta = lp_meta,
@@ -696,8 +735,8 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
 		goto cleanup;
 	c->formats |= 1u << format;
 	c->has_host = c->has_rank = false;
-	if ((c->o.by_host || c->o.by_rank) && format != LP_FORMAT_LP) {
-		ret = lp_error__set(err, -EINVAL, "--by takes lp streams (their #lp.host and #lp.rank), not %s",
+	if ((c->o.by_host || c->o.by_rank || c->o.by_region) && format != LP_FORMAT_LP) {
+		ret = lp_error__set(err, -EINVAL, "--by takes lp streams (their #lp.host, #lp.rank and C records), not %s",
 				    format == LP_FORMAT_PERF ? "perf script text" : "folded stacks");
 		goto cleanup;
 	}

@@ -41,6 +41,7 @@ struct profile_opts {
 	int64_t only_tid;		/* lp: keep only this thread's samples; 0 for all */
 	int64_t only_pid;		/* lp: keep only this process's samples; 0 for all */
 	bool by_host, by_rank;		/* lp: root frames host=NAME, rank=N from each input's metadata */
+	bool by_region;			/* lp: root frames region=NAME of the regions open (C records), outermost first */
 	enum profile_waits waits;	/* lp: off-CPU samples' stacks */
 	bool spawn_notes;		/* lp, NAMING_TID: each thread's spawning stack (file:line) in its note */
 	bool strict;			/* an lp stream without its trailer is an error, not a warning */

@@ -10,8 +10,8 @@
  *   the function form: lp_region_begin("io") ... 50 ms
  *
  * "regions bad" also ends a region that never began (orphan) and leaves one
- * open as its second thread exits (unclosed). "regions quick" runs each
- * region 1 ms (for timing the probes when nobody records).
+ * open as its second thread exits (unclosed). "regions late" waits 300 ms
+ * first (for lp-record -p), printing "ready" on stdout.
  */
 #define LP_REGION_FUNCTIONS
 #include <dlfcn.h>
@@ -24,8 +24,6 @@
 
 #include "lp/region.h"
 
-static double scale = 1;
-
 static double cpu_now(void)
 {
 	struct timespec ts;
@@ -37,7 +35,7 @@ static double cpu_now(void)
 /* ms of this thread's CPU time */
 static void spin(double ms)
 {
-	double end = cpu_now() + ms * scale / 1e3;
+	double end = cpu_now() + ms / 1e3;
 	volatile unsigned long x = 0;
 
 	while (cpu_now() < end)
@@ -63,15 +61,18 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	char lib[4096];
+	static char lib[4096];	/* (not on the stack: a frame that big outgrows the copy a spawn takes) */
 	void *h;
-	void (*plugin)(double);
+	void (*plugin)(void);
 	pthread_t t;
 	const char *slash = strrchr(argv[0], '/');
 
 	bad = argc > 1 && strcmp(argv[1], "bad") == 0;
-	if (argc > 1 && strcmp(argv[1], "quick") == 0)
-		scale = 0.01;
+	if (argc > 1 && strcmp(argv[1], "late") == 0) {
+		printf("ready\n");
+		fflush(stdout);
+		usleep(300000);
+	}
 	LP_REGION_BEGIN(setup);
 	spin(100);
 	LP_REGION_END(setup);
@@ -87,13 +88,13 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	/* the library beside the program */
 	snprintf(lib, sizeof(lib), "%.*slibregions.so", slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
-	if (!(h = dlopen(lib, RTLD_NOW)) || !(plugin = (void (*)(double))dlsym(h, "plugin"))) {
+	if (!(h = dlopen(lib, RTLD_NOW)) || !(plugin = (void (*)(void))dlsym(h, "plugin"))) {
 		fprintf(stderr, "regions: %s\n", dlerror());
 		return 1;
 	}
 	/* lp-record attaches a library's probes once it sees it mapped */
 	usleep(100000);
-	plugin(scale);
+	plugin();
 	lp_region_begin("io");
 	spin(50);
 	lp_region_end("io");

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Code regions (lp/region.h): USDT probes in a program, recorded by lp-record
+# as C records, and samples placed in them (--by region). The workload,
+# tests/workloads/regions.c, spins a known CPU time in each region:
+#   setup 100 ms, solver 300 ms holding inner 100 ms, worker 150 ms (a second
+#   thread, beside the solver), plugin 100 ms (a library loaded with dlopen),
+#   io 50 ms (the function form, lp_region_begin("io")).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_TMPDIR"
+	W=$LP_BUILD/workloads
+	[ -x "$W/regions" ] || fail "workloads not built (make check builds them)"
+	[ -r /sys/bus/event_source/devices/uprobe/type ] || skip "the kernel has no uprobe PMU (CONFIG_UPROBE_EVENTS)"
+}
+
+# Each region's share of on-CPU time (its samples and those of regions inside it), "NAME PERCENT".
+region_shares() {
+	lp-collapse --by region -e cpu "$1" | awk '{
+		n = split($0, w, " "); c = w[n]; all += c
+		k = split($1, f, ";"); delete seen
+		for (i = 1; i <= k; i++) if (f[i] ~ /^region=/ && !(f[i] in seen)) { seen[f[i]] = 1; in_r[substr(f[i], 8)] += c }
+	} END { for (r in in_r) printf "%s %.1f\n", r, 100 * in_r[r] / all }' | sort
+}
+
+@test "the probes are in the program's notes, each a nop where it is" {
+	run -0 readelf -n "$W/regions"
+	for p in setup__begin setup__end solver__begin solver__end inner__begin inner__end worker__begin worker__end \
+		region_begin region_end; do
+		grep -q "Name: $p\$" <<< "$output" || fail "no probe lp:$p in the notes: $output"
+	done
+	grep -q 'Name: plugin__begin$' <<< "$(readelf -n "$W/libregions.so")"
+	# a probe costs its nop: nothing else runs where nobody profiles
+	for loc in $(readelf -n "$W/regions" | sed -n 's/^ *Location: \(0x[0-9a-f]*\),.*/\1/p'); do
+		objdump -d --start-address="$loc" --stop-address=$((loc + 1)) "$W/regions" | grep -qP '^\s*[0-9a-f]+:\s+90\s+nop' ||
+			fail "the probe at $loc is not a nop: $(objdump -d --start-address="$loc" --stop-address=$((loc + 1)) "$W/regions" | tail -2)"
+	done
+}
+
+@test "lp-record writes each region's begin and end, nested, in the library loaded later and in the function form too" {
+	run --separate-stderr lp-record -q -o r.lp -- "$W/regions"
+	assert_success
+	[ -z "$stderr" ] || fail "$stderr"
+	pid=$(lp_awk '$1 == "C" { print f("pid"); exit }' r.lp)
+	run -0 lp_awk '$1 == "C" { print (f("tid") == f("pid") ? "main" : "thread"), f("what"), f("name") }' r.lp
+	# (the worker's begin may come before or after the solver's: it starts beside it)
+	assert_equal "$(grep main <<< "$output" | tr '\n' ' ')" \
+		"main begin setup main end setup main begin solver main begin inner main end inner main end solver main begin plugin main end plugin main begin io main end io "
+	assert_equal "$(grep thread <<< "$output" | tr '\n' ' ')" "thread begin worker thread end worker "
+	[ "$(lp_awk -v p="$pid" '$1 == "C" && f("pid") != p' r.lp | wc -l)" -eq 0 ]
+}
+
+@test "--by region: each region's share of the CPU time within 2 points of what the workload spun" {
+	lp-record -q -o r.lp -- "$W/regions"
+	region_shares r.lp > shares
+	# of 700 ms: setup 100, solver 300 (inner 100 in it), worker 150, plugin 100, io 50
+	awk 'BEGIN { want["setup"] = 100; want["solver"] = 300; want["inner"] = 100; want["worker"] = 150; want["plugin"] = 100; want["io"] = 50 }
+		{ got[$1] = $2 }
+		END { for (r in want) { w = 100 * want[r] / 700; if (!(r in got) || got[r] < w - 2 || got[r] > w + 2) { printf "%s: %s%%, not %.1f%%\n", r, got[r], w; bad = 1 } } exit bad }' shares ||
+		fail "$(cat shares)"
+	# root frames: the regions, outermost first, then the thread
+	lp-collapse --by region -e cpu r.lp | grep -q '^region=solver;region=inner;regions;'
+	# with --by host too: host first
+	lp-collapse --by host,region -e cpu r.lp | grep -qE '^host=[^;]+;region=solver;region=inner;regions;'
+	# and drawn: lp-svg --by region
+	run --separate-stderr lp-svg --by region r.lp
+	assert_success
+	grep -q 'region=inner' <<< "$output"
+}
+
+@test "an end without its begin, and a region left open as its thread exits: said, and the stream stays nested" {
+	run --separate-stderr lp-record -q -o b.lp -- "$W/regions" bad
+	assert_success
+	assert_equal "$(grep 'code region' <<< "$stderr")" "$(printf '%s\n' \
+		"lp-record: warning: 1 code region ends without their begin (the first: 'orphan'): left out" \
+		"lp-record: warning: 1 code regions still open as an outer one ended or their thread exited (the first: 'unclosed'): ended there")"
+	! grep -qP '^C\t.*\torphan$' b.lp
+	# unclosed ends as its thread exits, before the exit's P record
+	run -0 lp_awk '$1 == "C" && f("name") == "unclosed" { print f("what") } $1 == "P" && f("what") == "exit" && seen { print "exit"; seen = 0 } $1 == "C" && f("name") == "unclosed" { seen = 1 }' b.lp
+	assert_output - <<-'EOF'
+	begin
+	end
+	exit
+	EOF
+	# readers warn about what a hand-made stream gets wrong
+	printf '#lp-stream 1\nC\t1\t5\t5\tend\tnever\nS\t2\t5\t5\tapp\tcpu\t1\tmain\t-\n#lp.end\t2\n' > h.lp
+	run --separate-stderr lp-collapse --by region h.lp
+	assert_success
+	assert_output 'app;main 1'
+	[ "$stderr" = "lp-collapse: h.lp:2: warning: the end of region 'never', which thread 5 is not in: left out" ]
+}
+
+@test "regions of a running process (-p) and of a live recording (--live)" {
+	"$W/regions" late > out.txt &
+	pid=$!
+	for _ in $(seq 100); do grep -q ready out.txt && break; sleep 0.02; done
+	lp-record -q -p "$pid" -o p.lp
+	wait "$pid"
+	[ "$(lp_awk '$1 == "C" && f("what") == "begin"' p.lp | wc -l)" -eq 6 ] || fail "$(grep '^C' p.lp)"
+	lp-record -q --live -o l.lp -- "$W/regions"
+	[ "$(lp_awk '$1 == "C" && f("what") == "begin"' l.lp | wc -l)" -eq 6 ] || fail "$(grep '^C' l.lp)"
+}
+
+@test "malformed C records: the same error from every reader's parser" {
+	printf '#lp-stream 1\nC\t1\t5\t5\tbegan\tx\n#lp.end\t1\n' > c.lp
+	run -1 --separate-stderr lp-collapse c.lp
+	[ "$stderr" = "lp-collapse: c.lp:2: a C record is a region's begin or end, not 'began'" ]
+	printf '#lp-stream 1\nC\t1\t5\t5\tbegin\t\n#lp.end\t1\n' > e.lp
+	run -1 --separate-stderr lp-svg e.lp
+	[ "$stderr" = "lp-svg: e.lp:2: a region's NAME is empty" ]
+}
