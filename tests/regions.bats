@@ -112,3 +112,15 @@ region_shares() {
 	run -1 --separate-stderr lp-svg e.lp
 	[ "$stderr" = "lp-svg: e.lp:2: a region's NAME is empty" ]
 }
+
+@test "lp-report: a table of the regions, their time on and off the CPU and share" {
+	run --separate-stderr "$TOP/pipelines/lp-report" report -- "$W/regions"
+	assert_success
+	sed -n 's|^<tr><td><code>\([a-z]*\)</code></td><td>[^<]*</td><td>[^<]*</td><td>\([0-9.]*\)%</td></tr>$|\1 \2|p' \
+		report/index.html > shares
+	awk 'BEGIN { want["setup"] = 100; want["solver"] = 300; want["inner"] = 100; want["worker"] = 150; want["plugin"] = 100; want["io"] = 50 }
+		{ got[$1] = $2 }
+		END { for (r in want) { w = 100 * want[r] / 700; if (!(r in got) || got[r] < w - 2 || got[r] > w + 2) { printf "%s: %s%%, not %.1f%%\n", r, got[r], w; bad = 1 } } exit bad }' shares ||
+		fail "$(cat shares)"
+	grep -q '<h3>Code regions</h3>' report/index.html
+}
