@@ -218,6 +218,8 @@ static const char points_usage[] =
 	"\n"
 	"      --depth=N         a region is the first N frames of a stack from its root\n"
 	"                        (default: each function where the samples fell)\n"
+	"      --by=region       a region is each code region of the program (C records,\n"
+	"                        lp/region.h), counting the regions inside it\n"
 	"      --strict          a stream without its trailer (#lp.end: it may be cut) is\n"
 	"                        an error, not a warning\n"
 	"  -h, --help            show this help\n";
@@ -231,6 +233,7 @@ static int cmd_points(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "depth", required_argument, NULL, 'd' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -244,11 +247,17 @@ static int cmd_points(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		if (opt == 'd')
 			o.depth = parse_count(optarg, "--depth", 100000);
+		else if (opt == 'b' && strcmp(optarg, "region") == 0)
+			o.by_region = true;
+		else if (opt == 'b')
+			usage_error("points --by takes region, not '%s'", optarg);
 		else if (opt == 'S')
 			o.strict = true;
 		else
 			common_option(opt, points_usage);
 	}
+	if (o.by_region && o.depth)
+		usage_error("--by region and --depth do not go together");
 	p = points__new(&o);
 	if (!p) {
 		error("cannot start: %s", strerror(errno));

@@ -7,6 +7,8 @@
 (function () {
 	var NS = "http://www.w3.org/2000/svg", XNS = "http://www.w3.org/1999/xhtml";
 	var cfg, bands, rows, N, iv, ivStack, onAt, offAt, stacks, wakeT, wakeBy, wakeAt, wakeG;
+	// code regions: per row, in the order they began (start, end, depth, name index into cfg's rnames)
+	var regS, regE, regD, regN, regAt, rnames, regionSel = null;
 	var W, X0, BW, rowh, fs, yOf, bandOf, rowsEnd;
 	// the rows as a tree (by depth: each row's subtree follows it), and which are shown
 	var kidsOf, subEnd, subCpu, subFrom, subTo, folded, vis = [], order = "cpu", bandHeads = [], glyphs = [];
@@ -115,6 +117,40 @@
 			for (k = 0; k < (rows[r].nwake || 0); k++) { wt += varint(); wakeT[p] = wt; wakeBy[p] = varint(); p++; }
 		}
 		wakeAt[N] = p;
+		rnames = (d.rnames || []).map(unescapeFrame);
+		var nr = 0;
+		for (r = 0; r < N; r++) nr += rows[r].nreg || 0;
+		regS = new Float64Array(nr); regE = new Float64Array(nr); regD = new Int32Array(nr); regN = new Int32Array(nr);
+		regAt = new Int32Array(N + 1);
+		p = 0;
+		for (r = 0; r < N; r++) {
+			regAt[r] = p;
+			var rs = 0;
+			for (k = 0; k < (rows[r].nreg || 0); k++) {
+				rs += varint(); regS[p] = rs; regE[p] = rs + varint(); regD[p] = varint(); regN[p] = varint(); p++;
+			}
+		}
+		regAt[N] = p;
+	}
+
+	// The regions of row r around time t, outermost first (indexes).
+	function regionsAt(r, t) {
+		var out = [];
+		for (var k = regAt[r]; k < regAt[r + 1]; k++) if (regS[k] <= t && t < regE[k]) out.push(k);
+		return out.sort(function (a, b) { return regD[a] - regD[b]; });
+	}
+	function regionColor(k) {
+		var h = hashName(rnames[regN[k]] || "");
+		return "rgb(" + (40 + h % 60) + "," + (150 + (h >>> 8) % 80) + "," + (60 + (h >>> 16) % 60) + ")";
+	}
+	// Bands on top of row r: a region a line, nested ones below their outer one.
+	function drawRegions(ctx, r, yr, sc1) {
+		for (var k = regAt[r]; k < regAt[r + 1]; k++) {
+			if (regE[k] < v0 || regS[k] > v1 || regD[k] > 3) continue;
+			var x0 = Math.max(0, (regS[k] - v0) * sc1), x1 = Math.min(BW, (regE[k] - v0) * sc1);
+			ctx.fillStyle = regionColor(k);
+			ctx.fillRect(x0, yr + 1 + regD[k] * 3, Math.max(x1 - x0, 1), 2);
+		}
 	}
 
 	// The wake-up of row r inside [s, e] (an off-CPU interval ends with it), or -1.
@@ -445,8 +481,10 @@
 			document.removeEventListener("mouseup", up);
 			if (!drag.moved) {
 				var r = rowAt(drag.p.y), gx = r >= 0 && glyphs[r] ? +glyphs[r].getAttribute("x") : -1;
+				var rk = r >= 0 ? bandAt(r, drag.p) : -1;
 				if (gx >= 0 && drag.p.x >= gx - 3 && drag.p.x < gx + fs) toggle(r);
-				else if (r >= 0 && (drag.p.x >= X0 || drag.p.x < cfg.labelw)) select(r);
+				else if (rk >= 0) { regionSel = { row: r, k: rk }; select(r, true); }
+				else if (r >= 0 && (drag.p.x >= X0 || drag.p.x < cfg.labelw)) { regionSel = null; select(r); }
 			}
 			drag = null;
 		}
@@ -568,6 +606,7 @@
 		ctx.putImageData(rowImg, 0, Math.round((yOf[r] - c.top) * dpr));
 		// exec and exit marks over it
 		var yr = yOf[r] - c.top, sc1 = BW / (v1 - v0);
+		drawRegions(ctx, r, yr, sc1);
 		ctx.fillStyle = "black";
 		for (var k = 0; k < t.execs.length; k++) {
 			var ex = (t.execs[k] - v0) * sc1;
@@ -655,10 +694,16 @@
 				var fr = framesOf(r, ivStack[k]);
 				out.push("here: " + (off ? "off-CPU " + fmtT(iv[2 * k + 1] - iv[2 * k]) + " from " + fmtT(iv[2 * k]) :
 					"on-CPU " + fmtT(iv[2 * k]) + " \u2192 " + fmtT(iv[2 * k + 1])) + (fr.length ? " in " + fr[fr.length - 1] : ""));
+				var rg = regionsAt(r, t);
+				if (rg.length) out.push("in region " + rg.map(function (q) { return rnames[regN[q]] + " (" + fmtT(regE[q] - regS[q]) + ")"; }).join(" \u203a ") + " \u00b7 click its band: its flame graph");
 				var wk = off ? wakeIn(r, iv[2 * k], iv[2 * k + 1]) : -1;
 				if (wk >= 0) out.push(wakeWords(wk, iv[2 * k + 1]));
 				hoverWake = [r, wk];
-			} else out.push("here: " + fmtT(t));
+			} else {
+				out.push("here: " + fmtT(t));
+				var rg0 = regionsAt(r, t);
+				if (rg0.length) out.push("in region " + rg0.map(function (q) { return rnames[regN[q]] + " (" + fmtT(regE[q] - regS[q]) + ")"; }).join(" \u203a "));
+			}
 		}
 		if (th.p >= 0) out.push("spawned by " + rowName(rows[th.p]) + " at " + fmtT(th.spawned));
 		if (th.spawn && th.spawn.length) {
@@ -790,6 +835,16 @@
 		}
 		return false;
 	}
+	// The region whose band is under point p on row r (the top few pixels), or -1.
+	function bandAt(r, p) {
+		if (p.x < X0 || regAt[r] === regAt[r + 1]) return -1;
+		var t = v0 + (p.x - X0) / BW * (v1 - v0), dy = p.y - yOf[r] - 1, slack = 2 * (v1 - v0) / BW;
+		if (dy < -1 || dy > 4 * 3 + 1) return -1;
+		var best = -1;
+		for (var k = regAt[r]; k < regAt[r + 1]; k++)
+			if (regS[k] - slack <= t && t < regE[k] + slack && Math.abs(dy - regD[k] * 3 - 1) <= 2 && (best < 0 || regD[k] > regD[best])) best = k;
+		return best;
+	}
 	function select(r) {
 		if (selected >= 0) labels[selected].setAttribute("class", labels[selected].getAttribute("class").replace(" selected", ""));
 		selected = r;
@@ -815,8 +870,20 @@
 	function flame() {
 		while (flameG.firstChild) flameG.removeChild(flameG.firstChild);
 		flameFrames = null;
-		var t = rows[selected], list = stacks[selected];
-		var root = { name: rowName(t), on: 0, off: 0, kids: new Map() }, depth = 0;
+		var t = rows[selected], list = stacks[selected], within = regionSel && regionSel.row === selected ? regionSel.k : -1;
+		// a region's: each stack weighed by its intervals' time inside the region
+		if (within >= 0) {
+			var w = new Map(), s0 = regS[within], e0 = regE[within];
+			for (var q = onAt[selected]; q < onAt[selected + 1]; q++) {
+				var o = Math.min(e0, iv[2 * q + 1]) - Math.max(s0, iv[2 * q]);
+				if (o <= 0) continue;
+				var cur = w.get(ivStack[q]) || [0, 0];
+				cur[q >= offAt[selected] ? 1 : 0] += o;
+				w.set(ivStack[q], cur);
+			}
+			list = list.map(function (e, i) { var x = w.get(i) || [0, 0]; return [e[0], x[0], x[1], e[3]]; });
+		}
+		var root = { name: rowName(t) + (within >= 0 ? " in region " + rnames[regN[within]] : ""), on: 0, off: 0, kids: new Map() }, depth = 0;
 		for (var i = 0; i < list.length; i++) {
 			var node = root, parts = framesOf(selected, i);
 			root.on += list[i][1]; root.off += list[i][2];
@@ -847,7 +914,8 @@
 		var top = chart.y + Math.max(depth, 1) * fh + fs * 3;
 		flameTop = top;
 		el("text", { x: 10, y: top, "class": "head" }, flameG,
-		   "Flame graph of " + rowName(t) + " (pid " + t.pid + ", tid " + t.tid + "): " + fmtT(root.on) + " on-CPU, " +
+		   "Flame graph of " + rowName(t) + " (pid " + t.pid + ", tid " + t.tid + ")" +
+		   (within >= 0 ? " in region " + rnames[regN[within]] + " (" + fmtT(regS[within]) + " \u2192 " + fmtT(regE[within]) + ")" : "") + ": " + fmtT(root.on) + " on-CPU, " +
 		   fmtT(root.off) + " off-CPU" + (list.length ? "; click a frame to zoom, the bottom one to reset" : "; no samples"));
 		var base = top + fs * 0.8 + (depth + 1) * fh;
 		flameBase = base;
@@ -981,6 +1049,25 @@
 			return ns;
 		},
 		rowY: function (r) { return yOf[r]; },
+		// a row's code regions: name, depth, start, end
+		regions: function (r) {
+			var out = [];
+			for (var k = regAt[r]; k < regAt[r + 1]; k++) out.push({ name: rnames[regN[k]], depth: regD[k], start: regS[k], end: regE[k] });
+			return out;
+		},
+		// the colour drawn at a row's pixel, dy below its top
+		pixelAt: function (row, x, dy) {
+			var y = yOf[row] + dy;
+			for (var i = 0; i < canvases.length; i++) {
+				var c = canvases[i];
+				if (y >= c.top && y < c.top + c.h && c.ctx) {
+					var dpr = window.devicePixelRatio || 1;
+					var d = c.ctx.getImageData(Math.round(x * dpr), Math.round((y - c.top) * dpr), 1, 1).data;
+					return [d[0], d[1], d[2], d[3]];
+				}
+			}
+			return null;
+		},
 		selected: function () { return selected; },
 		// the rows shown, top to bottom: their depth, process or thread, CPU time with what is below
 		shownRows: function () {

@@ -124,3 +124,44 @@ region_shares() {
 		fail "$(cat shares)"
 	grep -q '<h3>Code regions</h3>' report/index.html
 }
+
+@test "browser: the timeline draws each region as a band on its thread's row; a click gives that region's flame graph" {
+	lp-record -q -o r.lp -- "$W/regions"
+	run --separate-stderr lp-svg --timeline r.lp
+	assert_success
+	printf '%s\n' "$output" > r.svg
+	browser timeline regions r.svg
+}
+
+@test "lp-roofline points --by region: a Q record per region, counting the regions inside it" {
+	{
+		printf '#lp-stream 1\n'
+		printf '#lp.event\tfl\tretired_sse_avx_flops:any\t1000003\tflops\tevents\n'
+		printf '#lp.event\tld\tls_dispatch:ld_dispatch\t1000003\tloads\tevents\n'
+		printf '#lp.event\tst\tls_dispatch:store_dispatch\t1000003\tstores\tevents\n'
+		printf 'C\t1\t1\t1\tbegin\tsolver\n'
+		printf 'S\t2\t1\t1\tw\tcpu\t1500000000\tmain;dot\t-\n'
+		printf 'S\t3\t1\t1\tw\tfl\t4000000000\tmain;dot\t-\n'
+		printf 'S\t4\t1\t1\tw\tld\t1500000000\tmain;dot\t-\n'
+		printf 'S\t5\t1\t1\tw\tst\t500000000\tmain;dot\t-\n'
+		printf 'C\t6\t1\t1\tbegin\tinner\n'
+		printf 'S\t7\t1\t1\tw\tcpu\t2500000000\tmain;mm\t-\n'
+		printf 'S\t8\t1\t1\tw\tfl\t80000000000\tmain;mm\t-\n'
+		printf 'S\t9\t1\t1\tw\tld\t400000000\tmain;mm\t-\n'
+		printf 'C\t10\t1\t1\tend\tinner\n'
+		printf 'C\t11\t1\t1\tend\tsolver\n'
+		printf 'S\t12\t1\t1\tw\tcpu\t100000000\tmain\t-\n'
+		printf '#lp.end\t13\n'
+	} > zen.lp
+	run --separate-stderr lp-roofline points --by region zen.lp
+	assert_success
+	c=counters=retired_sse_avx_flops:any,ls_dispatch:ld_dispatch,ls_dispatch:store_dispatch
+	assert_output - <<-EOF
+		#lp-stream 1
+		Q	solver	84000000000	19200000000	4.000000000	bytes=width-8	loads=1900000000	stores=500000000	$c
+		Q	inner	80000000000	3200000000	2.500000000	bytes=width-8	loads=400000000	stores=0	$c
+		#lp.end	2
+	EOF
+	run -2 --separate-stderr lp-roofline points --by function zen.lp
+	[ "${stderr_lines[0]}" = "lp-roofline: points --by takes region, not 'function'" ]
+}

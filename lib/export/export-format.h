@@ -85,6 +85,7 @@ struct export_ops {
 	int (*sample)(void *st, struct export_ctx *x, const struct export_sample *s);
 	int (*proc)(void *st, struct export_ctx *x, const struct export_proc *p);		/* may be NULL */
 	int (*thread)(void *st, struct export_ctx *x, const struct export_thread *t);	/* may be NULL */
+	int (*region)(void *st, struct export_ctx *x, const struct lp_region *c);	/* may be NULL */
 	/* The end of one input (may be NULL): state keyed by its pids ends with it. */
 	int (*input_end)(void *st, struct export_ctx *x);
 	int (*finish)(void *st, struct export_ctx *x);

@@ -412,10 +412,19 @@ static int thread_record(void *ctx, struct lp_reader *r, const struct lp_thread 
 	return e->ops->thread(e->state, &e->x, &xt);
 }
 
+static int region_record(void *ctx, struct lp_reader *r, const struct lp_region *c)
+{
+	struct exporter *e = ctx;
+
+	(void)r;
+	return e->ops->region ? e->ops->region(e->state, &e->x, c) : 0;
+}
+
 static const struct lp_reader_ops export_reader_ops = {
 	.sample = sample_record,
 	.proc = proc_record,
 	.thread = thread_record,
+	.region = region_record,
 	.meta = meta_line,
 	.event = event_def,
 };

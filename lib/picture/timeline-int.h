@@ -43,6 +43,20 @@ struct wakes {
 	size_t n, cap;
 };
 
+/* A code region a thread was in (C records): from its begin to its end, depth 0 outermost. */
+struct region_span {
+	uint64_t start, end;
+	uint32_t name;		/* in the timeline's region names */
+	uint32_t depth;
+};
+
+struct region_spans {
+	struct region_span *v;
+	size_t n, cap;
+	size_t *open;		/* indexes of those not ended yet, outermost first */
+	size_t nopen, open_cap;
+};
+
 struct spawn_frame {
 	size_t name, dso;	/* offsets into the thread's spawn text */
 	size_t name_len, dso_len;
@@ -72,6 +86,7 @@ struct thread {
 	uint64_t sampled_cpu, sampled_off;
 	struct spans on, off;
 	struct wakes wakes;
+	struct region_spans regions;
 	/* layout */
 	size_t row;
 	uint32_t depth;
@@ -104,6 +119,7 @@ struct timeline {
 	struct stackmap *stacks;	/* key: thread index (8 bytes), then the escaped STACK */
 	struct strbuf key;
 	size_t cpu_event, off_event;
+	struct stackmap *region_names;	/* each region's name once (escaped), its id the index written */
 };
 
 struct layout {
@@ -116,6 +132,7 @@ struct layout {
 };
 
 void timeline_spans_order(struct spans *s);
+void timeline_close_regions(struct thread *t);
 int timeline_lay_out(struct layout *l);
 int timeline_finish(void *st, struct export_ctx *x);
 void timeline_free(void *st);

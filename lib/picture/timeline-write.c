@@ -123,9 +123,9 @@ static int thread_json(struct export_ctx *x, struct timeline *tl, const struct c
 		ret = t->has_end ? strbuf__addf(j, "%" PRIu64, rel(c, t->band, t->end)) : strbuf__add(j, "null", 4);
 	if (ret == 0)
 		ret = strbuf__addf(j, ",\"withproc\":%s,\"last\":%" PRIu64 ",\"scpu\":%" PRIu64 ",\"soff\":%" PRIu64 ",\"non\":%zu,"
-				   "\"noff\":%zu,\"nwake\":%zu,\"cpu\":",
+				   "\"noff\":%zu,\"nwake\":%zu,\"nreg\":%zu,\"cpu\":",
 				   t->ended_with_process ? "true" : "false", rel(c, t->band, t->seen ? t->last : start), t->sampled_cpu, t->sampled_off, t->on.n,
-				   t->off.n, t->wakes.n);
+				   t->off.n, t->wakes.n, t->regions.n);
 	if (ret == 0)
 		ret = t->has_cpu ? strbuf__addf(j, "%" PRIu64, t->cpu) : strbuf__add(j, "null", 4);
 	if (ret == 0)
@@ -375,6 +375,34 @@ static int wakes(struct timeline *tl, const struct clock *c, const struct layout
 	return ret;
 }
 
+/* Each row's code regions, in the order they began: (gap from the previous begin, length, depth, name). */
+static int regions(struct timeline *tl, const struct clock *c, const struct layout *l, struct embed *z,
+		   struct strbuf *b)
+{
+	int ret = 0;
+
+	for (size_t r = 0; ret == 0 && r < l->nrows; r++) {
+		const struct thread *t = &tl->threads[l->order[r]];
+		uint64_t prev = 0;
+
+		for (size_t k = 0; ret == 0 && k < t->regions.n; k++) {
+			const struct region_span *g = &t->regions.v[k];
+			uint64_t a = rel(c, t->band, g->start), e = rel(c, t->band, g->end);
+
+			ret = embed_varint(b, a >= prev ? a - prev : 0) ?: embed_varint(b, e > a ? e - a : 0) ?:
+				embed_varint(b, g->depth) ?: embed_varint(b, g->name);
+			if (a > prev)
+				prev = a;
+		}
+		if (ret == 0)
+			ret = embed__drain(z, b, 1 << 16);
+	}
+	if (ret == 0)
+		ret = embed__drain(z, b, 0);
+	strbuf__reset(b);
+	return ret;
+}
+
 static int emit(FILE *out, const char *s, size_t len)
 {
 	return len && fwrite_unlocked(s, 1, len, out) != len ? -EIO : 0;
@@ -415,6 +443,7 @@ int timeline_finish(void *st, struct export_ctx *x)
 		timeline_spans_order(&t->off);
 		if (t->wakes.n > 1)
 			qsort(t->wakes.v, t->wakes.n, sizeof(*t->wakes.v), wake_cmp);
+		timeline_close_regions(t);
 	}
 	if (tl->nthreads == 0) {
 		ret = lp_error__set(x->err, -ENODATA, "no threads in the input: nothing to draw");
@@ -435,7 +464,14 @@ int timeline_finish(void *st, struct export_ctx *x)
 			   "\"aligned\":%s,\"span\":%" PRIu64 ",\"title\":",
 			   o->width, o->rowheight, fs, labelw, top, c.aligned ? "true" : "false", c.span);
 	if (ret == 0)
-		ret = add_str(&j, o->title) ?: strbuf__add(&j, "},\"bands\":[", 11);
+		ret = add_str(&j, o->title) ?: strbuf__add(&j, "},\"rnames\":[", 12);
+	for (uint32_t k = 0; ret == 0 && k < stackmap__size(tl->region_names); k++) {
+		const struct stack_entry *e = stackmap__entry(tl->region_names, k);
+
+		ret = (k ? strbuf__addc(&j, ',') : 0) ?: json_string(&j, e->key, e->len);
+	}
+	if (ret == 0)
+		ret = strbuf__add(&j, "],\"bands\":[", 11);
 	for (size_t b = 0; ret == 0 && b < tl->nbands; b++)
 		ret = band_json(&tl->bands[l.band_order[b]], b, &j);
 	if (ret == 0)
@@ -483,7 +519,7 @@ int timeline_finish(void *st, struct export_ctx *x)
 	}
 	strbuf__reset(&j);
 	ret = ret ?: index_stacks(tl, &si) ?: intervals(tl, &c, &l, &si, &z, &j) ?: stacks(&l, &si, &z, &j) ?:
-	      wakes(tl, &c, &l, &z, &j);
+	      wakes(tl, &c, &l, &z, &j) ?: regions(tl, &c, &l, &z, &j);
 	zstarted = false;
 	if (ret < 0) {
 		embed__abort(&z);
@@ -533,6 +569,8 @@ void timeline_free(void *st)
 		free(t->on.v);
 		free(t->off.v);
 		free(t->wakes.v);
+		free(t->regions.v);
+		free(t->regions.open);
 	}
 	free(tl->threads);
 	for (size_t b = 0; b < tl->nbands; b++) {
@@ -543,6 +581,7 @@ void timeline_free(void *st)
 	free(tl->bands);
 	htab__release(&tl->live);
 	stackmap__free(tl->stacks);
+	stackmap__free(tl->region_names);
 	strbuf__release(&tl->key);
 	free(tl);
 }

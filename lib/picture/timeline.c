@@ -85,6 +85,34 @@ static int keep_wake(struct thread *t, const struct lp_sample *s, uint64_t from,
 	return 0;
 }
 
+static int regions__push(struct region_spans *g, struct region_span r)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 8;
+		struct region_span *v = realloc(g->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		g->v = v;
+		g->cap = cap;
+	}
+	g->v[g->n++] = r;
+	return 0;
+}
+
+/* Regions still open as the input ends: to their thread's end. */
+void timeline_close_regions(struct thread *t)
+{
+	uint64_t end = t->has_end ? t->end : t->last;
+
+	for (size_t j = 0; j < t->regions.nopen; j++) {
+		struct region_span *g = &t->regions.v[t->regions.open[j]];
+
+		g->end = end > g->start ? end : g->start;
+	}
+	t->regions.nopen = 0;
+}
+
 static int span_cmp(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
@@ -182,7 +210,10 @@ static void *tl_begin(struct export_ctx *x)
 	tl->o = x->o->format_opts;
 	tl->live = HTAB_INIT(struct live);
 	tl->stacks = stackmap__new();
-	if (!tl->stacks) {
+	tl->region_names = stackmap__new();
+	if (!tl->stacks || !tl->region_names) {
+		stackmap__free(tl->stacks);
+		stackmap__free(tl->region_names);
 		free(tl);
 		errno = ENOMEM;
 		return NULL;
@@ -428,7 +459,49 @@ static int tl_input_end(void *st, struct export_ctx *x)
 	return 0;
 }
 
+/* A C record: a region begins on its thread, or ends with those opened inside it (an end of none is left out). */
+static int tl_region(void *st, struct export_ctx *x, const struct lp_region *c)
+{
+	struct timeline *tl = st;
+	struct region_spans *g;
+	struct stack_entry *e;
+	ptrdiff_t i;
+	size_t k;
+
+	if (band_of_input(tl, x) < 0 || (i = thread_of(tl, c->pid, c->tid, false)) < 0)
+		return lp_error__set(x->err, -ENOMEM, "out of memory");
+	g = &tl->threads[i].regions;
+	if (c->begin) {
+		if (g->nopen == g->open_cap) {
+			size_t cap = g->open_cap ? g->open_cap * 2 : 4, *v = realloc(g->open, cap * sizeof(*v));
+
+			if (!v)
+				return lp_error__set(x->err, -ENOMEM, "out of memory");
+			g->open = v;
+			g->open_cap = cap;
+		}
+		if (!(e = stackmap__add(tl->region_names, c->name.s, c->name.len, 0, 1)) ||
+		    regions__push(g, (struct region_span){ c->time, 0, e->id, (uint32_t)g->nopen }) < 0)
+			return lp_error__set(x->err, -ENOMEM, "out of memory");
+		g->open[g->nopen++] = g->n - 1;
+		return 0;
+	}
+	for (k = g->nopen; k > 0; k--) {
+		const struct stack_entry *n = stackmap__entry(tl->region_names, g->v[g->open[k - 1]].name);
+
+		if (n && lp_span__eq(c->name, n->key, n->len))
+			break;
+	}
+	if (k == 0)
+		return 0;
+	for (size_t j = k - 1; j < g->nopen; j++)
+		g->v[g->open[j]].end = c->time;
+	g->nopen = k - 1;
+	return 0;
+}
+
 const struct export_ops timeline_ops = {
+	.region = tl_region,
 	.begin = tl_begin,
 	.sample = tl_sample,
 	.proc = tl_proc,

@@ -184,7 +184,18 @@ static void life_attr(const struct perf_opts *o, struct perf_event_attr *a)
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
-	wakeup_attr(o, a, LIFE_PAGES);
+	/*
+	 * Each record wakes the recorder: a file mapped (a library loaded with
+	 * dlopen) has its code regions' probes attached a poll's round trip
+	 * later, not when a quarter of the ring has filled. These records are
+	 * few beside the samples.
+	 */
+	if (o->wakeup_events) {
+		a->wakeup_events = o->wakeup_events;
+	} else {
+		a->watermark = 1;
+		a->wakeup_watermark = 1;
+	}
 }
 
 bool perf_custom__no_period(const struct perf_custom *c)

@@ -8,6 +8,7 @@
 
 #include "flopevents.h"
 #include "lines.h"
+#include "lpregions.h"
 #include "lpstream.h"
 #include "stackmap.h"
 #include "strbuf.h"
@@ -36,6 +37,7 @@ struct points {
 	struct strbuf counters;		/* the keys of the events used, comma-separated */
 	struct strbuf name;
 	bool any_events;
+	struct lp_regions *open;	/* --by region: each thread's open code regions */
 };
 
 struct points *points__new(const struct points_opts *o)
@@ -72,6 +74,7 @@ void points__free(struct points *p)
 	strbuf__release(&p->roofs);
 	strbuf__release(&p->counters);
 	strbuf__release(&p->name);
+	lp_regions__free(p->open);
 	free(p);
 }
 
@@ -115,28 +118,11 @@ static const struct flop_event *role_of(const struct points *p, struct lp_span e
 	return NULL;
 }
 
-/* The region of a sample: its leaf, or its first depth frames. */
-static int region_of(struct points *p, struct lp_span stack, struct region **out)
+/* The region named p->name, made when new. */
+static int region_named(struct points *p, struct region **out)
 {
-	struct lp_list_iter it;
-	struct lp_span frame, last = { "", 0 };
-	struct stack_entry *e;
-	unsigned n = 0;
+	struct stack_entry *e = stackmap__add(p->names, p->name.s, p->name.len, 0, 0);
 
-	strbuf__reset(&p->name);
-	lp_list_iter__init(&it, stack);
-	while (lp_list_iter__next(&it, &frame, NULL)) {
-		last = frame;
-		if (p->o.depth && n < p->o.depth) {
-			if ((n++ && strbuf__addc(&p->name, ';') < 0) || strbuf__add(&p->name, frame.s, frame.len) < 0)
-				return -ENOMEM;
-		}
-	}
-	if (!p->o.depth && strbuf__add(&p->name, last.s, last.len) < 0)
-		return -ENOMEM;
-	if (!p->name.len && strbuf__add(&p->name, "[unknown]", 9) < 0)
-		return -ENOMEM;
-	e = stackmap__add(p->names, p->name.s, p->name.len, 0, 0);
 	if (!e)
 		return -errno;
 	if (e->id >= p->cap) {
@@ -153,21 +139,72 @@ static int region_of(struct points *p, struct lp_span stack, struct region **out
 	return 0;
 }
 
+/* The region of a sample: its leaf, or its first depth frames. */
+static int region_of(struct points *p, struct lp_span stack, struct region **out)
+{
+	struct lp_list_iter it;
+	struct lp_span frame, last = { "", 0 };
+	unsigned n = 0;
+
+	strbuf__reset(&p->name);
+	lp_list_iter__init(&it, stack);
+	while (lp_list_iter__next(&it, &frame, NULL)) {
+		last = frame;
+		if (p->o.depth && n < p->o.depth) {
+			if ((n++ && strbuf__addc(&p->name, ';') < 0) || strbuf__add(&p->name, frame.s, frame.len) < 0)
+				return -ENOMEM;
+		}
+	}
+	if (!p->o.depth && strbuf__add(&p->name, last.s, last.len) < 0)
+		return -ENOMEM;
+	if (!p->name.len && strbuf__add(&p->name, "[unknown]", 9) < 0)
+		return -ENOMEM;
+	return region_named(p, out);
+}
+
+static void count_in(struct region *r, const struct lp_sample *s, const struct flop_event *role);
+
 static int take_sample(struct points *p, const struct lp_sample *s)
 {
 	const struct flop_event *role = NULL;
 	bool cpu = lp_span__eq(s->event, "cpu", 3);
 	struct region *r = NULL;
-	double w = (double)s->weight;
+	const struct lp_span *open;
+	size_t n;
 	int ret;
 
 	if (!cpu && !(role = role_of(p, s->event)))
 		return 0;
-	if ((ret = region_of(p, s->stack, &r)) < 0)
-		return ret;
-	if (cpu) {
-		r->ns += s->weight;
+	if (!p->o.by_region) {
+		if ((ret = region_of(p, s->stack, &r)) < 0)
+			return ret;
+		count_in(r, s, role);
 		return 0;
+	}
+	/* in each code region open on its thread, once (a region may be open inside itself) */
+	n = p->open ? lp_regions__open(p->open, s->tid, &open) : 0;
+	for (size_t i = 0; i < n; i++) {
+		bool again = false;
+
+		for (size_t k = 0; k < i && !again; k++)
+			again = open[k].len == open[i].len && memcmp(open[k].s, open[i].s, open[i].len) == 0;
+		if (again)
+			continue;
+		strbuf__reset(&p->name);
+		if (strbuf__add(&p->name, open[i].s, open[i].len) < 0 || (ret = region_named(p, &r)) < 0)
+			return -ENOMEM;
+		count_in(r, s, role);
+	}
+	return 0;
+}
+
+static void count_in(struct region *r, const struct lp_sample *s, const struct flop_event *role)
+{
+	double w = (double)s->weight;
+
+	if (!role) {
+		r->ns += s->weight;
+		return;
 	}
 	switch (role->role) {
 	case FLOP_FLOPS:
@@ -194,14 +231,26 @@ static int take_sample(struct points *p, const struct lp_sample *s)
 	case FLOP_NONE:
 		break;
 	}
-	return 0;
 }
+
 
 /* What the reader's callbacks need beside the points. */
 struct points_read {
 	struct points *p;
 	struct lp_error *err;
 };
+
+static int read_region(void *ctx, struct lp_reader *r, const struct lp_region *c)
+{
+	struct points *p = ((struct points_read *)ctx)->p;
+
+	(void)r;
+	if (!p->o.by_region)
+		return 0;
+	if (!p->open && !(p->open = lp_regions__new()))
+		return -ENOMEM;
+	return lp_regions__add(p->open, c) < 0 ? -ENOMEM : 0;
+}
 
 static int read_event(void *ctx, struct lp_reader *r, const struct lp_event_def *d)
 {
@@ -228,7 +277,8 @@ static int read_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s
 
 int points__read(struct points *p, int fd, const char *name, struct lp_error *err)
 {
-	static const struct lp_reader_ops ops = { .sample = read_sample, .roof = read_roof, .event = read_event };
+	static const struct lp_reader_ops ops = { .sample = read_sample, .roof = read_roof, .event = read_event,
+						  .region = read_region };
 	struct lp_reader_opts ro = { .name = name, .strict = p->o.strict, .warn = p->o.warn, .warn_ctx = p->o.ctx };
 	struct points_read x = { .p = p, .err = err };
 	struct lines *in = lines__new(fd);

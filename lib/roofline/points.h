@@ -16,6 +16,7 @@
 
 struct points_opts {
 	unsigned depth;		/* 0: each leaf function; N: the first N frames from the root */
+	bool by_region;		/* each code region instead (C records), inner ones in outer ones too */
 	bool strict;		/* a stream without its trailer is an error, not a warning */
 	lp_warn_fn warn;
 	void *ctx;

@@ -8,6 +8,7 @@
 //   node timeline.mjs bands FILE      two streams, the second 0.5 s later by #lp.realtime
 //   node timeline.mjs ranks FILE      a real mpirun job of 2 ranks, rank 1 doing twice rank 0's work
 //   node timeline.mjs many FILE       make [1000] running 60 sh, each a cc1 of its own CPU time (1-60 x 0.1 ms)
+//   node timeline.mjs regions FILE    tests/workloads/regions recorded: code regions as bands on their threads' rows
 import { open, shot, check, near, scenario } from './lib.mjs';
 
 const [mode, file] = process.argv.slice(2);
@@ -215,6 +216,32 @@ await scenario(async () => {
 		check(vis[1].text === 'sh [2000]' && vis[2].text === 'sh [2001]', 'order: start: ' + vis.slice(1, 4).map((v) => v.text));
 		check(/order: start/.test(await page.$eval('#order', (t) => t.textContent)), 'the button says the order');
 		await shot(page, 'timeline-many-start');
+	} else if (mode === 'regions') {
+		const ls = await labels(page);
+		const main = ls.find((l) => /^regions \[\d+\]$/.test(l.text));
+		const worker = ls.find((l) => /^worker /.test(l.text));
+		check(main && worker, 'rows of the main thread and the worker: ' + ls.map((l) => l.text));
+		const regs = await page.evaluate((r) => window.lpTimeline.regions(r), main.row);
+		check(regs.map((g) => g.name).join(' ') === 'setup solver inner plugin io', "the main thread's regions, in order: " + JSON.stringify(regs));
+		const inner = regs.find((g) => g.name === 'inner'), solver = regs.find((g) => g.name === 'solver');
+		check(inner.depth === 1 && solver.depth === 0 && inner.start >= solver.start && inner.end <= solver.end, 'inner nested in solver');
+		// drawn where the region ran, in the row's top pixels; the tooltip names the regions there
+		const mid = (inner.start + inner.end) / 2;
+		const px = await page.evaluate(([r, t]) => { const tl = window.lpTimeline; return tl.pixelAt(r, tl.x(t) - tl.barsLeft(), 1 + 3 + 1); }, [main.row, mid]);
+		check(px && px[3] > 0 && px[1] > px[0] && px[1] > px[2], 'a green band of the inner region at its time: ' + px);
+		const tip = await tipAt(page, main.row, mid);
+		check(/in region solver \([\d.]+ ms\) \u203a inner \([\d.]+ ms\)/.test(tip), 'the tooltip names the regions: ' + tip);
+		await page.mouse.move(5, 5);
+		await shot(page, 'timeline-regions');
+		// a click on the band: the flame graph of that region alone
+		const [x, y] = await page.evaluate(([r, t]) => [window.lpTimeline.x(t), window.lpTimeline.rowY(r) + 1 + 3 + 1], [main.row, mid]);
+		await page.mouse.click(x, y);
+		const head = await page.$$eval('#flame text.head', (ts) => ts.map((t) => t.textContent).join(' | '));
+		check(/in region inner/.test(head), 'the flame graph of the region: ' + head);
+		// the thread's time in it: its 100 ms (the thread's whole flame graph has its 700)
+		const ns = await page.evaluate(() => window.lpTimeline.flameTime('main'));
+		check(ns > 85e6 && ns < 115e6, `the region's 100 ms under main: ${ns / 1e6} ms`);
+		await shot(page, 'timeline-regions-flame');
 	} else if (mode === 'bands') {
 		const bands = await page.$$eval('text.band', (ts) => ts.map((t) => t.textContent));
 		check(bands.length === 2 && /rank=0/.test(bands[0]) && /rank=1/.test(bands[1]), 'a band per stream: ' + bands);
