@@ -93,7 +93,7 @@ region_shares() {
 	[ "$stderr" = "lp-collapse: h.lp:2: warning: the end of region 'never', which thread 5 is not in: left out" ]
 }
 
-@test "regions of a running process (-p) and of a live recording (--live)" {
+@test "regions of a running process (-p), of the whole system (-a) and of a live recording (--live)" {
 	"$W/regions" late > out.txt &
 	pid=$!
 	for _ in $(seq 100); do grep -q ready out.txt && break; sleep 0.02; done
@@ -102,6 +102,8 @@ region_shares() {
 	[ "$(lp_awk '$1 == "C" && f("what") == "begin"' p.lp | wc -l)" -eq 6 ] || fail "$(grep '^C' p.lp)"
 	lp-record -q --live -o l.lp -- "$W/regions"
 	[ "$(lp_awk '$1 == "C" && f("what") == "begin"' l.lp | wc -l)" -eq 6 ] || fail "$(grep '^C' l.lp)"
+	lp-record -q -a -o a.lp -- "$W/regions" 2> /dev/null
+	[ "$(lp_awk '$1 == "C" && f("what") == "begin"' a.lp | wc -l)" -eq 6 ] || fail "$(grep '^C' a.lp)"
 }
 
 @test "malformed C records: the same error from every reader's parser" {

@@ -131,6 +131,8 @@ static int start_command(struct recorder *r, struct lp_error *err)
 	close(go[0]);
 	close(errpipe[1]);
 	if (r->o.perf.system_wide) {
+		/* (the whole system's events are open already) */
+		scan_command(r);
 		ret = 0;
 		goto let_go;
 	}
