@@ -27,8 +27,14 @@
 
 #include <sys/sdt.h>
 
+/* (-DLP_REGION_NONE compiles the marks out, to compare: bench/regions.sh) */
+#ifdef LP_REGION_NONE
+#define LP_REGION_BEGIN(name) ((void)0)
+#define LP_REGION_END(name) ((void)0)
+#else
 #define LP_REGION_BEGIN(name) STAP_PROBE(lp, name##__begin)
 #define LP_REGION_END(name) STAP_PROBE(lp, name##__end)
+#endif
 
 enum { LP_REGION_NAME_MAX = 64 };
 

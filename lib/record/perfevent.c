@@ -444,7 +444,7 @@ static int uprobe_type(struct perf_session *s)
 }
 
 int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t offset, int index,
-			     struct lp_error *err)
+			     bool with_regs, struct lp_error *err)
 {
 	struct perf_event_attr a;
 	int type = uprobe_type(s), opened = 0, ret;
@@ -468,8 +468,14 @@ int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t 
 	a.config2 = offset;
 	a.sample_period = 1;
 	a.sample_type = REGION_SAMPLE_TYPE;
-	a.sample_regs_user = REGION_REGS;
-	a.sample_stack_user = REGION_STACK;
+	if (with_regs) {
+		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = REGION_REGS;
+		a.sample_stack_user = REGION_STACK;
+	}
+	/* a region entered at every step of a loop fills rings fast: woken at a quarter, drained */
+	a.watermark = 1;
+	a.wakeup_watermark = REGION_PAGES * 4096 / 4;
 	a.sample_id_all = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
@@ -481,7 +487,7 @@ int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t 
 
 		if (s->o.cpu_mask && (cpu >= 1024 || !(s->o.cpu_mask[cpu / 64] >> (cpu % 64) & 1)))
 			continue;
-		fd = open_into(s, &a, -1, cpu, &s->region_rings[cpu], LIFE_PAGES, err, "a region probe");
+		fd = open_into(s, &a, -1, cpu, &s->region_rings[cpu], REGION_PAGES, err, "a region probe");
 		if (fd == -ENODEV)
 			continue;
 		if (fd < 0)
@@ -702,7 +708,7 @@ int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn
 		       bool *hangup)
 {
 	struct pollfd pfd[256];
-	int n = 0, total = 0, hung = 0;
+	int n = 0, total = 0, hung = 0, m;
 
 	for (int i = 0; i < s->nrings && n < 255; i++) {
 		if (!s->rings[i].base)
@@ -712,12 +718,23 @@ int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn
 		pfd[n].revents = 0;
 		n++;
 	}
+	/* then the other descriptors waited on, which say nothing of the tasks' end */
+	m = n;
 	if (s->extra_fd >= 0) {
-		pfd[n].fd = s->extra_fd;
-		pfd[n].events = POLLIN;
-		pfd[n].revents = 0;
+		pfd[m].fd = s->extra_fd;
+		pfd[m].events = POLLIN;
+		pfd[m].revents = 0;
+		m++;
 	}
-	if (timeout_ms != 0 && poll(pfd, (nfds_t)n + (s->extra_fd >= 0), timeout_ms) < 0 && errno != EINTR)
+	for (int i = 0; s->region_rings && i < s->ncpus && m < 256; i++) {
+		if (!s->region_rings[i].base)
+			continue;
+		pfd[m].fd = s->region_rings[i].fd;
+		pfd[m].events = POLLIN;
+		pfd[m].revents = 0;
+		m++;
+	}
+	if (timeout_ms != 0 && poll(pfd, (nfds_t)m, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; i < n; i++)
 		if (pfd[i].revents & (POLLHUP | POLLERR))
@@ -733,7 +750,7 @@ int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn
 			return ret;
 		total += ret;
 	}
-	/* (not polled: each probe's sample wakes nobody a recording waits for, and its rings never hang up) */
+	/* (their rings never hang up: a system-wide event outlives the tasks) */
 	for (int i = 0; s->region_rings && i < s->ncpus; i++) {
 		int ret;
 

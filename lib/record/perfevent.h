@@ -142,17 +142,18 @@ enum { PERF_SESSION_CLOCK = -1, PERF_SESSION_LIFE = -2, PERF_SESSION_REGIONS = -
 /*
  * A USDT probe of a code region (lp/region.h): a uprobe at offset of path on
  * every CPU, whoever runs it (the recorder keeps its own processes' samples),
- * its samples (REGION_SAMPLE_TYPE, with all of REGION_REGS and REGION_STACK
- * bytes of stack, where a probe's argument may be) into rings of their own,
- * which perf_session__read drains too but that never end a recording. index
+ * its samples (REGION_SAMPLE_TYPE; with_regs: with all of REGION_REGS and
+ * REGION_STACK bytes of stack, where a probe's argument may be) into rings of
+ * their own, which perf_session__read waits on and drains too but that never
+ * end a recording. index
  * is the caller's name for the probe: perf_session__region_of gives it back
  * for a sample's id. -errno with err set (-EACCES: not allowed here).
  */
 #define REGION_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
-enum { REGION_STACK = 256 };
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+enum { REGION_STACK = 256, REGION_PAGES = 512 };
 int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t offset, int index,
-			     struct lp_error *err);
+			     bool with_regs, struct lp_error *err);
 
 /* The region probe (its index) a sample's id belongs to, or -1. */
 int perf_session__region_of(const struct perf_session *s, uint64_t id);

@@ -122,7 +122,8 @@ static int add_probe(void *ctx, const struct sdt_probe *p)
 		rp->v = v;
 		rp->cap = cap;
 	}
-	if ((ret = perf_session__add_uprobe(sc->s, sc->path, p->offset, (int)rp->n, sc->err)) < 0) {
+	/* a mark's name is its probe's; the function form's is on the stack, at its argument */
+	if ((ret = perf_session__add_uprobe(sc->s, sc->path, p->offset, (int)rp->n, !q.name, sc->err)) < 0) {
 		free(q.name);
 		return ret;
 	}
@@ -213,8 +214,8 @@ int region_probes__read(const struct region_probes *rp, int index, const struct 
 	if (!rp || index < 0 || (size_t)index >= rp->n)
 		return -EINVAL;
 	probe = &rp->v[index];
-	/* id, ip, pid/tid, time, cpu, period, then the registers and the stack */
-	if (end - p < 6 * 8 + 8)
+	/* id, ip, pid/tid, time, cpu, period, then (the function form's) the registers and the stack */
+	if (end - p < 6 * 8)
 		return -EINVAL;
 	hit->ip = u64_at(p + 8);
 	hit->pid = (pid_t)(uint32_t)u64_at(p + 16);
@@ -222,6 +223,12 @@ int region_probes__read(const struct region_probes *rp, int index, const struct 
 	hit->time = u64_at(p + 24);
 	hit->begin = probe->begin;
 	p += 6 * 8;
+	if (probe->name) {
+		hit->name = probe->name;
+		return 0;
+	}
+	if (end - p < 8)
+		return -EINVAL;
 	abi = u64_at(p);
 	p += 8;
 	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
@@ -239,10 +246,6 @@ int region_probes__read(const struct region_probes *rp, int index, const struct 
 		/* the part the kernel wrote (the dynamic size after the copy) */
 		if (stack_size && (uint64_t)(end - p) >= stack_size + 8 && u64_at(p + stack_size) < stack_size)
 			stack_size = u64_at(p + stack_size);
-	}
-	if (probe->name) {
-		hit->name = probe->name;
-		return 0;
 	}
 	if (!regs || !stack || !reg_value(regs, LP_REGION_SP_REG, &sp))
 		return -ENOENT;
