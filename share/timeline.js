@@ -1007,19 +1007,8 @@
 	window.lpTimeline = {
 		ready: function () { return ready; },
 		view: function () { return [v0, v1]; },
-		// the colour drawn at a row's pixel column (x from the bars' left edge)
-		pixel: function (row, x) {
-			var y = yOf[row] + rowh / 2;
-			for (var i = 0; i < canvases.length; i++) {
-				var c = canvases[i];
-				if (y >= c.top && y < c.top + c.h && c.ctx) {
-					var dpr = window.devicePixelRatio || 1;
-					var d = c.ctx.getImageData(Math.round(x * dpr), Math.round((y - c.top) * dpr), 1, 1).data;
-					return [d[0], d[1], d[2], d[3]];
-				}
-			}
-			return null;
-		},
+		// the colour drawn at a row's pixel column (x from the bars' left edge), mid-row
+		pixel: function (row, x) { return window.lpTimeline.pixelAt(row, x, rowh / 2); },
 		x: function (t) { return X0 + (t - v0) / (v1 - v0) * BW; },
 		barsLeft: function () { return X0; },
 		// a row's off-CPU intervals, [start, end] each
@@ -1055,7 +1044,7 @@
 			for (var k = regAt[r]; k < regAt[r + 1]; k++) out.push({ name: rnames[regN[k]], depth: regD[k], start: regS[k], end: regE[k] });
 			return out;
 		},
-		// the colour drawn at a row's pixel, dy below its top
+		// the colour drawn at a row's pixel column, dy below the row's top
 		pixelAt: function (row, x, dy) {
 			var y = yOf[row] + dy;
 			for (var i = 0; i < canvases.length; i++) {
