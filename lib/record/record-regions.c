@@ -11,47 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "lpregions.h"
 #include "perfevent.h"
 #include "regions.h"
-
-static struct open_regions *open_of(struct writer *w, pid_t tid, bool add)
-{
-	uint64_t h = hash_mix((uint64_t)tid);
-	struct open_regions *e;
-
-	if (add && htab__reserve(&w->regions) < 0)
-		return NULL;
-	if (!w->regions.slots)
-		return NULL;
-	for (size_t i = h; (e = htab__at(&w->regions, i))->head.used; i++)
-		if (e->head.hash == h && e->tid == tid)
-			return e;
-	if (!add)
-		return NULL;
-	htab__insert(&w->regions, e, h);
-	e->tid = tid;
-	e->names = NULL;
-	e->n = e->cap = 0;
-	return e;
-}
-
-static int push(struct open_regions *o, const char *name)
-{
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 4;
-		char **v = realloc(o->names, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		o->names = v;
-		o->cap = cap;
-	}
-	if (!(o->names[o->n] = strdup(name)))
-		return -ENOMEM;
-	o->n++;
-	return 0;
-}
 
 static void note_first(char *first, size_t size, const char *name)
 {
@@ -59,20 +21,17 @@ static void note_first(char *first, size_t size, const char *name)
 		snprintf(first, size, "%s", name);
 }
 
-/* Ends the innermost n - keep regions of o at time, each written. */
-static int close_down_to(struct writer *w, struct open_regions *o, size_t keep, pid_t pid, uint64_t time)
+/* Ends thread tid's open regions from the innermost down to the one at keep (0: the outermost), each written. */
+static int write_ends(struct writer *w, pid_t pid, pid_t tid, size_t keep, uint64_t time)
 {
+	const struct lp_span *names;
+	size_t n = lp_regions__open(w->open_regions, tid, &names);
 	int ret;
 
-	while (o->n > keep) {
-		o->n--;
-		ret = lp_writer__region(&w->out, time, pid, o->tid, false, o->names[o->n]);
-		if (ret == 0)
-			ret = lp_writer__end(&w->out);
-		free(o->names[o->n]);
-		if (ret < 0)
+	while (n-- > keep)
+		if ((ret = lp_writer__region(&w->out, time, pid, tid, false, names[n].s)) < 0 ||
+		    (ret = lp_writer__end(&w->out)) < 0)
 			return ret;
-	}
 	return 0;
 }
 
@@ -80,8 +39,10 @@ int writer_write_region(struct writer *w, const struct perf_event_header *h, int
 {
 	char buf[LP_REGION_NAME_CAP];
 	struct region_hit hit;
-	struct open_regions *o;
-	size_t k;
+	struct lp_region c;
+	const struct lp_span *names;
+	size_t n;
+	long k;
 	int ret = region_probes__read(w->r->regions, index, h, buf, sizeof(buf), &hit);
 
 	if (ret == -ENOENT) {
@@ -93,53 +54,46 @@ int writer_write_region(struct writer *w, const struct perf_event_header *h, int
 	/* the probes fire in any process that runs them: the recorded ones have their mappings known */
 	if (!symbolizer__maps(w->sym, hit.pid, hit.ip))
 		return 0;
-	if (!(o = open_of(w, hit.tid, true)))
+	if (!w->open_regions && !(w->open_regions = lp_regions__new()))
 		return -ENOMEM;
+	c = (struct lp_region){ .time = hit.time, .pid = hit.pid, .tid = hit.tid, .begin = hit.begin,
+				.name = { hit.name, strlen(hit.name) } };
 	if (hit.begin) {
-		if ((ret = push(o, hit.name)) < 0 ||
+		if ((ret = lp_regions__add(w->open_regions, &c)) < 0 ||
 		    (ret = lp_writer__region(&w->out, hit.time, hit.pid, hit.tid, true, hit.name)) < 0)
 			return ret;
 		w->stats->regions++;
 		return lp_writer__end(&w->out);
 	}
-	for (k = o->n; k > 0 && strcmp(o->names[k - 1], hit.name) != 0; k--)
-		;
-	if (k == 0) {
+	if ((k = lp_regions__find(w->open_regions, hit.tid, c.name)) < 0) {
 		w->stats->region_orphans++;
 		note_first(w->stats->first_orphan, sizeof(w->stats->first_orphan), hit.name);
 		return 0;
 	}
 	/* inner regions left open: closed with it */
-	for (size_t i = k; i < o->n; i++) {
+	n = lp_regions__open(w->open_regions, hit.tid, &names);
+	for (size_t i = (size_t)k + 1; i < n; i++) {
 		w->stats->region_unclosed++;
-		note_first(w->stats->first_unclosed, sizeof(w->stats->first_unclosed), o->names[i]);
+		note_first(w->stats->first_unclosed, sizeof(w->stats->first_unclosed), names[i].s);
 	}
-	return close_down_to(w, o, k - 1, hit.pid, hit.time);
+	if ((ret = write_ends(w, hit.pid, hit.tid, (size_t)k, hit.time)) < 0)
+		return ret;
+	return lp_regions__add(w->open_regions, &c) < 0 ? -ENOMEM : 0;
 }
 
 int writer_close_regions(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
 {
-	struct open_regions *o = open_of(w, tid, false);
+	const struct lp_span *names;
+	size_t n = w->open_regions ? lp_regions__open(w->open_regions, tid, &names) : 0;
 	int ret;
 
-	if (!o || !o->n)
-		return 0;
-	for (size_t i = 0; i < o->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		w->stats->region_unclosed++;
-		note_first(w->stats->first_unclosed, sizeof(w->stats->first_unclosed), o->names[i]);
+		note_first(w->stats->first_unclosed, sizeof(w->stats->first_unclosed), names[i].s);
 	}
-	ret = close_down_to(w, o, 0, pid, time);
+	if (!n)
+		return 0;
+	ret = write_ends(w, pid, tid, 0, time);
+	lp_regions__end_thread(w->open_regions, tid);
 	return ret;
-}
-
-void writer_free_regions(struct writer *w)
-{
-	struct open_regions *o;
-
-	for (size_t i = 0; (o = htab__next(&w->regions, &i));) {
-		for (size_t k = 0; k < o->n; k++)
-			free(o->names[k]);
-		free(o->names);
-	}
-	htab__release(&w->regions);
 }

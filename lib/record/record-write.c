@@ -450,7 +450,7 @@ static void writer_free(struct writer *w)
 	htab__release(&w->ends);
 	htab__release(&w->thread_ends);
 	htab__release(&w->clocks);
-	writer_free_regions(w);
+	lp_regions__free(w->open_regions);
 	for (size_t k = 0; k < RECORD_MAX_EVENTS; k++)
 		tp_fields__free(w->tp[k]);
 	strbuf__release(&w->stack);
@@ -472,7 +472,6 @@ static struct writer *writer_new(struct recorder *r, FILE *out, struct record_st
 	w->ends = HTAB_INIT(struct proc_end);
 	w->thread_ends = HTAB_INIT(struct thread_end);
 	w->clocks = HTAB_INIT(struct exit_clock);
-	w->regions = HTAB_INIT(struct open_regions);
 	w->looked = HTAB_INIT(struct looked_ahead);
 	w->stack_tops = HTAB_INIT(struct stack_top);
 	lp_writer__init(&w->out, out);

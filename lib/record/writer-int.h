@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "htab.h"
+#include "lpregions.h"
 #include "lpstream.h"
 #include "perfrecord.h"
 #include "strbuf.h"
@@ -164,7 +165,7 @@ struct writer {
 	struct htab thread_ends;	/* of struct thread_end, by thread */
 	struct thread_stat gone;	/* the accounts of an exited thread's late records, kept nowhere */
 	struct htab clocks;	/* of struct exit_clock: task-clock totals by the index of the EXIT */
-	struct htab regions;	/* of struct open_regions: each thread's code regions open, by thread */
+	struct lp_regions *open_regions;	/* each thread's code regions open, written as C records */
 	uint64_t clocks_read;	/* the sum of them all */
 	struct tp_fields *tp[RECORD_MAX_EVENTS];	/* a custom tracepoint's field decoder, or NULL */
 	struct thread_stats *threads;	/* of the threads not ended yet, for their T records */
@@ -241,16 +242,9 @@ int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint
 int writer_write_living_threads(struct writer *w);
 int writer_match_fork_stacks(struct writer *w, size_t from, size_t to);
 /* Code regions (record-regions.c): a probe sample as a C record; a thread's open ones closed at its exit. */
-struct open_regions {
-	struct htab_entry head;
-	pid_t tid;
-	char **names;		/* innermost last */
-	size_t n, cap;
-};
 enum { LP_REGION_NAME_CAP = 256 };
 int writer_write_region(struct writer *w, const struct perf_event_header *h, int index);
 int writer_close_regions(struct writer *w, pid_t pid, pid_t tid, uint64_t time);
-void writer_free_regions(struct writer *w);
 int writer_write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st);
 int writer_write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live);
 int writer_write_trailer(struct lp_writer *out, const struct record_stats *st);

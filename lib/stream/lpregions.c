@@ -70,25 +70,30 @@ static struct open *open_of(const struct lp_regions *g, int64_t tid, bool add)
 	return o;
 }
 
+long lp_regions__find(const struct lp_regions *g, int64_t tid, struct lp_span name)
+{
+	const struct open *o = open_of(g, tid, false);
+
+	for (size_t k = o ? o->n : 0; k > 0; k--)
+		if (lp_span__eq(o->names[k - 1], name.s, name.len))
+			return (long)k - 1;
+	return -1;
+}
+
 int lp_regions__add(struct lp_regions *g, const struct lp_region *c)
 {
 	struct open *o = open_of(g, c->tid, c->begin);
-	size_t k;
+	long k;
 	char *copy;
 
 	if (!c->begin) {
-		for (k = o ? o->n : 0; k > 0; k--)
-			if (lp_span__eq(o->names[k - 1], c->name.s, c->name.len))
-				break;
-		if (k == 0)
-			return 1;
-		k--;
-		{
-			int inner = o->n > k + 1;
+		int inner;
 
-			drop_to(o, k);
-			return inner ? 2 : 0;
-		}
+		if ((k = lp_regions__find(g, c->tid, c->name)) < 0)
+			return 1;
+		inner = o->n > (size_t)k + 1;
+		drop_to(o, (size_t)k);
+		return inner ? 2 : 0;
 	}
 	if (!o)
 		return -ENOMEM;

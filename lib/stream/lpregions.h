@@ -25,6 +25,9 @@ void lp_regions__free(struct lp_regions *g);
  */
 int lp_regions__add(struct lp_regions *g, const struct lp_region *c);
 
+/* Where the innermost open region of tid named name is among its open ones (0: the outermost), or -1. */
+long lp_regions__find(const struct lp_regions *g, int64_t tid, struct lp_span name);
+
 /* Thread tid's open regions, outermost first (escaped names, owned by g until its next change): their count. */
 size_t lp_regions__open(const struct lp_regions *g, int64_t tid, const struct lp_span **names);
 
