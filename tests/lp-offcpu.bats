@@ -156,7 +156,8 @@ callers_of_libc() {
 }
 
 @test "--spill-after: a file that cannot be written is said, and the records stay in memory" {
-	TMPDIR=$BATS_TEST_TMPDIR/none run --separate-stderr lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
+	# TMPDIR for lp-record alone: bash puts a long "run" output it splits into lines in a file under TMPDIR
+	run --separate-stderr env TMPDIR=$BATS_TEST_TMPDIR/none lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
 	assert_success
 	[[ "$stderr" == *"lp-record: warning: cannot write a temporary file in '$BATS_TEST_TMPDIR/none' (No such file or directory): records were kept in memory"* ]]
 	[ $(grep -c $'^S\t.*main;nap;' <<< "$output") -ge 19 ]
@@ -165,7 +166,7 @@ callers_of_libc() {
 	mount -t tmpfs -o size=128k tmpfs small 2> /dev/null || skip "cannot mount a small tmpfs here"
 	# (half of it taken: the records, their stack copies kept as differences, outgrow the rest)
 	head -c 65536 /dev/zero > small/taken
-	TMPDIR=$PWD/small run --separate-stderr lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
+	run --separate-stderr env TMPDIR=$PWD/small lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
 	umount small
 	assert_success
 	[[ "$stderr" == *"(No space left on device): records were kept in memory"* ]]
@@ -175,7 +176,7 @@ callers_of_libc() {
 	# full from the first write: nothing went to the file, all stayed in memory
 	mount -t tmpfs -o size=4k tmpfs small
 	head -c 4096 /dev/zero > small/taken 2> /dev/null || true
-	TMPDIR=$PWD/small run --separate-stderr lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
+	run --separate-stderr env TMPDIR=$PWD/small lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
 	umount small
 	assert_success
 	[[ "$stderr" == *"(No space left on device): records were kept in memory"* ]]
