@@ -78,8 +78,12 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 BINS = $(PROGRAMS:%=$(O)/bin/%)
 MAN_PAGES = $(wildcard share/man/man*/*.[0-9])
 
+# lp-count, the QEMU TCG plugin of lp-roofline record --emulate: beside the
+# programs, in ../lib/lp/ (the build tree and an installation alike)
+PLUGIN = $(O)/lib/lp/lp-count.so
+
 .PHONY: all check check-layers unit-check asan-check fuzz bench deps demo install dist deb clean help FORCE
-all: $(BINS)
+all: $(BINS) $(PLUGIN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -108,6 +112,13 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# never with the sanitizers of CFLAGS: QEMU, which loads it, has none
+$(PLUGIN): qemu/lp-count.c qemu/qemu-plugin-api.h lib/roofline/fpclass.c lib/roofline/fpclass.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  PLUGIN  $@")
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
+		-Ilib/roofline -Iqemu -o $@ qemu/lp-count.c lib/roofline/fpclass.c -lpthread
 
 # The flame graph's and the timeline's scripts and styles, embedded in lp-svg;
 # both pictures rename frames with share/rename.js.
@@ -165,7 +176,7 @@ $(O)/lib/record/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
 # lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
-$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite: PKG_LIBS += -lstdc++ -liberty
+$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/bin/lp-roofline $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite: PKG_LIBS += -lstdc++ -liberty
 
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell $(PKG_CONFIG) --cflags python3-embed 2>/dev/null)
@@ -270,6 +281,8 @@ demo: all $(WORKLOADS)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(PREFIX)/lib/lp
+	install -m 644 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/lp
 	install -d $(DESTDIR)$(INCLUDEDIR)/lp
 	install -m 644 include/lp/region.h $(DESTDIR)$(INCLUDEDIR)/lp
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1

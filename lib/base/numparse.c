@@ -38,6 +38,25 @@ int parse_u64(const char *s, size_t len, uint64_t *out)
 	return 0;
 }
 
+int parse_hex_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		int d = hex_digit((unsigned char)s[i]);
+
+		if (d < 0)
+			return -EINVAL;
+		if (v >> 60)
+			return -ERANGE;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
 int parse_i64(const char *s, size_t len, int64_t *out)
 {
 	int neg = len > 0 && s[0] == '-';

@@ -9,6 +9,9 @@
 /* Decimal digits only, no sign, no spaces; -EINVAL if not a number, -ERANGE on overflow. */
 int parse_u64(const char *s, size_t len, uint64_t *out);
 
+/* Hexadecimal digits only (either case, no "0x"); -EINVAL if not a number, -ERANGE on overflow. */
+int parse_hex_u64(const char *s, size_t len, uint64_t *out);
+
 /* Like parse_u64 with an optional leading '-'. */
 int parse_i64(const char *s, size_t len, int64_t *out);
 

@@ -10,14 +10,23 @@
 #include "lines.h"
 #include "lpregions.h"
 #include "lpstream.h"
+#include "numparse.h"
 #include "stackmap.h"
 #include "strbuf.h"
+
+/* The ISAs of K records' FLOP keys (ISA-PRECISION=N), for a point's isa= */
+static const char *const isas[] = { "scalar", "sse", "neon", "avx2", "avx512" };
+enum { NISAS = sizeof(isas) / sizeof(isas[0]) };
 
 /* What a region's samples add up to. */
 struct region {
 	uint64_t ns;			/* cpu samples' weight */
 	double flops, loads, stores;
 	double width_bytes, width_ops;	/* FP operations of known width: their bytes and count */
+	/* exact counts of an emulated run (K records), which win over the PMU's where both are */
+	bool emulated;
+	uint64_t emu_flops, emu_loaded, emu_stored, emu_insns;
+	uint64_t emu_isa_flops[NISAS];
 };
 
 /* One input's custom events: KEY -> its role. */
@@ -37,6 +46,7 @@ struct points {
 	struct strbuf counters;		/* the keys of the events used, comma-separated */
 	struct strbuf name;
 	bool any_events;
+	bool any_emulated;
 	struct lp_regions *open;	/* --by region: each thread's open code regions */
 };
 
@@ -258,6 +268,46 @@ static int read_event(void *ctx, struct lp_reader *r, const struct lp_event_def 
 	return learn_event(((struct points_read *)ctx)->p, d);
 }
 
+/* "avx2-dp=N": N FLOPs of an ISA */
+static void count_isa(struct region *r, struct lp_span attr)
+{
+	const char *eq = memchr(attr.s, '=', attr.len), *dash;
+	uint64_t v;
+
+	if (!eq || !(dash = memchr(attr.s, '-', (size_t)(eq - attr.s))))
+		return;
+	if (parse_u64(eq + 1, attr.len - (size_t)(eq + 1 - attr.s), &v) < 0)
+		return;
+	for (int i = 0; i < NISAS; i++)
+		if ((size_t)(dash - attr.s) == strlen(isas[i]) && memcmp(attr.s, isas[i], strlen(isas[i])) == 0)
+			r->emu_isa_flops[i] += v;
+}
+
+static int read_counts(void *ctx, struct lp_reader *rd, const struct lp_counts *k)
+{
+	struct points_read *x = ctx;
+	struct points *p = x->p;
+	struct region *r;
+	int ret;
+
+	(void)rd;
+	if (p->o.depth || p->o.by_region)
+		return lp_error__set(x->err, -EINVAL, "emulated counts are per function: %s needs the PMU's events",
+				     p->o.depth ? "--depth" : "--by region");
+	strbuf__reset(&p->name);
+	if (strbuf__add(&p->name, k->name.s, k->name.len) < 0 || (ret = region_named(p, &r)) < 0)
+		return -ENOMEM;
+	r->emulated = true;
+	r->emu_flops += k->flops;
+	r->emu_loaded += k->loaded;
+	r->emu_stored += k->stored;
+	r->emu_insns += k->insns;
+	for (size_t i = 0; i < k->nattrs; i++)
+		count_isa(r, k->attrs[i]);
+	p->any_emulated = true;
+	return 0;
+}
+
 /* the roofs pass on as they were read */
 static int read_roof(void *ctx, struct lp_reader *r, const struct lp_roof *roof)
 {
@@ -278,7 +328,7 @@ static int read_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s
 int points__read(struct points *p, int fd, const char *name, struct lp_error *err)
 {
 	static const struct lp_reader_ops ops = { .sample = read_sample, .roof = read_roof, .event = read_event,
-						  .region = read_region };
+						  .region = read_region, .counts = read_counts };
 	struct lp_reader_opts ro = { .name = name, .strict = p->o.strict, .warn = p->o.warn, .warn_ctx = p->o.ctx };
 	struct points_read x = { .p = p, .err = err };
 	struct lines *in = lines__new(fd);
@@ -298,6 +348,33 @@ int points__read(struct points *p, int fd, const char *name, struct lp_error *er
 static double access_width(const struct region *r)
 {
 	return r->width_ops > 0 ? r->width_bytes / r->width_ops : 8;
+}
+
+/* The ISA of most of a region's FLOPs */
+static const char *main_isa(const struct region *r)
+{
+	int best = -1;
+
+	for (int i = 0; i < NISAS; i++)
+		if (r->emu_isa_flops[i] && (best < 0 || r->emu_isa_flops[i] > r->emu_isa_flops[best]))
+			best = i;
+	return best < 0 ? NULL : isas[best];
+}
+
+/* A point of exact counts: bytes as loaded and stored, whatever their width */
+static int write_emulated(struct lp_writer *w, const struct stack_entry *name, const struct region *r)
+{
+	const char *isa = main_isa(r);
+
+	/* a function the timed run never saw on the CPU, without FLOPs, is no point: the loader, libc's setup */
+	if (r->emu_flops == 0 && (r->ns == 0 || r->emu_loaded + r->emu_stored == 0))
+		return 0;
+	return lp_writer__point(w, (struct lp_span){ name->key, name->len }, r->emu_flops,
+				r->emu_loaded + r->emu_stored, r->ns / 1e9) ?:
+	       lp_writer__attr_str(w, "bytes", "exact") ?: lp_writer__attr_u64(w, "loaded", r->emu_loaded) ?:
+	       lp_writer__attr_u64(w, "stored", r->emu_stored) ?: lp_writer__attr_u64(w, "insns", r->emu_insns) ?:
+	       (isa ? lp_writer__attr_str(w, "isa", isa) : 0) ?: lp_writer__attr_str(w, "counts", "emulated") ?:
+	       lp_writer__end(w);
 }
 
 static const struct points *sort_ctx;
@@ -320,9 +397,9 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 	int ret = 0;
 
 	lp_error__clear(err);
-	if (!p->any_events)
-		return lp_error__set(err, -ENODATA, "no FLOP or load/store events in the input "
-				     "(lp-roofline record writes them; lp-record -e takes them by name)");
+	if (!p->any_events && !p->any_emulated)
+		return lp_error__set(err, -ENODATA, "no FLOP or load/store events and no emulated counts in the input "
+				     "(lp-roofline record writes them, with --emulate where the PMU has no counters)");
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
 		return lp_error__set(err, -ENOMEM, "out of memory");
@@ -355,6 +432,10 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 		double ops = r->loads + r->stores, width = access_width(r);
 		char how[32];
 
+		if (r->emulated) {
+			ret = write_emulated(&w, v[i], r);
+			continue;
+		}
 		if (r->flops == 0 && ops == 0)
 			continue;
 		/* the width of the FP operations stands for the width of the loads and stores */
@@ -363,7 +444,8 @@ int points__write(struct points *p, FILE *out, struct lp_error *err)
 				       (uint64_t)(ops * width + 0.5), r->ns / 1e9) ?:
 		      lp_writer__attr_str(&w, "bytes", how) ?: lp_writer__attr_u64(&w, "loads", (uint64_t)r->loads) ?:
 		      lp_writer__attr_u64(&w, "stores", (uint64_t)r->stores) ?:
-		      lp_writer__attr_str(&w, "counters", p->counters.s ? p->counters.s : "") ?: lp_writer__end(&w);
+		      lp_writer__attr_str(&w, "counters", p->counters.s ? p->counters.s : "") ?:
+		      lp_writer__attr_str(&w, "counts", "pmu") ?: lp_writer__end(&w);
 	}
 	if (ret == 0)
 		ret = lp_writer__trailer(&w);

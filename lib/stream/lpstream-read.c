@@ -179,7 +179,7 @@ static int record(struct lp_reader *r)
 		return lp_error__set(r->err, -EINVAL, "a record after the stream's trailer (#lp.end)");
 	r->began = true;
 	switch (r->line[0]) {
-	case 'S': case 'P': case 'T': case 'C': case 'R': case 'Q':
+	case 'S': case 'P': case 'T': case 'C': case 'R': case 'Q': case 'K':
 		break;
 	default:
 		return other(r);	/* a kind a later version added: passed on, not read */
@@ -226,6 +226,13 @@ static int record(struct lp_reader *r)
 		if ((ret = lp_roof__parse(&r->fields, &roof, r->err)) < 0)
 			return ret;
 		return ops->roof ? ops->roof(r->ctx, r, &roof) : other(r);
+	}
+	case 'K': {
+		struct lp_counts k;
+
+		if ((ret = lp_counts__parse(&r->fields, &k, r->err)) < 0 || (ret = saw_pid(r, k.pid)) < 0)
+			return ret;
+		return ops->counts ? ops->counts(r->ctx, r, &k) : other(r);
 	}
 	default: {
 		struct lp_point q;

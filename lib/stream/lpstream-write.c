@@ -391,6 +391,18 @@ int lp_writer__roof(struct lp_writer *w, const char *name, enum lp_roof_kind kin
 			    kind == LP_ROOF_MEMORY ? "B/s" : "FLOP/s");
 }
 
+int lp_writer__counts(struct lp_writer *w, int64_t pid, int64_t tid, struct lp_span name, uint64_t insns,
+		      uint64_t flops, uint64_t loaded, uint64_t stored)
+{
+	int ret;
+
+	begin(w);
+	if ((ret = add(w, "K\t", 2)) < 0 || (ret = add_i64(w, pid, '\t')) < 0 || (ret = add_i64(w, tid, '\t')) < 0 ||
+	    (ret = add_span(w, name)) < 0)
+		return ret;
+	return strbuf__addf(&w->line, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, insns, flops, loaded, stored);
+}
+
 int lp_writer__point(struct lp_writer *w, struct lp_span name, uint64_t flops, uint64_t bytes, double seconds)
 {
 	int ret;

@@ -449,3 +449,26 @@ int lp_point__parse(const struct lp_fields *f, struct lp_point *p, struct lp_err
 	p->nattrs = f->n - 5;
 	return 0;
 }
+
+int lp_counts__parse(const struct lp_fields *f, struct lp_counts *k, struct lp_error *err)
+{
+	const struct lp_span *v = f->v;
+	size_t frames;
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	if (f->n < 8)
+		return lp_error__set(err, -EINVAL, "expected at least 8 fields in a K record, got %zu", f->n);
+	if ((ret = field_id(v[1], "PID", &k->pid, err)) < 0 || (ret = field_id(v[2], "TID", &k->tid, err)) < 0 ||
+	    (ret = lp_list__check(v[3], "NAME", true, &frames, err)) < 0 ||
+	    (ret = field_u64(v[4], "INSNS", &k->insns, err)) < 0 || (ret = field_u64(v[5], "FLOPS", &k->flops, err)) < 0 ||
+	    (ret = field_u64(v[6], "LOADED", &k->loaded, err)) < 0 ||
+	    (ret = field_u64(v[7], "STORED", &k->stored, err)) < 0 || (ret = check_attrs(v + 8, f->n - 8, err)) < 0)
+		return ret;
+	if (frames != 1)
+		return lp_error__set(err, -EINVAL, "a K record's NAME is one function, got %zu frames", frames);
+	k->name = v[3];
+	k->attrs = v + 8;
+	k->nattrs = f->n - 8;
+	return 0;
+}

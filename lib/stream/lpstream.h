@@ -197,6 +197,25 @@ struct lp_point {
 /* Parses a Q record split into f; -EINVAL naming the field and the problem. */
 int lp_point__parse(const struct lp_fields *f, struct lp_point *q, struct lp_error *err);
 
+/* ---- K records: counts of executed code ---- */
+
+/*
+ * "K PID TID NAME INSNS FLOPS LOADED STORED KEY=VALUE...": what a thread's
+ * code in function NAME executed, counted exactly (lp-roofline record
+ * --emulate: counts=emulated): instructions, FLOPs, bytes loaded and stored;
+ * the FLOPs by ISA and precision in keys ISA-PRECISION (sse-dp=N...).
+ */
+struct lp_counts {
+	int64_t pid, tid;
+	struct lp_span name;		/* escaped list of one frame */
+	uint64_t insns, flops, loaded, stored;
+	const struct lp_span *attrs;
+	size_t nattrs;
+};
+
+/* Parses a K record split into f; -EINVAL naming the field and the problem. */
+int lp_counts__parse(const struct lp_fields *f, struct lp_counts *k, struct lp_error *err);
+
 /* ---- metadata ---- */
 
 /* The keys whose values every reader takes alike: where and when a stream was made. */
@@ -344,7 +363,7 @@ struct lp_reader;
 /*
  * What a program does with each line of a stream. A line goes to its kind's
  * callback when there is one, else to other (when set), else nowhere. Every
- * record of a kind this version knows (S, P, T, R, Q) is parsed and checked
+ * record of a kind this version knows (S, P, T, C, R, Q, K) is parsed and checked
  * whether a callback takes it or not, so that every program gives the same
  * verdict on the same stream; records of other kinds are passed to other
  * unread. A callback returns 0, or a negative errno with the error given to
@@ -358,6 +377,7 @@ struct lp_reader_ops {
 	int (*region)(void *ctx, struct lp_reader *r, const struct lp_region *c);
 	int (*roof)(void *ctx, struct lp_reader *r, const struct lp_roof *roof);
 	int (*point)(void *ctx, struct lp_reader *r, const struct lp_point *q);
+	int (*counts)(void *ctx, struct lp_reader *r, const struct lp_counts *k);
 	/* "#lp.event" lines, checked: a custom event's definition (to meta when NULL) */
 	int (*event)(void *ctx, struct lp_reader *r, const struct lp_event_def *d);
 	/* the other "#lp.KEY" lines, the trailer "#lp.end" among them */
@@ -487,6 +507,9 @@ int lp_writer__exec_path(struct lp_writer *w, const char *path);
 /* "R NAME KIND VALUE UNIT" (name raw, value written with no fraction), its attributes to follow. */
 int lp_writer__roof(struct lp_writer *w, const char *name, enum lp_roof_kind kind, double value);
 /* "Q NAME FLOPS BYTES SECONDS" (name an escaped list), its attributes to follow. */
+/* "K PID TID NAME INSNS FLOPS LOADED STORED" up to its attributes; name an escaped frame */
+int lp_writer__counts(struct lp_writer *w, int64_t pid, int64_t tid, struct lp_span name, uint64_t insns,
+		      uint64_t flops, uint64_t loaded, uint64_t stored);
 int lp_writer__point(struct lp_writer *w, struct lp_span name, uint64_t flops, uint64_t bytes, double seconds);
 
 /* Attributes of the record being built: "\tKEY=VALUE". */
