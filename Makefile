@@ -118,7 +118,7 @@ $(PLUGIN): qemu/lp-count.c qemu/qemu-plugin-api.h lib/roofline/fpclass.c lib/roo
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-Ilib/roofline -Iqemu -o $@ qemu/lp-count.c lib/roofline/fpclass.c -lpthread
+		-Ilib/roofline -Iqemu $(LDFLAGS) -o $@ qemu/lp-count.c lib/roofline/fpclass.c -lpthread
 
 # The flame graph's and the timeline's scripts and styles, embedded in lp-svg;
 # both pictures rename frames with share/rename.js.
@@ -176,7 +176,7 @@ $(O)/lib/record/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
 # lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
-$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/bin/lp-roofline $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite: PKG_LIBS += -lstdc++ -liberty
+$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/bin/lp-roofline $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite $(O)/tests/test-emucounts: PKG_LIBS += -lstdc++ -liberty -ldl
 
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell $(PKG_CONFIG) --cflags python3-embed 2>/dev/null)

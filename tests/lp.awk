@@ -22,6 +22,7 @@ BEGIN {
 	lp_names("Pexec", "time pid tid what comm path")
 	lp_names("R", "name kind value unit")
 	lp_names("Q", "name flops bytes seconds")
+	lp_names("K", "pid tid name insns flops loaded stored")
 }
 
 function lp_kind() {

@@ -138,3 +138,18 @@ recorded() {
 	run -1 --separate-stderr "$REPORT" r3 --roofs nothing.lp --from flops.lp
 	[ "$stderr" = "lp-report: cannot read 'nothing.lp'" ]
 }
+
+@test "--roofs with a command and no FLOP counters: counted by emulation under QEMU, and the report says so" {
+	if lp-record -q -e cycles -o /dev/null -- true 2> /dev/null; then
+		skip "this machine has hardware counters"
+	fi
+	command -v "qemu-$(uname -m)" > /dev/null || skip "no qemu-$(uname -m) (apt-get install qemu-user)"
+	lp-roofline roofs -q --isa sse -r 3 --l1 16K --l2 256K --l3 4M --dram 64M > roofs.lp
+	run --separate-stderr "$REPORT" r --roofs roofs.lp -- "$LP_BUILD/workloads/flopkinds" sse-dp 20000
+	assert_success
+	[[ "$stderr" == *"lp-report: no FLOP counters here: counting by emulation (lp-roofline record --emulate)"* ]] || fail "$stderr"
+	grep -q 'the FLOPs and bytes were counted exactly by emulation' r/index.html
+	xmllint --noout r/roofline.svg
+	grep -q '<text[^>]*>sse_dp</text>' r/roofline.svg
+	grep -q 'FLOPs and bytes counted exactly by emulation (QEMU)' r/roofline.svg
+}

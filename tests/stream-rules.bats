@@ -64,7 +64,7 @@ each_reader() {
 	each_reader comments.lp 1 "comments.lp: empty input: no records, stacks or samples"
 }
 
-@test "malformed P, T, R and Q records and #lp.event lines: the same error, file and line from every reader" {
+@test "malformed P, T, R, Q and K records and #lp.event lines: the same error, file and line from every reader" {
 	variant 4 $'P\t1\t2' p.lp
 	each_reader p.lp 1 "p.lp:4: expected at least 6 fields in a P record, got 3"
 	variant 12 $'T\t500\t10' t.lp
@@ -73,6 +73,12 @@ each_reader() {
 	each_reader r.lp 1 "r.lp:8: VALUE 'fast' is not a non-negative decimal number"
 	variant 9 $'Q\tdot\tmany\t16\t1.5' q.lp
 	each_reader q.lp 1 "q.lp:9: FLOPS 'many' is not a non-negative integer"
+	variant 10 $'K\t10\t10\tdot\tmany\t1\t2\t3' k.lp
+	each_reader k.lp 1 "k.lp:10: INSNS 'many' is not a non-negative integer"
+	variant 10 $'K\t10\t10\tmain;dot\t1\t1\t2\t3' k.lp
+	each_reader k.lp 1 "k.lp:10: a K record's NAME is one function, got 2 frames"
+	variant 10 $'K\t10\t10\tdot\t1\t1' k.lp
+	each_reader k.lp 1 "k.lp:10: expected at least 8 fields in a K record, got 6"
 	variant 2 $'#lp.event\tfl\tretired_sse_avx_flops:any' ev.lp
 	each_reader ev.lp 1 "ev.lp:2: #lp.event needs KEY PERF-EVENT PERIOD TITLE UNIT, got 2 fields"
 }
@@ -113,20 +119,20 @@ each_reader() {
 		# shellcheck disable=SC2086
 		run --separate-stderr $r cut.lp
 		[ "$status" -eq 0 ] || fail "$r: exit $status: $stderr"
-		[ "${stderr#* }" = "cut.lp:12: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" ] ||
+		[ "${stderr#* }" = "cut.lp:13: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" ] ||
 			fail "$r said: $stderr"
 	done
-	each_reader cut.lp 1 "cut.lp:12: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" --strict
+	each_reader cut.lp 1 "cut.lp:13: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" --strict
 	# streams one after another: each is checked at the next one's version line
 	{ head -n -1 "$GOOD"; cat "$GOOD"; } > two.lp
 	run --separate-stderr lp-collapse -e cpu two.lp
 	assert_success
-	assert_equal "$stderr" "lp-collapse: two.lp:12: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut"
+	assert_equal "$stderr" "lp-collapse: two.lp:13: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut"
 }
 
 @test "a record after the trailer: the same error from every reader" {
-	variant 14 $'S\t600\t10\t10\tapp\tcpu\t1000000\t_start;main\t-' after.lp
-	each_reader after.lp 1 "after.lp:14: a record after the stream's trailer (#lp.end)"
+	variant 15 $'S\t600\t10\t10\tapp\tcpu\t1000000\t_start;main\t-' after.lp
+	each_reader after.lp 1 "after.lp:15: a record after the stream's trailer (#lp.end)"
 }
 
 @test "TIME going back: refused, with file and line, by the formats laid out in time; read by the others" {
@@ -149,16 +155,18 @@ each_reader() {
 		$1 == "T" { print f("comm"), attr("start"), attr("cpu") }
 		$1 == "R" { print f("name"), f("value"), f("unit") }
 		$1 == "Q" { print f("name"), f("flops"), f("seconds") }
+		$1 == "K" { print f("tid"), f("name"), f("insns"), f("flops"), f("loaded"), f("stored"), attr("sse-dp") }
 		END { print meta("event", "ld") }' "$GOOD"
 	assert_output - <<-'EOF'
 		spawn app 1 _start;main
 		300 app 4000 _start;main;dot
 		L1 100000000000 B/s
 		dot 4000000 0.001
+		10 dot 1000 400 800 400 400
 		exit app 0
 		app 100 1000000
 		ls_dispatch:ld_dispatch
 	EOF
 	run -2 --separate-stderr lp_awk '$1 == "T" { print f("weight") }' "$GOOD"
-	[ "$stderr" = "lp.awk: line 12: a T record has no field 'weight'" ]
+	[ "$stderr" = "lp.awk: line 13: a T record has no field 'weight'" ]
 }

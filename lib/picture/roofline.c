@@ -23,6 +23,7 @@ struct roof {
 struct point {
 	char *name;		/* frames joined by ';', unescaped */
 	char *how;		/* its KEY=VALUE attributes, space-separated */
+	bool emulated, pmu;	/* counts=emulated, counts=pmu: where its FLOPs and bytes came from */
 	uint64_t flops, bytes;
 	double seconds;
 };
@@ -158,6 +159,14 @@ static int add_point(struct roofline *r, const struct lp_point *in)
 	ret = ret ?: strbuf__addc(&how, 0);
 	p = &r->points[r->npoints];
 	*p = (struct point){ .flops = in->flops, .bytes = in->bytes, .seconds = in->seconds };
+	{
+		struct lp_span counts;
+
+		if (lp_attrs__find(in->attrs, in->nattrs, "counts", &counts)) {
+			p->emulated = lp_span__eq(counts, "emulated", 8);
+			p->pmu = lp_span__eq(counts, "pmu", 3);
+		}
+	}
 	strbuf__reset(&r->tmp);
 	ret = ret ?: lp_span__unescape_to(&r->tmp, in->name) ?: strbuf__addc(&r->tmp, 0);
 	if (ret == 0) {
@@ -459,6 +468,9 @@ static void draw_points(struct strbuf *b, const struct roofline *r, const struct
 		strbuf__addf(b, "\n%" PRIu64 " FLOPs, %" PRIu64 " bytes: %.4g FLOP/byte, ", p->flops, p->bytes, ai);
 		si(b, perf);
 		strbuf__addf(b, "FLOP/s in %.4g s", p->seconds);
+		if (p->emulated || p->pmu)
+			strbuf__addf(b, "\n%s", p->emulated ? "counted exactly by emulation (QEMU)" :
+							       "counted by the PMU's counters (sampled)");
 		if (*p->how) {
 			strbuf__addf(b, "\n");
 			text_escaped(b, p->how);
@@ -468,6 +480,55 @@ static void draw_points(struct strbuf *b, const struct roofline *r, const struct
 		strbuf__addf(b, "</text></g>\n");
 	}
 	strbuf__addf(b, "</g>\n");
+}
+
+/* Whether a point's attributes say isa=ISA (emulated counts say which ISA did most of its FLOPs) */
+static bool point_isa_is(const struct point *p, const char *isa)
+{
+	size_t n = strlen(isa);
+
+	for (const char *at = strstr(p->how, "isa="); at; at = strstr(at + 4, "isa="))
+		if ((at == p->how || at[-1] == ' ') && strncmp(at + 4, isa, n) == 0 && (at[4 + n] == ' ' || !at[4 + n]))
+			return true;
+	return false;
+}
+
+/* The ISA drawn first: the one of most of the drawn points' time, else the widest */
+static const char *isa_shown(const struct roofline *r)
+{
+	const char *best = r->isas[r->nisas - 1];
+	double most = 0;
+
+	for (size_t i = 0; i < r->nisas; i++) {
+		double n = 0;
+
+		for (size_t k = 0; k < r->npoints; k++)
+			if (*r->isas[i] && plottable(&r->points[k]) && point_isa_is(&r->points[k], r->isas[i]))
+				n += r->points[k].seconds;
+		if (n > most) {
+			most = n;
+			best = r->isas[i];
+		}
+	}
+	return best;
+}
+
+/* Where the points' FLOPs and bytes came from, in words ("" when the points do not say) */
+static const char *counts_said(const struct roofline *r)
+{
+	size_t emulated = 0, pmu = 0;
+
+	for (size_t i = 0; i < r->npoints; i++) {
+		emulated += r->points[i].emulated;
+		pmu += r->points[i].pmu;
+	}
+	if (emulated && pmu)
+		return "FLOPs and bytes: some counted by emulation (QEMU), some by the PMU's counters. ";
+	if (emulated)
+		return "FLOPs and bytes counted exactly by emulation (QEMU); time sampled on the CPU. ";
+	if (pmu)
+		return "FLOPs and bytes from the PMU's counters (sampled). ";
+	return "";
 }
 
 /* What the script needs: the roofs per ISA and each point's numbers. */
@@ -517,7 +578,7 @@ int roofline__write(struct roofline *r, FILE *out, struct lp_error *err)
 	a.width = o->width - a.left - 30;
 	a.height = o->height - a.top - 110;
 	/* the widest ISA (the last one measured) is shown first */
-	shown = r->isas[r->nisas - 1];
+	shown = isa_shown(r);
 	strbuf__addf(&b, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 			 "<svg version=\"1.1\" id=\"roofline\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 			 "xmlns=\"http://www.w3.org/2000/svg\">\n<style type=\"text/css\"><![CDATA[\n%.*s\ntext { font-family: ",
@@ -552,6 +613,7 @@ int roofline__write(struct roofline *r, FILE *out, struct lp_error *err)
 	for (size_t i = 0; i < r->npoints; i++)
 		skipped += !plottable(&r->points[i]);
 	strbuf__addf(&b, "<text id=\"details\" x=\"%.1f\" y=\"%.1f\">", a.left, a.top + a.height + 62);
+	strbuf__addf(&b, "%s", counts_said(r));
 	if (skipped)
 		strbuf__addf(&b, "Not drawn: %zu region%s without FLOPs, bytes or time.", skipped, skipped == 1 ? "" : "s");
 	strbuf__addf(&b, "</text>\n<text id=\"details2\" x=\"%.1f\" y=\"%.1f\"></text>\n", a.left,

@@ -115,7 +115,8 @@ static unsigned arm64_lanes(const char *reg, struct fp_op *op)
 			return 0;
 		while (*reg >= '0' && *reg <= '9')
 			lanes = lanes * 10 + (unsigned)(*reg++ - '0');
-		if (*reg != 's' && *reg != 'd')
+		/* 64- and 128-bit vectors: 2s, 4s, 1d, 2d */
+		if (!(*reg == 's' && (lanes == 2 || lanes == 4)) && !(*reg == 'd' && (lanes == 1 || lanes == 2)))
 			return 0;
 		op->precision = *reg == 'd' ? FP_DP : FP_SP;
 		op->width = FP_V128;

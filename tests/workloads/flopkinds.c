@@ -6,7 +6,8 @@
  * pick others: 2 FLOPs an element (an FMA is two), two loads and a store of
  * the element's size. "threads" runs the avx2-dp kernel in two threads,
  * "copy" copies N doubles REPS times (no FLOPs, 8 bytes loaded and stored
- * each), "avx512" adds with AVX-512 (which QEMU 7.2 cannot run).
+ * each), "fork" runs the sse-dp kernel in a child process, "avx512" adds
+ * with AVX-512 (which QEMU 7.2 cannot run).
  * Usage: flopkinds KIND [REPS]; says "truth FUNCTION FLOPS LOADED STORED" on
  * stderr for each function that does the work.
  */
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define N 1024
 
@@ -149,6 +152,20 @@ int main(int argc, char **argv)
 		for (long r = 0; r < reps; r++)
 			copy(ad, bd);
 		truth("copy", 0, 8 * n * reps, 8 * n * reps);
+	} else if (strcmp(kind, "fork") == 0) {
+		pid_t child = fork();
+		int status;
+
+		if (child < 0)
+			return 1;
+		if (child == 0) {
+			for (long r = 0; r < reps; r++)
+				sse_dp(ad, bd, cd, 0.5);
+			truth("sse_dp", 2 * n * reps, 16 * n * reps, 8 * n * reps);
+			_exit(ad[N - 1] < 0);
+		}
+		if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			return 1;
 	} else if (strcmp(kind, "threads") == 0) {
 		pthread_t t[2];
 
@@ -160,7 +177,7 @@ int main(int argc, char **argv)
 		/* per thread */
 		truth("avx2_dp", 2 * n * reps, 16 * n * reps, 8 * n * reps);
 	} else {
-		fprintf(stderr, "usage: flopkinds scalar-dp|scalar-sp|sse-dp|sse-sp|avx2-dp|avx2-sp|avx512|copy|threads "
+		fprintf(stderr, "usage: flopkinds scalar-dp|scalar-sp|sse-dp|sse-sp|avx2-dp|avx2-sp|avx512|copy|threads|fork "
 				"[REPS]\n");
 		return 2;
 	}
