@@ -114,11 +114,12 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
 	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # never with the sanitizers of CFLAGS: QEMU, which loads it, has none
-$(PLUGIN): qemu/lp-count.c qemu/qemu-plugin-api.h lib/roofline/fpclass.c lib/roofline/fpclass.h
+PLUGIN_SRCS = qemu/lp-count.c qemu/learn.c qemu/regions.c lib/roofline/fpclass.c lib/symbols/sdt.c lib/base/numparse.c
+$(PLUGIN): $(PLUGIN_SRCS) $(wildcard qemu/*.h) lib/roofline/fpclass.h lib/symbols/sdt.h lib/base/numparse.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-Ilib/roofline -Iqemu $(LDFLAGS) -o $@ qemu/lp-count.c lib/roofline/fpclass.c -lpthread
+		-Ilib/roofline -Ilib/symbols -Ilib/base -Iqemu $(LDFLAGS) -o $@ $(PLUGIN_SRCS) -lelf -lpthread
 
 # The flame graph's and the timeline's scripts and styles, embedded in lp-svg;
 # both pictures rename frames with share/rename.js.

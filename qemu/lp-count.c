@@ -13,6 +13,14 @@
  * program it execs runs natively, uncounted, and the file says so.
  * Counters are per thread (thread-local tables that only grow), so threads
  * running the same code lose no counts, as QEMU 7.2's inline counters would.
+ *
+ * Bytes come from QEMU's memory callbacks, a call for each access (of 8
+ * bytes at most: a 32-byte load is four), which costs several times what
+ * QEMU's own emulation does. So they teach learn.h what each instruction
+ * moves a run, and 0.1, 1 and 10 seconds in, the plugin has QEMU translate
+ * everything again (qemu_plugin_reset): an instruction that moved the same
+ * bytes on every run is then counted by its block's one callback a run.
+ * exact=1 keeps the memory callbacks throughout (the tests compare both).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,10 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fpclass.h"
+#include "learn.h"
 #include "qemu-plugin-api.h"
+#include "regions.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = LP_QEMU_PLUGIN_API;
 
@@ -37,10 +48,13 @@ struct counts {
 
 enum { CHUNK_SHIFT = 12, CHUNK = 1 << CHUNK_SHIFT, MAX_CHUNKS = 1 << 14 };
 
+/* A thread's counts inside one context of code regions (regions.h; 0: outside any) */
 struct thread_counts {
 	pid_t tid;
+	uint32_t context;
 	struct counts *chunks[MAX_CHUNKS];	/* block id -> counts; chunks never move */
-	struct thread_counts *next;
+	struct thread_counts *next;		/* every thread's, every context's */
+	struct thread_counts *next_own;		/* the same thread's other contexts */
 };
 
 /* What translation learned of a block */
@@ -49,6 +63,7 @@ struct block {
 	uint32_t ninsns;
 	int32_t map;		/* the mapping of its first instruction, -1 none */
 	uint32_t first_fp, nfp;	/* its FP instructions in fps */
+	uint32_t loaded, stored; /* a run's bytes of its instructions whose bytes are learned */
 };
 
 struct fp_insn {
@@ -86,19 +101,38 @@ static struct {
 	char exec_path[PATH_MAX];	/* an execve on its way */
 	int exec_syscall[2];
 	int mem_fd;			/* /proc/self/mem: guest memory read without faulting */
+	qemu_plugin_id_t id;
+	bool exact;			/* memory callbacks throughout */
+	int settles;			/* translations again with what was learned: at most 3 */
+	struct timespec start;
+	int settling;			/* a reset asked for and not done */
 } lpc = { .lock = PTHREAD_MUTEX_INITIALIZER, .mem_fd = -1 };
 
-static __thread struct thread_counts *self;
+static void translated(qemu_plugin_id_t plugin, struct qemu_plugin_tb *tb);
+static void syscall_made(qemu_plugin_id_t plugin, unsigned int vcpu, int64_t num, uint64_t a1, uint64_t a2,
+			 uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+static void exiting(qemu_plugin_id_t plugin, void *data);
+
+static __thread struct thread_counts *self;	/* the calling thread's, in its context now */
+static __thread struct thread_counts *own;	/* the calling thread's, in every context */
+static __thread uint32_t ticks;
 /* where counts go that cannot be kept (out of memory): counted as lost instead */
 static __thread struct counts spare;
 
-static struct thread_counts *thread_new(void)
+/* The calling thread's counts in context, made when new */
+static struct thread_counts *thread_in(uint32_t context)
 {
-	struct thread_counts *t = calloc(1, sizeof(*t));
+	struct thread_counts *t;
 
-	if (!t)
+	for (t = own; t; t = t->next_own)
+		if (t->context == context)
+			return t;
+	if (!(t = calloc(1, sizeof(*t))))
 		return NULL;
 	t->tid = (pid_t)syscall(SYS_gettid);
+	t->context = context;
+	t->next_own = own;
+	own = t;
 	pthread_mutex_lock(&lpc.lock);
 	t->next = lpc.threads;
 	lpc.threads = t;
@@ -111,7 +145,7 @@ static struct counts *counts_of(uint32_t id)
 	struct thread_counts *t = self;
 	struct counts *chunk;
 
-	if (__builtin_expect(!t, 0) && !(t = self = thread_new()))
+	if (__builtin_expect(!t, 0) && !(t = self = thread_in(regions__current())))
 		goto lost;
 	chunk = t->chunks[id >> CHUNK_SHIFT];
 	if (__builtin_expect(!chunk, 0)) {
@@ -125,23 +159,90 @@ lost:
 	return &spare;
 }
 
+/* How often a block ran, in all threads (at a safe point: no thread runs) */
+static uint64_t block_runs(uint32_t id)
+{
+	uint64_t n = 0;
+
+	for (struct thread_counts *t = lpc.threads; t; t = t->next) {
+		const struct counts *chunk = t->chunks[id >> CHUNK_SHIFT];
+
+		if (chunk)
+			n += chunk[id & (CHUNK - 1)].execs;
+	}
+	return n;
+}
+
+/* QEMU has dropped every translation: what was learned counts the bytes of the next ones */
+static void settled(qemu_plugin_id_t plugin)
+{
+	pthread_mutex_lock(&lpc.lock);
+	learn__settle(block_runs);
+	pthread_mutex_unlock(&lpc.lock);
+	lpc.settles++;
+	qemu_plugin_register_vcpu_tb_trans_cb(plugin, translated);
+	qemu_plugin_register_vcpu_syscall_cb(plugin, syscall_made);
+	qemu_plugin_register_atexit_cb(plugin, exiting, NULL);
+	__atomic_store_n(&lpc.settling, 0, __ATOMIC_RELEASE);
+}
+
+/* 0.1, 1 and 10 s into the run: translate again with what was learned */
+static void maybe_settle(void)
+{
+	static const double at[] = { 0.1, 1, 10 };
+	struct timespec now;
+	double s;
+
+	if (lpc.exact || lpc.settles >= 3 || __atomic_load_n(&lpc.settling, __ATOMIC_ACQUIRE))
+		return;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	s = (double)(now.tv_sec - lpc.start.tv_sec) + (double)(now.tv_nsec - lpc.start.tv_nsec) / 1e9;
+	if (s < at[lpc.settles] || __atomic_exchange_n(&lpc.settling, 1, __ATOMIC_ACQ_REL))
+		return;
+	qemu_plugin_reset(lpc.id, settled);
+}
+
 static void block_ran(unsigned int vcpu, void *id)
 {
 	(void)vcpu;
 	counts_of((uint32_t)(uintptr_t)id)->execs++;
+	/* the clock looked at every 64Ki runs of a thread */
+	if (__builtin_expect((++ticks & 0xffff) == 0, 0))
+		maybe_settle();
 }
 
-static void memory_moved(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *id)
+/* A thread passes the probe of a code region: its counts go on in its new context */
+static void region_passed(unsigned int vcpu, void *probe)
 {
-	struct counts *c = counts_of((uint32_t)(uintptr_t)id);
-	uint64_t bytes = 1ull << qemu_plugin_mem_size_shift(info);
+	struct thread_counts *t;
+
+	(void)vcpu;
+	if ((t = thread_in(regions__pass((int)(intptr_t)probe))))
+		self = t;
+}
+
+/* userdata of the memory callback: the block's id, and the instruction's record in learn.h (or none) */
+static void *moved_data(uint32_t block, uint32_t record)
+{
+	return (void *)(uintptr_t)((uint64_t)record << 32 | block);
+}
+
+static void memory_moved(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *data)
+{
+	uint64_t packed = (uint64_t)(uintptr_t)data;
+	uint32_t record = (uint32_t)(packed >> 32);
+	struct counts *c = counts_of((uint32_t)packed);
+	unsigned bytes = 1u << qemu_plugin_mem_size_shift(info);
+	bool store = qemu_plugin_mem_is_store(info);
 
 	(void)vcpu;
 	(void)vaddr;
-	if (qemu_plugin_mem_is_store(info))
+	if (store)
 		c->stored += bytes;
 	else
 		c->loaded += bytes;
+	if (record != UINT32_MAX)
+		learn__access(record, bytes, store);
 }
 
 /* The mapping holding guest address addr: from the list, else from /proc/self/maps (lock held). */
@@ -179,6 +280,7 @@ static int32_t mapping_of(uint64_t addr)
 		if (!v[lpc.nmaps].path)
 			break;
 		found = (int32_t)lpc.nmaps++;
+		regions__scan(v[found].path, start, end, pgoff);
 	}
 	fclose(f);
 	return found;
@@ -208,12 +310,15 @@ static void note(uint64_t addr, const char *what)
 {
 	struct note *v;
 
-	if (lpc.nnotes >= 64 || !(v = realloc(lpc.notes, (lpc.nnotes + 1) * sizeof(*v))))
+	for (uint32_t i = 0; i < lpc.nnotes; i++)
+		if (strcmp(lpc.notes[i].what, what) == 0)
+			return;	/* once each */
+	if (!(v = realloc(lpc.notes, (lpc.nnotes + 1) * sizeof(*v))))
 		return;
-	if (!lpc.nnotes)
-		write_unsupported(addr, what, mapping_of(addr));
 	lpc.notes = v;
 	v[lpc.nnotes++] = (struct note){ addr, what };
+	if (strcmp(what, "avx512") == 0)
+		write_unsupported(addr, what, mapping_of(addr));
 }
 
 /* x86-64: an EVEX prefix (AVX-512), which QEMU 7.2 does not emulate: the program will die of SIGILL */
@@ -269,6 +374,10 @@ static void translated(qemu_plugin_id_t plugin, struct qemu_plugin_tb *tb)
 		char *text = qemu_plugin_insn_disas(insn);
 		struct fp_op op;
 		int fp = fp_classify(lpc.arch, text, &op);
+		uint64_t hash = learn__hash(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
+		bool varies = learn__may_vary(lpc.arch, text);
+		uint32_t loaded, stored, record;
+		int probe;
 
 		if (i == 0) {
 			if (!lpc.base_known) {
@@ -279,6 +388,13 @@ static void translated(qemu_plugin_id_t plugin, struct qemu_plugin_tb *tb)
 			b->map = mapping_of(addr);
 		}
 		b->last = addr;
+		if ((probe = regions__probe_at(addr)) >= 0) {
+			if (regions__unnamed(probe))
+				note(addr, "region-function");
+			else
+				qemu_plugin_register_vcpu_insn_exec_cb(insn, region_passed, QEMU_PLUGIN_CB_NO_REGS,
+								       (void *)(intptr_t)probe);
+		}
 		if (fp < 0)
 			note(addr, "sve");
 		else if (lpc.arch == FP_X86_64 && evex(insn))
@@ -288,8 +404,14 @@ static void translated(qemu_plugin_id_t plugin, struct qemu_plugin_tb *tb)
 			b->nfp++;
 		}
 		free(text);
+		if (!lpc.exact && !varies && learn__fixed(addr, hash, &loaded, &stored)) {
+			b->loaded += loaded;
+			b->stored += stored;
+			continue;
+		}
+		record = lpc.exact || varies ? UINT32_MAX : learn__add(addr, hash, id);
 		qemu_plugin_register_vcpu_mem_cb(insn, memory_moved, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
-						 (void *)(uintptr_t)id);
+						 moved_data(id, record));
 	}
 	pthread_mutex_unlock(&lpc.lock);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, block_ran, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)id);
@@ -324,15 +446,21 @@ static void write_counts(FILE *f)
 				fp_width__isa(lpc.fps[k].op.width, lpc.arch),
 				fp_precision__name(lpc.fps[k].op.precision));
 	}
+	for (uint32_t c = 1; c < regions__ncontexts(); c++)
+		fprintf(f, "context %" PRIu32 " %s\n", c, regions__context(c));
 	for (struct thread_counts *t = lpc.threads; t; t = t->next) {
-		fprintf(f, "thread %d\n", (int)t->tid);
+		fprintf(f, "thread %d %" PRIu32 "\n", (int)t->tid, t->context);
 		for (uint32_t c = 0; c < MAX_CHUNKS; c++) {
 			const struct counts *chunk = t->chunks[c];
 
 			for (uint32_t k = 0; chunk && k < CHUNK; k++)
-				if (chunk[k].execs || chunk[k].loaded || chunk[k].stored)
+				if (chunk[k].execs || chunk[k].loaded || chunk[k].stored) {
+					const struct block *b = &lpc.blocks[c * CHUNK + k];
+
 					fprintf(f, "count %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-						c * CHUNK + k, chunk[k].execs, chunk[k].loaded, chunk[k].stored);
+						c * CHUNK + k, chunk[k].execs, chunk[k].loaded + chunk[k].execs * b->loaded,
+						chunk[k].stored + chunk[k].execs * b->stored);
+				}
 		}
 	}
 	for (uint32_t i = 0; i < lpc.nnotes; i++)
@@ -400,8 +528,8 @@ static void forked_child(void)
 		for (uint32_t c = 0; c < MAX_CHUNKS; c++)
 			if (t->chunks[c])
 				memset(t->chunks[c], 0, CHUNK * sizeof(struct counts));
-	if (self)
-		self->tid = (pid_t)syscall(SYS_gettid);
+	for (struct thread_counts *t = own; t; t = t->next_own)
+		t->tid = (pid_t)syscall(SYS_gettid);
 	lpc.lost = 0;
 }
 
@@ -431,12 +559,19 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return refuse("cannot count code of '%s': x86_64 and aarch64 only", info->target_name, 0, 0);
 	}
 	lpc.arch_name = lpc.arch == FP_ARM64 ? "aarch64" : "x86_64";
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
 		if (strncmp(argv[i], "out=", 4) == 0 && argv[i][4])
 			lpc.out = argv[i] + 4;
+		else if (strcmp(argv[i], "exact=1") == 0)
+			lpc.exact = true;
+		else if (strcmp(argv[i], "exact=0") != 0)
+			return refuse("unknown argument '%s' (out=PREFIX, exact=0|1)", argv[i], 0, 0);
+	}
 	if (!lpc.out)
 		return refuse("%sneeds out=PREFIX: where each process writes PREFIX.PID", "", 0, 0);
 	lpc.mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	lpc.id = id;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &lpc.start);
 	pthread_atfork(NULL, NULL, forked_child);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, translated);
 	qemu_plugin_register_vcpu_syscall_cb(id, syscall_made);

@@ -26,6 +26,13 @@ setup() {
 		(cd / && env -i PATH=/usr/bin:/bin "$root/usr/bin/lp" svg "$BATS_TEST_TMPDIR/i.lp" > "$BATS_TEST_TMPDIR/i.svg")
 		grep -q '<svg' "$BATS_TEST_TMPDIR/i.svg"
 	fi
+	# lp-count, lp's QEMU plugin, beside the programs: the installed lp-roofline finds it there
+	[ -f "$root/usr/lib/lp/lp-count.so" ]
+	if command -v "qemu-$(uname -m)" > /dev/null; then
+		(cd / && env -i PATH=/usr/bin:/bin "$root/usr/bin/lp-roofline" record --emulate -q -o "$BATS_TEST_TMPDIR/e.lp" \
+			-- "$LP_BUILD/workloads/flopkinds" sse-dp 10 2> /dev/null)
+		grep -qP '^K\t.*\tsse_dp\t' "$BATS_TEST_TMPDIR/e.lp"
+	fi
 	run --separate-stderr env -i PATH=/usr/bin:/bin MANPATH="$root/usr/share/man" "$root/usr/bin/lp" help svg
 	assert_success
 	assert_line --regexp 'lp-svg +- '

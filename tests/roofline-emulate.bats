@@ -180,6 +180,31 @@ has_cpu_flag() {
 	ls c.[0-9]* > /dev/null
 }
 
+# lp-count's files (PREFIX.PID) summed: "RUNS LOADED STORED"
+plugin_totals() {
+	awk '$1 == "count" { r += $3; l += $4; s += $5 } END { print r, l, s }' "$1".*
+}
+
+@test "bytes learned, then counted without callbacks: the same as counted with a callback each, threads and gzip" {
+	plugin=$LP_BUILD/lib/lp/lp-count.so
+	# 2 threads for over a second: the plugin has QEMU translate again at 0.1 and 1 s
+	run -0 --separate-stderr "$QEMU" -cpu max -plugin "$plugin,out=$PWD/learned" "$W/flopkinds" threads 40000
+	read -r fn flops loaded stored <<< "$(truth_of "$stderr")"
+	run -0 --separate-stderr "$QEMU" -cpu max -plugin "$plugin,out=$PWD/exact,exact=1" "$W/flopkinds" threads 40000
+	[ "$(plugin_totals learned)" = "$(plugin_totals exact)" ] || fail "learned $(plugin_totals learned), exact $(plugin_totals exact)"
+	# and the kernel's own, per thread, as the workload counts them
+	for f in learned exact; do
+		n=$(ls $f.[0-9]* | wc -l)
+		[ "$n" = 1 ] || fail "$f: $n files"
+	done
+	head -c 2000000 /dev/urandom > in.bin
+	"$QEMU" -cpu max -plugin "$plugin,out=$PWD/gl" /bin/gzip -c in.bin > /dev/null
+	"$QEMU" -cpu max -plugin "$plugin,out=$PWD/ge,exact=1" /bin/gzip -c in.bin > /dev/null
+	[ "$(plugin_totals gl)" = "$(plugin_totals ge)" ] || fail "gzip: learned $(plugin_totals gl), exact $(plugin_totals ge)"
+	run -1 --separate-stderr "$QEMU" -plugin "$plugin,out=$PWD/x,fast=1" /bin/true
+	[[ "$stderr" == *"lp-count: unknown argument 'fast=1' (out=PREFIX, exact=0|1)"* ]] || fail "$stderr"
+}
+
 @test "lp-svg --roofline says the counts came from emulation, on the picture and each point" {
 	run --separate-stderr lp-roofline record --emulate -o run.lp -- "$W/flopkinds" sse-dp 20000
 	assert_success
@@ -204,4 +229,23 @@ has_cpu_flag() {
 	# named by lp's symbolizer as lp-record names them: the deflate loop of a stripped binary
 	lp_awk '$1 == "K" { print f("name") }' run.lp | grep -qx 'deflate\|longest_match\|fill_window\|\[gzip\]' ||
 		fail "$(lp_awk '$1 == "K" { print f("name") }' run.lp | head)"
+}
+
+@test "with hardware counters: the PMU's FLOPs and instructions agree with the emulated counts" {
+	lp-record -q -e cycles -o /dev/null -- true 2> /dev/null ||
+		skip "no hardware counters here (perf stat -e cycles: not supported): nothing to compare the counts with"
+	run --separate-stderr lp-roofline record -o pmu.lp -- "$W/flops" 100000
+	assert_success
+	run --separate-stderr lp-roofline record --emulate -o emu.lp -- "$W/flops" 100000
+	assert_success
+	lp-roofline points pmu.lp > pmu-points.lp
+	lp-roofline points emu.lp > emu-points.lp
+	pmu=$(lp_awk '$1 == "Q" && f("name") ~ /^triad/ { print f("flops") }' pmu-points.lp)
+	emu=$(lp_awk '$1 == "Q" && f("name") ~ /^triad/ { print f("flops") }' emu-points.lp)
+	awk -v p="$pmu" -v e="$emu" 'BEGIN { exit !(p > 0.9 * e && p < 1.1 * e) }' || fail "PMU $pmu FLOPs, emulated $emu"
+	# every instruction of the program in user mode, as perf stat counts them
+	perf stat -x, -e instructions:u -o stat.txt -- "$W/flops" 100000 2> /dev/null
+	pmu=$(awk -F, '/instructions/ { print $1 }' stat.txt)
+	emu=$(lp_awk '$1 == "K" { n += f("insns") } END { print n }' emu.lp)
+	awk -v p="$pmu" -v e="$emu" 'BEGIN { exit !(p > 0.99 * e && p < 1.01 * e) }' || fail "perf stat $pmu instructions, emulated $emu"
 }

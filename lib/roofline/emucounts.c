@@ -42,10 +42,13 @@ struct emucounts {
 	void *ctx;
 	struct symbolizer *sym;
 	struct stackmap *names;		/* escaped function names */
-	struct stackmap *keys;		/* "PID\tTID\tNAME-ID" -> index in sums */
+	struct stackmap *keys;		/* "PID\tTID\tNAME-ID\tREGIONS" -> index in sums */
 	struct sums *sums;
 	size_t cap;
 	const char *unsupported;
+	/* one file's contexts of code regions: "a;b", index 0 none */
+	char **contexts;
+	size_t ncontexts;
 	/* one file's blocks, in the order of their ids (as written) */
 	struct block *blocks;
 	size_t nblocks, cap_blocks;
@@ -82,6 +85,9 @@ void emucounts__free(struct emucounts *e)
 	free(e->sums);
 	free(e->blocks);
 	free(e->fps);
+	for (size_t i = 0; i < e->ncontexts; i++)
+		free(e->contexts[i]);
+	free(e->contexts);
 	free(e);
 }
 
@@ -120,12 +126,14 @@ static int name_at(struct emucounts *e, pid_t pid, uint64_t addr, uint32_t *id)
 	return ret < 0 ? ret : 0;
 }
 
-static struct sums *sums_of(struct emucounts *e, pid_t pid, pid_t tid, uint32_t name)
+static struct sums *sums_of(struct emucounts *e, pid_t pid, pid_t tid, uint32_t name, const char *regions)
 {
-	char key[64];
-	int len = snprintf(key, sizeof(key), "%d\t%d\t%" PRIu32, (int)pid, (int)tid, name);
-	struct stack_entry *k = stackmap__add(e->keys, key, (size_t)len, 0, 0);
+	struct strbuf key = STRBUF_INIT;
+	struct stack_entry *k = NULL;
 
+	if (strbuf__addf(&key, "%d\t%d\t%" PRIu32 "\t%s", (int)pid, (int)tid, name, regions) == 0)
+		k = stackmap__add(e->keys, key.s, key.len, 0, 0);
+	strbuf__release(&key);
 	if (!k)
 		return NULL;
 	if (k->id >= e->cap) {
@@ -208,8 +216,26 @@ static bool dec(const char *s, uint64_t *v)
 /* What one file is saying as it is read */
 struct file_state {
 	pid_t pid, tid;
+	const char *regions;	/* the thread's context: its open code regions */
 	bool header, ended, thread;
 };
+
+/* "context N a;b": N the next one, the regions a list of names */
+static int take_context(struct emucounts *e, char **w, size_t n, struct lp_error *err)
+{
+	uint64_t id;
+	char **v;
+
+	if (n != 3 || !dec(w[1], &id) || id != e->ncontexts || !*w[2] || strchr(w[2], ' ') || strchr(w[2], '\t'))
+		return lp_error__set(err, -EINVAL, "malformed 'context' line");
+	if (!(v = realloc(e->contexts, (e->ncontexts + 1) * sizeof(*v))))
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	e->contexts = v;
+	if (!(v[e->ncontexts] = strdup(w[2])))
+		return lp_error__set(err, -ENOMEM, "out of memory");
+	e->ncontexts++;
+	return 0;
+}
 
 static int take_line(struct emucounts *e, struct file_state *st, char *line, struct lp_error *err)
 {
@@ -272,8 +298,21 @@ static int take_line(struct emucounts *e, struct file_state *st, char *line, str
 		bl->nfp++;
 		return 0;
 	}
-	if (strcmp(w[0], "thread") == 0 && n == 2 && dec(w[1], &a) && a > 0 && a < INT32_MAX) {
+	if (strcmp(w[0], "context") == 0) {
+		/* context 0 is none: the first line says 1 */
+		if (!e->ncontexts && !(e->contexts = calloc(1, sizeof(*e->contexts))))
+			return lp_error__set(err, -ENOMEM, "out of memory");
+		if (e->ncontexts == 0 && !(e->contexts[0] = strdup("")))
+			return lp_error__set(err, -ENOMEM, "out of memory");
+		e->ncontexts += e->ncontexts == 0;
+		return take_context(e, w, n, err);
+	}
+	if (strcmp(w[0], "thread") == 0 && (n == 2 || n == 3) && dec(w[1], &a) && a > 0 && a < INT32_MAX &&
+	    (n == 2 || dec(w[2], &b))) {
+		if (n == 3 && b && b >= e->ncontexts)
+			return lp_error__set(err, -EINVAL, "thread %" PRIu64 " in context %" PRIu64 ", which the file does not have", a, b);
 		st->tid = (pid_t)a;
+		st->regions = n == 3 && b ? e->contexts[b] : "";
 		return 0;
 	}
 	if (strcmp(w[0], "count") == 0 && n == 5 && dec(w[1], &a) && dec(w[2], &b) && dec(w[3], &c) && dec(w[4], &d)) {
@@ -284,7 +323,7 @@ static int take_line(struct emucounts *e, struct file_state *st, char *line, str
 			return lp_error__set(err, -EINVAL, "counts before a 'thread' line");
 		if (!bl)
 			return lp_error__set(err, -EINVAL, "counts of block %" PRIu64 ", which the file does not have", a);
-		if (!(s = sums_of(e, st->pid, st->tid, bl->name)))
+		if (!(s = sums_of(e, st->pid, st->tid, bl->name, st->regions)))
 			return lp_error__set(err, -ENOMEM, "out of memory");
 		s->insns += b * bl->ninsns;
 		s->loaded += c;
@@ -292,7 +331,7 @@ static int take_line(struct emucounts *e, struct file_state *st, char *line, str
 		for (size_t i = bl->first_fp; i < bl->first_fp + bl->nfp; i++) {
 			const struct fp *f = &e->fps[i];
 
-			if (!(s = sums_of(e, st->pid, st->tid, f->name)))
+			if (!(s = sums_of(e, st->pid, st->tid, f->name, st->regions)))
 				return lp_error__set(err, -ENOMEM, "out of memory");
 			s->flops += b * f->flops;
 			s->by_kind[f->kind] += b * f->flops;
@@ -301,18 +340,25 @@ static int take_line(struct emucounts *e, struct file_state *st, char *line, str
 	}
 	if (strcmp(w[0], "unsupported") == 0 && n == 3 && hex(w[1], &a)) {
 		struct strbuf name = STRBUF_INIT, locs = STRBUF_INIT;
-		const char *what = strcmp(w[2], "avx512") == 0 ? "avx512" : strcmp(w[2], "sve") == 0 ? "sve" : NULL;
+		static const char *const said[][2] = {
+			{ "avx512", "an AVX-512 instruction in '%.*s' (pid %d), which QEMU 7.2 cannot run" },
+			{ "sve", "SVE instructions in '%.*s' (pid %d): their FLOPs are not counted" },
+			{ "region-function", "code regions of lp_region_begin/end in '%.*s' (pid %d): QEMU 7.2's plugins "
+					     "cannot read the name they pass, so what runs in them is counted outside "
+					     "regions (LP_REGION_BEGIN/END are counted in theirs)" },
+		};
+		const char *const *what = NULL;
 
+		for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++)
+			if (strcmp(w[2], said[i][0]) == 0)
+				what = said[i];
 		if (!what)
 			return lp_error__set(err, -EINVAL, "unknown instruction set '%s'", w[2]);
-		if (!e->unsupported)
-			e->unsupported = what;
+		if (!e->unsupported && what != said[2])
+			e->unsupported = what[0];
 		if (symbolizer__frame(e->sym, st->pid, a, false, true, &name, &locs) < 0)
 			strbuf__reset(&name);
-		lp_warn(e->warn, e->ctx, NULL, 0,
-			what[0] == 's' ? "SVE instructions in '%.*s' (pid %d): their FLOPs are not counted" :
-					 "an AVX-512 instruction in '%.*s' (pid %d), which QEMU 7.2 cannot run",
-			(int)name.len, name.s ? name.s : "", (int)st->pid);
+		lp_warn(e->warn, e->ctx, NULL, 0, what[1], (int)name.len, name.s ? name.s : "", (int)st->pid);
 		strbuf__release(&name);
 		strbuf__release(&locs);
 		return 0;
@@ -346,6 +392,9 @@ int emucounts__read(struct emucounts *e, const char *path, struct lp_error *err)
 	if (!f)
 		return lp_error__set(err, -errno, "cannot open: %s", strerror(errno));
 	e->nblocks = e->nfps = 0;
+	for (size_t i = 0; i < e->ncontexts; i++)
+		free(e->contexts[i]);
+	e->ncontexts = 0;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		err->line = ++lineno;
 		if (line[len - 1] != '\n') {
@@ -378,6 +427,7 @@ int emucounts__write(struct emucounts *e, FILE *out, struct lp_error *err)
 {
 	struct stack_entry **keys = stackmap__sorted(e->keys);
 	size_t n = stackmap__size(e->keys);
+	struct strbuf key = STRBUF_INIT;
 	struct lp_writer w;
 	int ret;
 
@@ -388,25 +438,36 @@ int emucounts__write(struct emucounts *e, FILE *out, struct lp_error *err)
 	ret = lp_writer__version(&w);
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		const struct sums *s = &e->sums[keys[i]->id];
-		int pid, tid;
+		int pid, tid, at = 0;
 		uint32_t name;
 		const struct stack_entry *nm;
+		const char *regions;
 
-		if (sscanf(keys[i]->key, "%d\t%d\t%" SCNu32, &pid, &tid, &name) != 3 ||
+		/* keys are not terminated: a copy that is */
+		strbuf__reset(&key);
+		if (strbuf__add(&key, keys[i]->key, keys[i]->len) < 0 || strbuf__addc(&key, 0) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (sscanf(key.s, "%d\t%d\t%" SCNu32 "\t%n", &pid, &tid, &name, &at) != 3 || !at ||
 		    !(nm = stackmap__entry(e->names, name)))
 			continue;
+		regions = key.s + at;
 		if (!s->insns && !s->flops && !s->loaded && !s->stored)
 			continue;
 		ret = lp_writer__counts(&w, pid, tid, (struct lp_span){ nm->key, nm->len }, s->insns, s->flops, s->loaded,
 					s->stored) ?:
 		      lp_writer__attr_str(&w, "counts", "emulated");
 		add_kinds(s, &w, &ret);
+		if (ret == 0 && *regions)
+			ret = lp_writer__attr_str(&w, "regions", regions);
 		if (ret == 0)
 			ret = lp_writer__end(&w);
 	}
 	if (ret == 0)
 		ret = lp_writer__trailer(&w);
 	lp_writer__release(&w);
+	strbuf__release(&key);
 	if (ret == 0 && (fflush(out) != 0 || ferror(out)))
 		ret = -EIO;
 	return ret < 0 ? lp_error__set(err, ret, "cannot write: %s", strerror(-ret)) : 0;

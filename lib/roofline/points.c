@@ -283,6 +283,9 @@ static void count_isa(struct region *r, struct lp_span attr)
 			r->emu_isa_flops[i] += v;
 }
 
+static void add_counts(struct region *r, const struct lp_counts *k);
+static int counts_in_regions(struct points *p, const struct lp_counts *k);
+
 static int read_counts(void *ctx, struct lp_reader *rd, const struct lp_counts *k)
 {
 	struct points_read *x = ctx;
@@ -291,12 +294,20 @@ static int read_counts(void *ctx, struct lp_reader *rd, const struct lp_counts *
 	int ret;
 
 	(void)rd;
-	if (p->o.depth || p->o.by_region)
-		return lp_error__set(x->err, -EINVAL, "emulated counts are per function: %s needs the PMU's events",
-				     p->o.depth ? "--depth" : "--by region");
+	if (p->o.depth)
+		return lp_error__set(x->err, -EINVAL, "emulated counts are per function: --depth needs the PMU's events");
+	p->any_emulated = true;
+	if (p->o.by_region)
+		return counts_in_regions(p, k);
 	strbuf__reset(&p->name);
 	if (strbuf__add(&p->name, k->name.s, k->name.len) < 0 || (ret = region_named(p, &r)) < 0)
 		return -ENOMEM;
+	add_counts(r, k);
+	return 0;
+}
+
+static void add_counts(struct region *r, const struct lp_counts *k)
+{
 	r->emulated = true;
 	r->emu_flops += k->flops;
 	r->emu_loaded += k->loaded;
@@ -304,7 +315,33 @@ static int read_counts(void *ctx, struct lp_reader *rd, const struct lp_counts *
 	r->emu_insns += k->insns;
 	for (size_t i = 0; i < k->nattrs; i++)
 		count_isa(r, k->attrs[i]);
-	p->any_emulated = true;
+}
+
+/* --by region: in each code region open around the code (regions=a;b), once each */
+static int counts_in_regions(struct points *p, const struct lp_counts *k)
+{
+	struct lp_span regions, name, seen[64];
+	struct lp_list_iter it;
+	struct region *r;
+	size_t n = 0;
+	int ret;
+
+	if (!lp_attrs__find(k->attrs, k->nattrs, "regions", &regions))
+		return 0;
+	lp_list_iter__init(&it, regions);
+	while (lp_list_iter__next(&it, &name, NULL) && n < 64) {
+		bool again = false;
+
+		for (size_t i = 0; i < n && !again; i++)
+			again = seen[i].len == name.len && memcmp(seen[i].s, name.s, name.len) == 0;
+		if (again)
+			continue;
+		seen[n++] = name;
+		strbuf__reset(&p->name);
+		if (strbuf__add(&p->name, name.s, name.len) < 0 || (ret = region_named(p, &r)) < 0)
+			return -ENOMEM;
+		add_counts(r, k);
+	}
 	return 0;
 }
 
