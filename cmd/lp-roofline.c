@@ -297,6 +297,8 @@ static const char record_usage[] =
 	"\n"
 	"  -o, --output=FILE     write the stream to FILE (default stdout)\n"
 	"      --emulate         count by emulation instead of with the PMU's counters\n"
+	"      --emulate=exact   the same with a callback for every load and store\n"
+	"                        throughout (3-5x slower; the bytes are the same)\n"
 	"      --group-size=N    counters per run (default 4)\n"
 	"      --period=N        a sample every N counts of each counter (default 1000003)\n"
 	"  -h, --help            show this help\n"
@@ -431,7 +433,7 @@ static int read_emulated(struct emucounts *e, const char *dir, const char *what)
  * runs (lp-record's stream, then the K records'). The native run goes
  * first, so that an emulation that fails wastes nothing.
  */
-static int record_emulated(char **command, char **passed, int npassed, const char *output)
+static int record_emulated(char **command, char **passed, int npassed, const char *output, bool exact)
 {
 	char qemu_name[80], qemu[PATH_MAX], plugin[PATH_MAX], program[PATH_MAX], self[PATH_MAX], spec[PATH_MAX + 64];
 	char tmpdir[] = "/tmp/lp-roofline.XXXXXX", native[PATH_MAX];
@@ -497,7 +499,7 @@ static int record_emulated(char **command, char **passed, int npassed, const cha
 	/* the counts: the same command under QEMU, named argv[0] as before */
 	fprintf(stderr, "%s: counting FLOPs and bytes: '%s' again, under %s (many times slower)\n", progname,
 		command[0], qemu_name);
-	snprintf(spec, sizeof(spec), "%s,out=%s/count", plugin, tmpdir);
+	snprintf(spec, sizeof(spec), "%s,out=%s/count%s", plugin, tmpdir, exact ? ",exact=1" : "");
 	n = 0;
 	args[n++] = qemu;
 	args[n++] = "-cpu";
@@ -571,7 +573,7 @@ static int cmd_record(int argc, char **argv)
 	struct calibration cal;
 	struct lp_error err;
 	FILE *out = NULL;
-	bool made_tmp = false, emulate = false;
+	bool made_tmp = false, emulate = false, exact = false;
 
 	if (!passed)
 		usage_error("out of memory");
@@ -592,6 +594,10 @@ static int cmd_record(int argc, char **argv)
 			output = a + 2;
 		else if (strcmp(a, "--emulate") == 0)
 			emulate = true;
+		else if (strncmp(a, "--emulate=", 10) == 0 && strcmp(a + 10, "exact") == 0)
+			emulate = exact = true;
+		else if (strncmp(a, "--emulate=", 10) == 0)
+			usage_error("--emulate takes nothing or 'exact', got '%s'", a + 10);
 		else if (strncmp(a, "--group-size=", 13) == 0)
 			group = parse_count(a + 13, "--group-size", 64);
 		else if (strncmp(a, "--period=", 9) == 0)
@@ -602,7 +608,7 @@ static int cmd_record(int argc, char **argv)
 	if (!command || !*command)
 		usage_error("record needs '-- COMMAND'");
 	if (emulate) {
-		ret = record_emulated(command, passed, npassed, output);
+		ret = record_emulated(command, passed, npassed, output, exact);
 		free(passed);
 		return ret;
 	}
