@@ -10,7 +10,7 @@
 # plain QEMU (what the plugin adds: DESIGN.md's "half again"), and the whole
 # record --emulate against lp-record alone.
 #
-#   bench/roofline-emulate.sh          (RUNS=3 REPS=100000)
+#   bench/roofline-emulate.sh          (RUNS=3 REPS=100000; bench/all.sh runs it too)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${LP_BUILD:-$top/build}

@@ -354,6 +354,17 @@ static int append_stream(FILE *out, const char *path)
 	return ret;
 }
 
+/* Closes the stream written (stdout, or the file output), saying why it could not be: 0 or -1 */
+static int close_output(FILE **out, const char *output)
+{
+	int failed = *out == stdout ? close_stdout() : fclose(*out) != 0;
+
+	*out = NULL;
+	if (failed)
+		error("cannot write '%s': %s", output ? output : "stdout", strerror(errno));
+	return failed ? -1 : 0;
+}
+
 /* name found in PATH (or name itself, with a slash) into buf: 0, or -ENOENT */
 static int find_program(const char *name, char *buf, size_t size)
 {
@@ -443,7 +454,7 @@ static int record_emulated(char **command, char **passed, int npassed, const cha
 	struct lp_error err;
 	char **args = NULL;
 	FILE *out = NULL;
-	int n = 0, status, emulated, ret = 125;
+	int n = 0, status, emulated, copied, ret = 125;
 
 	uname(&u);
 	snprintf(qemu_name, sizeof(qemu_name), "qemu-%s", u.machine);
@@ -537,21 +548,16 @@ static int record_emulated(char **command, char **passed, int npassed, const cha
 		error("cannot write '%s': %s", output, strerror(errno));
 		goto cleanup;
 	}
-	if (append_stream(out, native) < 0) {
-		error("cannot copy the stream of the timed run: %s", strerror(errno));
+	if ((copied = append_stream(out, native)) < 0) {
+		error("cannot copy the stream of the timed run: %s", strerror(-copied));
 		goto cleanup;
 	}
 	if (emucounts__write(e, out, &err) < 0) {
 		error_report(&err);
 		goto cleanup;
 	}
-	if (out == stdout ? close_stdout() : fclose(out) != 0) {
-		out = NULL;
-		error("cannot write '%s': %s", output ? output : "stdout", strerror(errno));
-		goto cleanup;
-	}
-	out = NULL;
-	ret = status;
+	if (close_output(&out, output) == 0)
+		ret = status;
 cleanup:
 	if (out && out != stdout)
 		fclose(out);
@@ -701,13 +707,8 @@ static int cmd_record(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (out == stdout ? close_stdout() : fclose(out) != 0) {
-		out = NULL;
-		error("cannot write '%s': %s", output ? output : "stdout", strerror(errno));
-		goto cleanup;
-	}
-	out = NULL;
-	ret = status;
+	if (close_output(&out, output) == 0)
+		ret = status;
 cleanup:
 	if (out && out != stdout)
 		fclose(out);

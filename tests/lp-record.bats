@@ -405,13 +405,16 @@ record_with_max_stack_4() {
 	lp-record -q -o loop.lp -- sh -c 'for i in $(seq 500); do /bin/true; done; times' > times.txt
 	# the shell's own accounting of itself and its children (times: user and sys, twice)
 	kernel=$(tr ' ' '\n' < times.txt | awk -F'[ms]' 'NF { t += $1 * 60 + $2 } END { print t }')
-	read -r exact weights < <(lp_awk '$1 == "T" { c += attr("cpu") }
-		$1 == "S" && f("event") == "cpu" { w += f("weight") } END { printf "%.4f %.4f\n", c / 1e9, w / 1e9 }' loop.lp)
+	read -r exact weights threads < <(lp_awk '$1 == "T" { c += attr("cpu"); n++ }
+		$1 == "S" && f("event") == "cpu" { w += f("weight") } END { printf "%.4f %.4f %d\n", c / 1e9, w / 1e9, n }' loop.lp)
 	# the T records' exact time is the shell's, within its 10 ms ticks and 25%
 	awk -v e="$exact" -v k="$kernel" 'BEGIN { exit !(e >= k * 0.75 - 0.02 && e <= k * 1.25 + 0.02) }' ||
 		fail "exact $exact s in the T records, $kernel s by the shell's times"
-	# the samples, with what no sample stood for, add up to it
-	awk -v e="$exact" -v w="$weights" 'BEGIN { exit !(w >= e * 0.999 && w <= e * 1.001) }' || fail "samples $weights s, exact $exact s"
+	# the samples, with what no sample stood for, add up to it: within 0.1%, and 2 us a thread: cpu=
+	# is read at sched_process_exit, and a thread runs on to its last switch, which the task-clock
+	# weights of a thread sampled to its end count (an ASan run saw 0.4 ms over 500 programs)
+	awk -v e="$exact" -v w="$weights" -v n="$threads" 'BEGIN { d = e * 0.001 + n * 0.000002; exit !(w >= e - d && w <= e + d) }' ||
+		fail "samples $weights s, exact $exact s, $threads threads"
 	grep -qP '^S\t\d+\t\d+\t\d+\ttrue\tcpu\t\d+\t\[not sampled\]\t-\tunsampled=1$' loop.lp
 	lp-collapse -e cpu loop.lp > loop.folded
 	within "$(share '^true;' loop.folded)" 50 100 "the programs' share"
