@@ -140,6 +140,9 @@ $(O)/gen/assets.o: $(O)/gen/assets.c
 
 $(O)/bin/lp-svg: $(O)/gen/assets.o
 
+# lp-roofline's record (counters, or emulation under QEMU) is a file of its own
+$(O)/bin/lp-roofline: $(O)/cmd/roofline-record.o
+
 # pprof's message types, from lib/export/pprof.proto (protoc-c, Debian's protobuf-c-compiler)
 PROTOC_C ?= protoc-c
 $(O)/gen/pprof.pb-c.c $(O)/gen/pprof.pb-c.h &: lib/export/pprof.proto

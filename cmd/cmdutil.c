@@ -142,6 +142,15 @@ unsigned default_jobs(void)
 	return n >= 2 ? 2 : 1;
 }
 
+unsigned count_arg(const char *arg, const char *what, unsigned max)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, strlen(arg), &v) < 0 || v == 0 || v > max)
+		usage_error("%s must be a whole number from 1 to %u, got '%s'", what, max, arg);
+	return (unsigned)v;
+}
+
 unsigned jobs_arg(const char *arg)
 {
 	uint64_t n;

@@ -42,6 +42,9 @@ void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), nore
 /* A size option's bytes: "4096", "16K", "8M", "1G"; a usage error otherwise (0 too, unless allowed). */
 uint64_t size_arg(const char *opt, const char *arg, bool allow_zero);
 
+/* A count option's number: 1 to max, a usage error naming what otherwise. */
+unsigned count_arg(const char *arg, const char *what, unsigned max);
+
 /* Cores to read a big input with: two halves at most, when there are two CPUs to run them. */
 unsigned default_jobs(void);
 /* The argument of -j/--jobs: 1 to 1024, a usage error otherwise. */
