@@ -114,8 +114,10 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
 	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # never with the sanitizers of CFLAGS: QEMU, which loads it, has none
-PLUGIN_SRCS = qemu/lp-count.c qemu/learn.c qemu/regions.c lib/roofline/fpclass.c lib/symbols/sdt.c lib/base/numparse.c
-$(PLUGIN): $(PLUGIN_SRCS) $(wildcard qemu/*.h) lib/roofline/fpclass.h lib/symbols/sdt.h lib/base/numparse.h
+PLUGIN_SRCS = qemu/lp-count.c qemu/learn.c qemu/regions.c lib/roofline/fpclass.c lib/symbols/sdt.c lib/base/numparse.c \
+	lib/base/htab.c lib/base/hugemem.c
+$(PLUGIN): $(PLUGIN_SRCS) $(wildcard qemu/*.h) lib/roofline/fpclass.h lib/symbols/sdt.h lib/base/numparse.h \
+		lib/base/htab.h lib/base/hash.h lib/base/hugemem.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+#include "htab.h"
+
 /* What an instruction did while learned */
 struct record {
 	uint64_t addr, hash;
@@ -19,23 +22,17 @@ enum { CHUNK_SHIFT = 12, CHUNK = 1 << CHUNK_SHIFT, MAX_CHUNKS = 1 << 12 };
 static struct record *chunks[MAX_CHUNKS];
 static uint32_t nrecords;
 
-/* what was settled: (addr, hash) -> bytes, open addressing */
+/* what was settled: (addr, hash) -> bytes */
 struct fixed {
+	struct htab_entry head;
 	uint64_t addr, hash;
 	uint32_t loaded, stored;
-	bool used;
 };
-static struct fixed *table;
-static uint64_t table_size, table_used;
+static struct htab table = HTAB_INIT(struct fixed);
 
 uint64_t learn__hash(const void *code, unsigned long len)
 {
-	const unsigned char *b = code;
-	uint64_t h = 1469598103934665603ull;
-
-	for (unsigned long i = 0; i < len; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h;
+	return hash_bytes(code, len);
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -112,31 +109,16 @@ void learn__access(uint32_t id, unsigned bytes, bool store)
 	}
 }
 
-static struct fixed *slot(uint64_t addr, uint64_t hash)
+/* The entry of (addr, hash), or the free slot it would take (head.used false); its table hash into *h */
+static struct fixed *slot(uint64_t addr, uint64_t hash, uint64_t *h)
 {
-	uint64_t i = (addr * 0x9e3779b97f4a7c15ull ^ hash) & (table_size - 1);
+	struct fixed *f;
 
-	while (table[i].used && !(table[i].addr == addr && table[i].hash == hash))
-		i = (i + 1) & (table_size - 1);
-	return &table[i];
-}
-
-static bool grow_table(void)
-{
-	struct fixed *old = table;
-	uint64_t old_size = table_size;
-
-	table_size = table_size ? 2 * table_size : 4096;
-	if (!(table = calloc(table_size, sizeof(*table)))) {
-		table = old;
-		table_size = old_size;
-		return false;
-	}
-	for (uint64_t i = 0; i < old_size; i++)
-		if (old[i].used)
-			*slot(old[i].addr, old[i].hash) = old[i];
-	free(old);
-	return true;
+	*h = hash_mix(addr ^ hash);
+	for (size_t i = *h; (f = htab__at(&table, i))->head.used; i++)
+		if (f->head.hash == *h && f->addr == addr && f->hash == hash)
+			break;
+	return f;
 }
 
 /* A whole number of accesses of one size a run of its block: the bytes of a run */
@@ -152,7 +134,7 @@ uint64_t learn__settle(uint64_t (*block_runs)(uint32_t block))
 {
 	for (uint32_t id = 0; id < nrecords; id++) {
 		const struct record *r = at(id);
-		uint64_t runs = block_runs(r->block);
+		uint64_t runs = block_runs(r->block), h;
 		uint32_t loaded, stored;
 		struct fixed *f;
 
@@ -160,29 +142,33 @@ uint64_t learn__settle(uint64_t (*block_runs)(uint32_t block))
 		if (runs < 2 || !per_run(r->loads, r->loaded, r->load_size, runs, &loaded) ||
 		    !per_run(r->stores, r->stored, r->store_size, runs, &stored))
 			continue;
-		if ((table_used + 1) * 2 > table_size && !grow_table())
+		if (htab__reserve(&table) < 0)
 			break;
-		f = slot(r->addr, r->hash);
-		if (f->used) {
+		f = slot(r->addr, r->hash, &h);
+		if (f->head.used) {
 			/* learned in two blocks: they must agree */
 			if (f->loaded != loaded || f->stored != stored)
 				f->loaded = f->stored = UINT32_MAX;
 			continue;
 		}
-		*f = (struct fixed){ r->addr, r->hash, loaded, stored, true };
-		table_used++;
+		htab__insert(&table, f, h);
+		f->addr = r->addr;
+		f->hash = r->hash;
+		f->loaded = loaded;
+		f->stored = stored;
 	}
-	return table_used;
+	return table.n;
 }
 
 bool learn__fixed(uint64_t addr, uint64_t code_hash, uint32_t *loaded, uint32_t *stored)
 {
 	const struct fixed *f;
+	uint64_t h;
 
-	if (!table_size)
+	if (!table.n)
 		return false;
-	f = slot(addr, code_hash);
-	if (!f->used || f->loaded == UINT32_MAX)
+	f = slot(addr, code_hash, &h);
+	if (!f->head.used || f->loaded == UINT32_MAX)
 		return false;
 	*loaded = f->loaded;
 	*stored = f->stored;
