@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,22 +534,26 @@ static void forked_child(void)
 	lpc.lost = 0;
 }
 
-static int refuse(const char *fmt, const char *a, int x, int y)
+/* QEMU is told no, and the user why */
+__attribute__((format(printf, 1, 2))) static int refuse(const char *fmt, ...)
 {
-	char msg[512];
+	va_list ap;
 
-	snprintf(msg, sizeof(msg), fmt, a, x, y);
-	fprintf(stderr, "lp-count: %s\n", msg);
+	fprintf(stderr, "lp-count: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	return -1;
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
 	if (info->version.min > LP_QEMU_PLUGIN_API || info->version.cur < LP_QEMU_PLUGIN_API)
-		return refuse("%sthis QEMU takes plugins of API versions %d to %d; lp-count is built for version 1 "
-			      "(QEMU 7.2, Debian 12's qemu-user)", "", info->version.min, info->version.cur);
+		return refuse("this QEMU takes plugins of API versions %d to %d; lp-count is built for version 1 "
+			      "(QEMU 7.2, Debian 12's qemu-user)", info->version.min, info->version.cur);
 	if (info->system_emulation)
-		return refuse("%scounts programs under qemu-user, not a system under qemu-system", "", 0, 0);
+		return refuse("counts programs under qemu-user, not a system under qemu-system");
 	if (strcmp(info->target_name, "x86_64") == 0) {
 		lpc.arch = FP_X86_64;
 		lpc.exec_syscall[0] = 59, lpc.exec_syscall[1] = 322;
@@ -556,7 +561,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		lpc.arch = FP_ARM64;
 		lpc.exec_syscall[0] = 221, lpc.exec_syscall[1] = 281;
 	} else {
-		return refuse("cannot count code of '%s': x86_64 and aarch64 only", info->target_name, 0, 0);
+		return refuse("cannot count code of '%s': x86_64 and aarch64 only", info->target_name);
 	}
 	lpc.arch_name = lpc.arch == FP_ARM64 ? "aarch64" : "x86_64";
 	for (int i = 0; i < argc; i++) {
@@ -565,10 +570,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		else if (strcmp(argv[i], "exact=1") == 0)
 			lpc.exact = true;
 		else if (strcmp(argv[i], "exact=0") != 0)
-			return refuse("unknown argument '%s' (out=PREFIX, exact=0|1)", argv[i], 0, 0);
+			return refuse("unknown argument '%s' (out=PREFIX, exact=0|1)", argv[i]);
 	}
 	if (!lpc.out)
-		return refuse("%sneeds out=PREFIX: where each process writes PREFIX.PID", "", 0, 0);
+		return refuse("needs out=PREFIX: where each process writes PREFIX.PID");
 	lpc.mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
 	lpc.id = id;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &lpc.start);

@@ -76,7 +76,8 @@ static int found(void *ctx, const struct sdt_probe *p)
 	if (!(v = realloc(probes, (size_t)(nprobes + 1) * sizeof(*v))))
 		return 0;
 	probes = v;
-	probes[nprobes++] = pr;
+	probes[nprobes] = pr;
+	__atomic_store_n(&nprobes, nprobes + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -93,6 +94,9 @@ int regions__probe_at(uint64_t addr)
 {
 	int ret = -1;
 
+	/* most programs have none: every instruction translated asks */
+	if (!__atomic_load_n(&nprobes, __ATOMIC_ACQUIRE))
+		return -1;
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < nprobes && ret < 0; i++)
 		if (probes[i].addr == addr)
