@@ -220,21 +220,31 @@ struct file_state {
 	bool header, ended, thread;
 };
 
-/* "context N a;b": N the next one, the regions a list of names */
-static int take_context(struct emucounts *e, char **w, size_t n, struct lp_error *err)
+/* Context number e->ncontexts: its open regions, "a;b" ("" for 0, none) */
+static int push_context(struct emucounts *e, const char *regions, struct lp_error *err)
 {
-	uint64_t id;
-	char **v;
+	char **v = realloc(e->contexts, (e->ncontexts + 1) * sizeof(*v));
 
-	if (n != 3 || !dec(w[1], &id) || id != e->ncontexts || !*w[2] || strchr(w[2], ' ') || strchr(w[2], '\t'))
-		return lp_error__set(err, -EINVAL, "malformed 'context' line");
-	if (!(v = realloc(e->contexts, (e->ncontexts + 1) * sizeof(*v))))
+	if (!v)
 		return lp_error__set(err, -ENOMEM, "out of memory");
 	e->contexts = v;
-	if (!(v[e->ncontexts] = strdup(w[2])))
+	if (!(v[e->ncontexts] = strdup(regions)))
 		return lp_error__set(err, -ENOMEM, "out of memory");
 	e->ncontexts++;
 	return 0;
+}
+
+/* "context N a;b": N the next one (from 1), the regions a list of names */
+static int take_context(struct emucounts *e, char **w, size_t n, struct lp_error *err)
+{
+	uint64_t id;
+	int ret;
+
+	if (!e->ncontexts && (ret = push_context(e, "", err)) < 0)
+		return ret;
+	if (n != 3 || !dec(w[1], &id) || id != e->ncontexts || !*w[2] || strchr(w[2], ' ') || strchr(w[2], '\t'))
+		return lp_error__set(err, -EINVAL, "malformed 'context' line");
+	return push_context(e, w[2], err);
 }
 
 static int take_line(struct emucounts *e, struct file_state *st, char *line, struct lp_error *err)
@@ -298,15 +308,8 @@ static int take_line(struct emucounts *e, struct file_state *st, char *line, str
 		bl->nfp++;
 		return 0;
 	}
-	if (strcmp(w[0], "context") == 0) {
-		/* context 0 is none: the first line says 1 */
-		if (!e->ncontexts && !(e->contexts = calloc(1, sizeof(*e->contexts))))
-			return lp_error__set(err, -ENOMEM, "out of memory");
-		if (e->ncontexts == 0 && !(e->contexts[0] = strdup("")))
-			return lp_error__set(err, -ENOMEM, "out of memory");
-		e->ncontexts += e->ncontexts == 0;
+	if (strcmp(w[0], "context") == 0)
 		return take_context(e, w, n, err);
-	}
 	if (strcmp(w[0], "thread") == 0 && (n == 2 || n == 3) && dec(w[1], &a) && a > 0 && a < INT32_MAX &&
 	    (n == 2 || dec(w[2], &b))) {
 		if (n == 3 && b && b >= e->ncontexts)
