@@ -174,6 +174,15 @@ static int region_of(struct points *p, struct lp_span stack, struct region **out
 
 static void count_in(struct region *r, const struct lp_sample *s, const struct flop_event *role);
 
+/* Whether names[i] is one of names[0..i): a region open inside itself counts in it once */
+static bool named_before(const struct lp_span *names, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (names[k].len == names[i].len && memcmp(names[k].s, names[i].s, names[i].len) == 0)
+			return true;
+	return false;
+}
+
 static int take_sample(struct points *p, const struct lp_sample *s)
 {
 	const struct flop_event *role = NULL;
@@ -194,11 +203,7 @@ static int take_sample(struct points *p, const struct lp_sample *s)
 	/* in each code region open on its thread, once (a region may be open inside itself) */
 	n = p->open ? lp_regions__open(p->open, s->tid, &open) : 0;
 	for (size_t i = 0; i < n; i++) {
-		bool again = false;
-
-		for (size_t k = 0; k < i && !again; k++)
-			again = open[k].len == open[i].len && memcmp(open[k].s, open[i].s, open[i].len) == 0;
-		if (again)
+		if (named_before(open, i))
 			continue;
 		strbuf__reset(&p->name);
 		if (strbuf__add(&p->name, open[i].s, open[i].len) < 0 || (ret = region_named(p, &r)) < 0)
@@ -320,7 +325,7 @@ static void add_counts(struct region *r, const struct lp_counts *k)
 /* --by region: in each code region open around the code (regions=a;b), once each */
 static int counts_in_regions(struct points *p, const struct lp_counts *k)
 {
-	struct lp_span regions, name, seen[64];
+	struct lp_span regions, open[64];
 	struct lp_list_iter it;
 	struct region *r;
 	size_t n = 0;
@@ -329,16 +334,13 @@ static int counts_in_regions(struct points *p, const struct lp_counts *k)
 	if (!lp_attrs__find(k->attrs, k->nattrs, "regions", &regions))
 		return 0;
 	lp_list_iter__init(&it, regions);
-	while (lp_list_iter__next(&it, &name, NULL) && n < 64) {
-		bool again = false;
-
-		for (size_t i = 0; i < n && !again; i++)
-			again = seen[i].len == name.len && memcmp(seen[i].s, name.s, name.len) == 0;
-		if (again)
+	while (n < 64 && lp_list_iter__next(&it, &open[n], NULL))
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		if (named_before(open, i))
 			continue;
-		seen[n++] = name;
 		strbuf__reset(&p->name);
-		if (strbuf__add(&p->name, name.s, name.len) < 0 || (ret = region_named(p, &r)) < 0)
+		if (strbuf__add(&p->name, open[i].s, open[i].len) < 0 || (ret = region_named(p, &r)) < 0)
 			return -ENOMEM;
 		add_counts(r, k);
 	}
