@@ -452,15 +452,8 @@ int roofline_record(int argc, char **argv)
 cleanup:
 	if (out && out != stdout)
 		fclose(out);
-	if (made_tmp) {
-		for (size_t g = 0; g < 64; g++) {
-			char path[PATH_MAX];
-
-			snprintf(path, sizeof(path), "%s/group%zu.lp", tmpdir, g);
-			unlink(path);
-		}
-		rmdir(tmpdir);
-	}
+	if (made_tmp)
+		remove_tree_files(tmpdir);
 	free(passed);
 	return ret;
 }
