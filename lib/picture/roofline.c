@@ -24,6 +24,7 @@ struct point {
 	char *name;		/* frames joined by ';', unescaped */
 	char *how;		/* its KEY=VALUE attributes, space-separated */
 	bool emulated, pmu;	/* counts=emulated, counts=pmu: where its FLOPs and bytes came from */
+	char *isa;		/* isa=: the ISA of most of its FLOPs (emulated counts say), or "" */
 	uint64_t flops, bytes;
 	double seconds;
 };
@@ -61,6 +62,7 @@ void roofline__free(struct roofline *r)
 	for (size_t i = 0; i < r->npoints; i++) {
 		free(r->points[i].name);
 		free(r->points[i].how);
+		free(r->points[i].isa);
 	}
 	for (size_t i = 0; i < r->nisas; i++)
 		free(r->isas[i]);
@@ -167,6 +169,7 @@ static int add_point(struct roofline *r, const struct lp_point *in)
 			p->pmu = lp_span__eq(counts, "pmu", 3);
 		}
 	}
+	p->isa = attr(r, in->attrs, in->nattrs, "isa");
 	strbuf__reset(&r->tmp);
 	ret = ret ?: lp_span__unescape_to(&r->tmp, in->name) ?: strbuf__addc(&r->tmp, 0);
 	if (ret == 0) {
@@ -174,9 +177,10 @@ static int add_point(struct roofline *r, const struct lp_point *in)
 		p->how = strdup(how.s);
 	}
 	strbuf__release(&how);
-	if (ret < 0 || !p->name || !p->how) {
+	if (ret < 0 || !p->name || !p->how || !p->isa) {
 		free(p->name);
 		free(p->how);
+		free(p->isa);
 		return ret < 0 ? ret : -ENOMEM;
 	}
 	r->npoints++;
@@ -482,17 +486,6 @@ static void draw_points(struct strbuf *b, const struct roofline *r, const struct
 	strbuf__addf(b, "</g>\n");
 }
 
-/* Whether a point's attributes say isa=ISA (emulated counts say which ISA did most of its FLOPs) */
-static bool point_isa_is(const struct point *p, const char *isa)
-{
-	size_t n = strlen(isa);
-
-	for (const char *at = strstr(p->how, "isa="); at; at = strstr(at + 4, "isa="))
-		if ((at == p->how || at[-1] == ' ') && strncmp(at + 4, isa, n) == 0 && (at[4 + n] == ' ' || !at[4 + n]))
-			return true;
-	return false;
-}
-
 /* The ISA drawn first: the one of most of the drawn points' time, else the widest */
 static const char *isa_shown(const struct roofline *r)
 {
@@ -503,7 +496,7 @@ static const char *isa_shown(const struct roofline *r)
 		double n = 0;
 
 		for (size_t k = 0; k < r->npoints; k++)
-			if (*r->isas[i] && plottable(&r->points[k]) && point_isa_is(&r->points[k], r->isas[i]))
+			if (*r->isas[i] && plottable(&r->points[k]) && strcmp(r->points[k].isa, r->isas[i]) == 0)
 				n += r->points[k].seconds;
 		if (n > most) {
 			most = n;
