@@ -763,6 +763,13 @@ static __always_inline void woken(struct slot *s, bool direct)
 		return;
 	}
 	s->ev.waker = OFFCPU_WOKEN_BY_TASK;
+	/*
+	 * Said here, not left to the readers' "had a record before": the
+	 * waker may be a process born during the wait (a shell's command
+	 * substitution read until its grandchild exited), whose first record
+	 * comes after the wait's, which is at its start.
+	 */
+	s->ev.waker_followed = direct ? bpf_task_storage_get(&task_slots, me, 0, 0) || is_traced(me) : is_traced(me);
 	s->ev.waker_pid = TASK_FIELD(direct, me, tgid);
 	s->ev.waker_tid = TASK_FIELD(direct, me, pid);
 	if (direct)

@@ -52,7 +52,8 @@ struct offcpu_event {
 	char state;		/* at switch-out, as ps shows it: S, D, R (preempted)... */
 	__u8 truncated;		/* a stack filled OFFCPU_MAX_STACK, or OFFCPU_CALLERS_UNKNOWN */
 	__u8 waker;		/* OFFCPU_WOKEN_*: who made it runnable again */
-	__u8 pad[7];
+	__u8 waker_followed;	/* OFFCPU_WOKEN_BY_TASK: the waker's process was followed then */
+	__u8 pad[6];
 };
 
 /* waker of an offcpu_event: */

@@ -69,7 +69,7 @@ first_function() {
 
 @test "python3: the interpreter's work first" {
 	command -v python3 > /dev/null || skip "no python3"
-	"$REPORT" report -- python3 -c 'print(sum(i * i % 7 for i in range(3000000)))' > /dev/null 2> report.err || fail "$(cat report.err)"
+	"$REPORT" report -- python3 -c 'print(sum(i * i % 7 for i in range(6000000)))' > /dev/null 2> report.err || fail "$(cat report.err)"
 	IFS=$'\t' read -r fn on off _ <<< "$(first_function report)"
 	awk -v on="$on" -v off="$off" 'BEGIN { exit !(on > 0 && on > off) }' || fail "first function $fn: on-CPU $on s, off-CPU $off s"
 	browser firstscreen report/index.html python3

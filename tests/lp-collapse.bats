@@ -261,12 +261,15 @@ conforms() {
 }
 
 @test "--waits: a wait another thread of the stream ended is one frame naming it; an interrupt's, or a stranger's, keeps its stack" {
-	# (tests/data/waits/waits.lp: app waits for its child, its thread for it, a timer, sshd; preempted once)
+	# (tests/data/waits/waits.lp: app waits for its child, its thread for it, a timer, sshd, and for a
+	# grandchild born during the wait, whose first record comes after the wait's: wakerrecorded=1 says
+	# it is ours; preempted once)
 	run --separate-stderr lp-collapse --waits unexplained "$DATA/waits/waits.lp"
 	assert_success
 	assert_output - <<-'EOF'
 	app;[waiting for app] 3000000
 	app;[waiting for child] 9000000
+	app;[waiting for sleep] 2500000
 	app;main;poll 1000000
 	app;main;read 2000000
 	app;main;work 9000000

@@ -321,6 +321,23 @@ wakers_named() {
 	wakers_named c.lp | grep -q '^4 missing' || fail "contend: $(wakers_named c.lp)"
 }
 
+@test "a wait ended by a process born during it is explained: the recorder says the waker was recorded" {
+	local tp
+	for tp in "" --raw-tp; do
+		# shellcheck disable=SC2086
+		lp-offcpu -q -F -1 $tp -o g.lp -- "$W/blocking" grandchild
+		# the grandchild's first record comes after the wait's (which is at its start)
+		lp_awk '$1 == "S" && f("stack") ~ /;await_grandchild;read$/ { wait = f("time"); waker = attr("waker"); rec = attr("wakerrecorded") }
+			$1 == "P" && f("what") == "spawn" && f("pid") == waker && f("time") > wait { born = 1 }
+			END { if (!wait || !born || rec != "1") { print "wait " wait ", waker " waker " born after it: " born + 0 ", wakerrecorded=" rec; exit 1 } }' g.lp ||
+			fail "$tp"
+		run --separate-stderr lp-collapse --waits unexplained g.lp
+		assert_success
+		assert_line --regexp '^blocking;\[waiting for blocking\] [0-9]+$'
+		refute_line --partial 'await_grandchild'
+	done
+}
+
 @test "a thread woken by another is named on every CPU, never taken for an interrupt" {
 	# (a handler's start counted without its end once left a CPU "in an interrupt" for good)
 	local cpu

@@ -811,7 +811,7 @@ Try 'lp-record --help' for more information."
 	assert_success
 	# the levels a stack shows can only grow with its time, and never past 400; a stack whose
 	# root is unknown says so (a few, in the vDSO, whose copy the kernel cut short)
-	# (samples in the loader before main and in exit after it have no descend: left out)
+	# (samples in the loader before main have no descend: left out; exit is called from the deepest level)
 	lp_awk '$1 == "S" && f("event") == "cpu" && f("stack") != "[not sampled]" {
 			n++; stack = f("stack"); d = gsub(/;descend/, "&", stack)
 			if (stack ~ /^\[unwind stopped\];/) { stopped++; next }

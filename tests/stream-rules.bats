@@ -95,7 +95,7 @@ each_reader() {
 	each_reader real.lp 1 "real.lp:2: #lp.realtime '1e9' is not a number of nanoseconds"
 }
 
-@test "an off-CPU sample's waker= and queued= are checked alike by every reader" {
+@test "an off-CPU sample's waker=, wakerrecorded= and queued= are checked alike by every reader" {
 	local off=$'S\t250\t10\t10\tapp\toffcpu\t1000000\t_start;main;dot\t-\tdur=1000000\tstate=S'
 	# the good stream with an off-CPU sample after its first
 	with_off() {
@@ -111,6 +111,10 @@ each_reader() {
 	each_reader nopid.lp 1 "nopid.lp:6: waker= without wakerpid="
 	with_off "$off"$'\twaker=irq\tqueued=-3' q.lp
 	each_reader q.lp 1 "q.lp:6: queued= '-3' is not a non-negative integer"
+	with_off "$off"$'\twaker=11\twakerpid=10\twakerrecorded=1' rec.lp
+	each_reader rec.lp 0 ""
+	with_off "$off"$'\twaker=11\twakerpid=10\twakerrecorded=yes' badrec.lp
+	each_reader badrec.lp 1 "badrec.lp:6: wakerrecorded= is 1 or absent, not 'yes'"
 }
 
 @test "a stream without its trailer may be cut: a warning, an error with --strict" {

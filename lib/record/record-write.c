@@ -231,7 +231,8 @@ static int put_waker(struct writer *w, const struct offcpu_event *ev)
 		comm[sizeof(ev->waker_comm)] = 0;
 		if ((ret = lp_writer__attr_u64(&w->out, "waker", ev->waker_tid)) < 0 ||
 		    (ret = lp_writer__attr_u64(&w->out, "wakerpid", ev->waker_pid)) < 0 ||
-		    (ret = lp_writer__attr_str(&w->out, "wakercomm", comm)) < 0)
+		    (ret = lp_writer__attr_str(&w->out, "wakercomm", comm)) < 0 ||
+		    (ev->waker_followed && (ret = lp_writer__attr_str(&w->out, "wakerrecorded", "1")) < 0))
 			return ret;
 	} else if (ev->state != 'R') {
 		return 0;

@@ -79,7 +79,7 @@ int lp_reader__wait(struct lp_reader *r, const struct lp_sample *s, struct lp_wa
 	if (w->by != LP_WOKEN_BY_THREAD)
 		return 0;
 	e = find_pid(r, w->pid, hash_mix((uint64_t)w->pid));
-	w->explained = w->pid == s->pid || (e && e->head.used);
+	w->explained = w->recorded || w->pid == s->pid || (e && e->head.used);
 	return 0;
 }
 

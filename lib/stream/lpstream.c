@@ -217,6 +217,12 @@ int lp_sample__wait(const struct lp_sample *s, struct lp_wait *w, struct lp_erro
 			return ret;
 		w->comm = v;
 	}
+	if (lp_sample__attr(s, "wakerrecorded", &v)) {
+		if (!lp_span__eq(v, "1", 1))
+			return lp_error__set(err, -EINVAL, "wakerrecorded= is 1 or absent, not '%.*s'",
+					     (int)(v.len > 32 ? 32 : v.len), v.s);
+		w->recorded = true;
+	}
 	w->by = LP_WOKEN_BY_THREAD;
 	return 0;
 }

@@ -109,6 +109,8 @@ struct lp_wait {
 	struct lp_span comm;	/* its name then, escaped; empty when not said */
 	uint64_t queued;	/* ns it then waited for a CPU, when has_queued */
 	bool has_queued;
+	/* the recorder said the waker's process was being recorded (wakerrecorded=1) */
+	bool recorded;
 	/* by a thread of a process the stream knows (lp_reader__wait only) */
 	bool explained;
 };
@@ -412,10 +414,12 @@ int lp_reader__read(const struct lp_reader_opts *o, struct lines *in, const stru
 
 /*
  * For the sample callback: the wait of the S record being read, explained
- * when its waker is a thread of the sample's own process or of one that had
- * a record (S, P or T) before it in the stream: what the waiter waited for
- * was recorded too. (The reader checked its attributes: a malformed one was
- * an error of the stream.)
+ * when its waker is a thread of the sample's own process, of one that had a
+ * record (S, P or T) before it in the stream, or of one the recorder says it
+ * recorded (wakerrecorded=1: a process born during the wait has its first
+ * record after the wait's): what the waiter waited for was recorded too.
+ * (The reader checked its attributes: a malformed one was an error of the
+ * stream.)
  */
 int lp_reader__wait(struct lp_reader *r, const struct lp_sample *s, struct lp_wait *w);
 

@@ -17,6 +17,10 @@
  * "blocking pingpong N" passes a byte N times between two threads over pipes
  * (serve, thread "server", and ask, main thread): pinned to one CPU, each
  * write wakes the other thread, which takes the CPU as the call returns.
+ *
+ * "blocking grandchild" reads a pipe (in await_grandchild) that a grandchild
+ * writes: its child sleeps 100 ms, forks it and exits; it sleeps 100 ms and
+ * writes. The process that ends the wait was born during it.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -205,6 +209,35 @@ static int pingpong(long n)
 	return 0;
 }
 
+__attribute__((noinline)) static int await_grandchild(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? 0 : 1;
+}
+
+static int grandchild(void)
+{
+	int p[2], status;
+	pid_t child;
+
+	if (pipe(p))
+		return 1;
+	child = fork();
+	if (child == 0) {
+		usleep(100000);
+		if (fork() == 0) {
+			usleep(100000);
+			_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	if (await_grandchild(p[0]))
+		return 1;
+	return waitpid(child, &status, 0) == child ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t r, l, w;
@@ -214,6 +247,8 @@ int main(int argc, char **argv)
 		return contend();
 	if (argc > 2 && strcmp(argv[1], "pingpong") == 0)
 		return pingpong(atol(argv[2]));
+	if (argc > 1 && strcmp(argv[1], "grandchild") == 0)
+		return grandchild();
 	if (pipe(fds) || pipe(held))
 		return 1;
 	pthread_create(&r, NULL, reader, NULL);

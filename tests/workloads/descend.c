@@ -5,7 +5,10 @@
  * then calls the next. Most of its stacks are far deeper than lp-record's
  * stack copy; each is a little deeper than the one sampled before it. The
  * number of descend frames a sample shows can only grow with its time, and
- * every stack starts at _start;...;main.
+ * every stack starts at _start;...;main. The deepest level exits: there is
+ * no way back up to sample (a return of 400 levels takes microseconds, but
+ * one run in 15 under load had two samples on it: the thread's clock ran
+ * 2 ms there, most likely while the host had stopped this VM's CPU).
  *
  *   descend [SECONDS [LEVELS]]   (default 1 400)
  */
@@ -30,8 +33,9 @@ static void __attribute__((noinline)) descend(int level, int levels, double per_
 	pad[0] = (unsigned char)level;
 	while (now() < until)
 		sink = sink * 6364136223846793005UL + pad[0];
-	if (level < levels)
-		descend(level + 1, levels, per_level);
+	if (level == levels)
+		exit(0);
+	descend(level + 1, levels, per_level);
 	sink += pad[0];
 }
 
