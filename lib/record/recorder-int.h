@@ -83,6 +83,8 @@ struct recorder {
 	size_t nuses, next_release;
 	size_t *release_order;	/* of uses, by their last reads */
 	struct spill *spill;	/* where records go beyond o.spill_after, or NULL */
+	struct chunk *spilling;	/* a full chunk being written there, its records' entries from first to spilling_end */
+	size_t spilling_end;
 	struct spilled_range *spilled;	/* whose entries hold offsets in it */
 	size_t nspilled;
 	int spill_errno;	/* why it could not be written: all stays in memory then */

@@ -116,7 +116,10 @@ void recorder__free(struct recorder *r)
 	perf_session__free(r->session);
 	region_probes__free(r->regions);
 	offcpu__free(r->offcpu);
+	/* (waits for a chunk being written) */
 	spill__free(r->spill);
+	if (r->spilling)
+		free_chunk(r, r->spilling);
 	free(r->spilled);
 	for (c = r->chunks; c; c = next) {
 		next = c->next;
@@ -222,41 +225,76 @@ static bool count(struct recorder *r, const struct perf_event_header *h, struct 
 }
 
 /*
- * Writes the full chunk c to the spill file, its records' index entries
- * pointing there (as offsets until recorder__settle), so that c can take
- * new records: what a recording keeps in memory stays near o.spill_after.
+ * The chunk handed to the spill file, once written: its records' index
+ * entries point there (as offsets until recorder__settle) and it takes new
+ * records; one that could not be written (a full disk) is kept in memory,
+ * as every chunk after it.
+ */
+static void spill_collect(struct recorder *r)
+{
+	struct chunk *c = r->spilling;
+	uint64_t at;
+	int ret;
+
+	if (!c)
+		return;
+	r->spilling = NULL;
+	ret = spill__collect(r->spill, &at);
+	if (ret <= 0) {
+		r->spill_errno = ret < 0 ? -ret : EIO;
+		/* older than the chunk taking records now, newer than the rest */
+		if (r->chunks) {
+			c->next = r->chunks->next;
+			r->chunks->next = c;
+		} else {
+			c->next = NULL;
+			r->chunks = c;
+		}
+		return;
+	}
+	for (size_t i = c->first; i < r->spilling_end; i++)
+		r->index[i].h = (const struct perf_event_header *)(uintptr_t)(at + (uint64_t)((const char *)r->index[i].h - c->data));
+	if (r->nspilled && r->spilled[r->nspilled - 1].end == c->first)
+		r->spilled[r->nspilled - 1].end = r->spilling_end;
+	else
+		r->spilled[r->nspilled++] = (struct spilled_range){ c->first, r->spilling_end };
+	r->kept_bytes -= r->chunk_size;
+	if (!r->spare)
+		r->spare = c;
+	else
+		free_chunk(r, c);
+}
+
+/*
+ * Hands the full chunk c, the newest, to the spill file, written on a thread
+ * of its own while records go on coming (the last one handed over is waited
+ * for first), so that what a recording keeps in memory stays near
+ * o.spill_after. -errno, and c stays, when it cannot be.
  */
 static int spill_chunk(struct recorder *r, struct chunk *c)
 {
 	struct spilled_range *v;
-	uint64_t at;
 	int ret;
 
-	bool extends = r->nspilled && r->spilled[r->nspilled - 1].end == c->first;
-
+	spill_collect(r);
+	if (r->spill_errno)
+		return -r->spill_errno;
 	if (!r->spill && !(r->spill = spill__new(r->o.spill_dir ? r->o.spill_dir : "/var/tmp")))
 		return -errno;
-	/* room for the range first: an entry must never hold an offset that no range marks */
-	if (!extends) {
-		v = realloc(r->spilled, (r->nspilled + 1) * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->spilled = v;
-	}
-	if ((ret = spill__append(r->spill, c->data, c->used, &at)) < 0)
+	/* room for its range first: an entry must never hold an offset that no range marks */
+	v = realloc(r->spilled, (r->nspilled + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->spilled = v;
+	if ((ret = spill__put(r->spill, c->data, c->used)) < 0)
 		return ret;
-	for (size_t i = c->first; i < r->n; i++)
-		r->index[i].h = (const struct perf_event_header *)(uintptr_t)(at + (uint64_t)((const char *)r->index[i].h - c->data));
-	if (extends)
-		r->spilled[r->nspilled - 1].end = r->n;
-	else
-		r->spilled[r->nspilled++] = (struct spilled_range){ c->first, r->n };
-	c->used = 0;
-	c->first = r->n;
+	r->chunks = c->next;
+	r->spilling = c;
+	r->spilling_end = r->n;
 	return 0;
 }
 
-/* A chunk with room for size bytes: a new one, or the full one again once it is spilled. */
+/* A chunk with room for size bytes: the newest, or another once that one is handed to the spill file. */
 static struct chunk *chunk_for(struct recorder *r, size_t size)
 {
 	struct chunk *c = r->chunks;
@@ -267,13 +305,12 @@ static struct chunk *chunk_for(struct recorder *r, size_t size)
 	if (c && r->o.spill_after && r->kept_bytes >= r->o.spill_after && !r->spill_errno) {
 		int ret = spill_chunk(r, c);
 
-		if (ret == 0)
-			return c;
 		if (ret == -ENOMEM) {
 			errno = ENOMEM;
 			return NULL;
 		}
-		r->spill_errno = -ret;
+		if (ret < 0 && !r->spill_errno)
+			r->spill_errno = -ret;
 	}
 	if (r->spare) {
 		c = r->spare;
@@ -298,6 +335,7 @@ int recorder__settle(struct recorder *r)
 {
 	const char *map;
 
+	spill_collect(r);
 	/* (a file whose first write failed, on a full disk, holds nothing to map) */
 	if (!r->spill || !r->nspilled)
 		return 0;

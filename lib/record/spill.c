@@ -9,10 +9,21 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "thread.h"
+
 struct spill {
 	int fd;
 	uint64_t size;
 	char *map;
+	/* the block handed over to the writer thread (started at the first) */
+	struct worker w;
+	bool started;
+	const void *block;
+	size_t block_size;
+	bool pending;	/* handed over, being written */
+	bool written;	/* ... and written: ret and at say how */
+	int ret;
+	uint64_t at;
 };
 
 /* O_TMPFILE where the file system has it, else a named file unlinked at once. */
@@ -49,10 +60,22 @@ struct spill *spill__new(const char *dir)
 	return s;
 }
 
+static void stop_writer(struct spill *s)
+{
+	uint64_t at;
+
+	if (!s->started)
+		return;
+	spill__collect(s, &at);
+	worker__stop(&s->w);
+	s->started = false;
+}
+
 void spill__free(struct spill *s)
 {
 	if (!s)
 		return;
+	stop_writer(s);
 	if (s->map)
 		munmap(s->map, s->size);
 	close(s->fd);
@@ -84,6 +107,70 @@ int spill__append(struct spill *s, const void *data, size_t size, uint64_t *at)
 	return 0;
 }
 
+static void *writer_main(void *arg)
+{
+	struct spill *s = arg;
+	uint64_t at = 0;
+	int ret;
+
+	pthread_mutex_lock(&s->w.lock);
+	for (;;) {
+		while (!s->pending && !s->w.done)
+			pthread_cond_wait(&s->w.changed, &s->w.lock);
+		if (!s->pending)
+			break;
+		/* the block and the file's size are this thread's until it says written */
+		pthread_mutex_unlock(&s->w.lock);
+		ret = spill__append(s, s->block, s->block_size, &at);
+		pthread_mutex_lock(&s->w.lock);
+		s->ret = ret;
+		s->at = at;
+		s->pending = false;
+		s->written = true;
+		pthread_cond_broadcast(&s->w.changed);
+	}
+	pthread_mutex_unlock(&s->w.lock);
+	return NULL;
+}
+
+int spill__put(struct spill *s, const void *data, size_t size)
+{
+	int err;
+
+	if (s->map)
+		return -EINVAL;
+	if (s->pending || s->written)
+		return -EBUSY;
+	if (!s->started) {
+		if ((err = worker__start(&s->w, writer_main, s)) != 0)
+			return -err;
+		s->started = true;
+	}
+	pthread_mutex_lock(&s->w.lock);
+	s->block = data;
+	s->block_size = size;
+	s->pending = true;
+	pthread_cond_broadcast(&s->w.changed);
+	pthread_mutex_unlock(&s->w.lock);
+	return 0;
+}
+
+int spill__collect(struct spill *s, uint64_t *at)
+{
+	int ret;
+
+	if (!s->started)
+		return 0;
+	pthread_mutex_lock(&s->w.lock);
+	while (s->pending)
+		pthread_cond_wait(&s->w.changed, &s->w.lock);
+	ret = s->written ? (s->ret < 0 ? s->ret : 1) : 0;
+	*at = s->at;
+	s->written = false;
+	pthread_mutex_unlock(&s->w.lock);
+	return ret;
+}
+
 uint64_t spill__size(const struct spill *s)
 {
 	return s->size;
@@ -93,6 +180,7 @@ const char *spill__map(struct spill *s)
 {
 	void *m;
 
+	stop_writer(s);
 	if (s->map || !s->size)
 		return s->map;
 	m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, s->fd, 0);
