@@ -20,10 +20,12 @@ void stack_deltas__free(struct stack_deltas *d);
 
 /*
  * How many bytes at the top end of tid's copy of size bytes at sp its last
- * whole copy holds alike: 0 when there is none, or the share is too small to
- * be worth a reference; *key is that copy's record (its seq).
+ * whole copy holds alike: 0 when there is none, the share is too small to
+ * be worth a reference, or the whole copy served enough samples that kept
+ * a third of their copy as their own (this one should take its place); *key is
+ * that copy's record (its seq).
  */
-size_t stack_deltas__shared(const struct stack_deltas *d, pid_t tid, uint64_t sp, const uint8_t *stack, size_t size,
+size_t stack_deltas__shared(struct stack_deltas *d, pid_t tid, uint64_t sp, const uint8_t *stack, size_t size,
 			    uint32_t *key);
 
 /* Makes a copy tid's last whole one, as record seq. -ENOMEM */

@@ -42,6 +42,28 @@ int main(void)
 
 	ok(stack_deltas__keep(d, 5, 18, SP, NULL, 0) == 0 && stack_deltas__shared(d, 5, SP, whole, sizeof(whole), &key) &&
 	   key == 17, "a copy the kernel could not make (0 bytes) is no whole copy");
+
+	/*
+	 * A word high in the copy changed (the kernel rewrote the rseq area
+	 * above the stack as the thread moved to another CPU): shared above it
+	 * (1 KB of 4),
+	 * for a few samples, then the whole copy makes way for a newer one.
+	 */
+	{
+		size_t n = 0, was = 0;
+
+		memcpy(copy, whole, sizeof(copy));
+		copy[sizeof(copy) - 1024 - 8] ^= 1;
+		while (n < 100 && (was = stack_deltas__shared(d, 5, SP, copy, sizeof(copy), &key)) == 1024)
+			n++;
+		ok(n == 8 && was == 0, "8 samples that keep a third of theirs share the top, the 9th is to be the whole copy");
+		ok(stack_deltas__keep(d, 5, 19, SP, copy, sizeof(copy)) == 0 &&
+		   stack_deltas__shared(d, 5, SP, copy, sizeof(copy), &key) == sizeof(copy) && key == 19,
+		   "the newer whole copy: all shared");
+		for (n = 0; n < 100 && stack_deltas__shared(d, 5, SP + 1024, copy + 1024, sizeof(copy) - 1024, &key); n++)
+			;
+		ok(n == 100, "samples that share most of their copy keep their whole copy");
+	}
 	stack_deltas__forget(d, 5);
 	ok(stack_deltas__shared(d, 5, SP, whole, sizeof(whole), &key) == 0, "a thread that exited has no copy");
 	stack_deltas__free(d);
