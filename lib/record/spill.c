@@ -139,14 +139,16 @@ int spill__put(struct spill *s, const void *data, size_t size)
 
 	if (s->map)
 		return -EINVAL;
-	if (s->pending || s->written)
-		return -EBUSY;
 	if (!s->started) {
 		if ((err = worker__start(&s->w, writer_main, s)) != 0)
 			return -err;
 		s->started = true;
 	}
 	pthread_mutex_lock(&s->w.lock);
+	if (s->pending || s->written) {
+		pthread_mutex_unlock(&s->w.lock);
+		return -EBUSY;
+	}
 	s->block = data;
 	s->block_size = size;
 	s->pending = true;
