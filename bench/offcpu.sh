@@ -62,9 +62,17 @@ under_offcputime() {
 bench() {
 	local name=$1
 	shift
-	local base lp1000 lpall peer events drops
-	base=$(for _ in $(seq "$runs"); do plain "$@"; done | median)
-	lp1000=$(for _ in $(seq "$runs"); do under_lp 1000 "$@"; done | median)
+	local base lp1000 lpall peer events drops pairs a b
+	# alone and -F 1000 alternated, run by run: the host's speed drifts over a minute by more
+	# than the 1.3x target's margin, so each run's ratio is to the run beside it
+	: > "$work/alone" && : > "$work/lp1000" && : > "$work/pairs"
+	for _ in $(seq "$runs"); do
+		a=$(plain "$@") && b=$(under_lp 1000 "$@")
+		echo "$a" >> "$work/alone" && echo "$b" >> "$work/lp1000" && ratio "$b" "$a" >> "$work/pairs" && echo >> "$work/pairs"
+	done
+	base=$(median < "$work/alone")
+	lp1000=$(median < "$work/lp1000")
+	pairs=$(median < "$work/pairs")
 	events=$(grep -c '^S' "$work/lp.lp" || true)
 	drops=$(awk -F'\t' '$1 == "#lp.lost" && $2 == "offcpu" { print $3 }' "$work/lp.lp")
 	local events1000=$events drops1000=$drops
@@ -74,7 +82,7 @@ bench() {
 	peer=$(for _ in $(seq "$runs"); do under_offcputime "$@"; done | median)
 	echo "== $name ($(sed -n 's/.*switches \([0-9]*\)/\1/p' "$work/out") context switches; median of $runs)"
 	echo "alone:            ${base}s"
-	echo "lp-offcpu -F 1000: ${lp1000}s ($(ratio "$lp1000" "$base")x), $events1000 events ($(ratio "$events1000" "$lp1000")/s), $drops1000 dropped"
+	echo "lp-offcpu -F 1000: ${lp1000}s ($(ratio "$lp1000" "$base")x; median of the $runs paired ratios ${pairs}x), $events1000 events ($(ratio "$events1000" "$lp1000")/s), $drops1000 dropped"
 	echo "lp-offcpu -F -1:   ${lpall}s ($(ratio "$lpall" "$base")x), $events events ($(ratio "$events" "$lpall")/s), $drops dropped"
 	echo "offcputime -p:     ${peer}s ($(ratio "$peer" "$base")x) (aggregates in the kernel, no timestamps)"
 }
