@@ -94,6 +94,16 @@ static int append_stream(FILE *out, const char *path)
 	return ret;
 }
 
+/* The stream to write: the file output, or stdout without one; NULL, said, when it cannot be made */
+static FILE *open_output(const char *output)
+{
+	FILE *out = output ? fopen(output, "we") : stdout;
+
+	if (!out)
+		error("cannot write '%s': %s", output, strerror(errno));
+	return out;
+}
+
 /* Closes the stream written (stdout, or the file output), saying why it could not be: 0 or -1 */
 static int close_output(FILE **out, const char *output)
 {
@@ -283,11 +293,8 @@ static int record_emulated(char **command, char **passed, int npassed, const cha
 			emulated, status);
 	if (read_emulated(e, tmpdir, "[0-9]") < 0)
 		goto cleanup;
-	out = output ? fopen(output, "we") : stdout;
-	if (!out) {
-		error("cannot write '%s': %s", output, strerror(errno));
+	if (!(out = open_output(output)))
 		goto cleanup;
-	}
 	if ((copied = append_stream(out, native)) < 0) {
 		error("cannot copy the stream of the timed run: %s", strerror(-copied));
 		goto cleanup;
@@ -432,11 +439,8 @@ int roofline_record(int argc, char **argv)
 		if (g == 0)
 			status = st;
 	}
-	out = output ? fopen(output, "we") : stdout;
-	if (!out) {
-		error("cannot write '%s': %s", output, strerror(errno));
+	if (!(out = open_output(output)))
 		goto cleanup;
-	}
 	for (size_t g = 0; g < ngroups; g++) {
 		char path[PATH_MAX];
 		int r;
