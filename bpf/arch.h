@@ -34,12 +34,14 @@
 #define LP_REG_SP_D(r) ((r)->sp)
 #define LP_REG_FP_D(r) ((r)->bp)
 #define LP_REG_LINK_D(r) ((r)->di)
+#define LP_REG_ALT_D(r) ((r)->bx)
 #define LP_IN_SYSCALL_D(r) ((r)->ax == (unsigned long)-38 && (long)(r)->orig_ax >= 0)
 #define LP_SYSCALL_NR_D(r) ((long)(r)->orig_ax)
 #define LP_REG_IP(r) BPF_CORE_READ((r), ip)
 #define LP_REG_SP(r) BPF_CORE_READ((r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((r), bp)
 #define LP_REG_LINK(r) BPF_CORE_READ((r), di)
+#define LP_REG_ALT(r) BPF_CORE_READ((r), bx)
 /* inside a system call: entry_SYSCALL_64 saved -ENOSYS as ax and the call's number as orig_ax */
 #define LP_IN_SYSCALL(r) (BPF_CORE_READ((r), ax) == (unsigned long)-38 && (long)BPF_CORE_READ((r), orig_ax) >= 0)
 #define LP_SYSCALL_NR(r) ((long)BPF_CORE_READ((r), orig_ax))
@@ -57,12 +59,14 @@ struct pt_regs___lp_arm64 {
 #define LP_REG_SP_D(r) (((struct pt_regs___lp_arm64 *)(r))->sp)
 #define LP_REG_FP_D(r) (((struct pt_regs___lp_arm64 *)(r))->regs[29])
 #define LP_REG_LINK_D(r) (((struct pt_regs___lp_arm64 *)(r))->regs[30])
+#define LP_REG_ALT_D(r) (((struct pt_regs___lp_arm64 *)(r))->regs[19])
 #define LP_IN_SYSCALL_D(r) (((struct pt_regs___lp_arm64 *)(r))->syscallno >= 0)
 #define LP_SYSCALL_NR_D(r) ((long)((struct pt_regs___lp_arm64 *)(r))->syscallno)
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), pc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[29])
 #define LP_REG_LINK(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[30])
+#define LP_REG_ALT(r) BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), regs[19])
 /* NO_SYSCALL (-1) outside one */
 #define LP_IN_SYSCALL(r) (BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno) >= 0)
 #define LP_SYSCALL_NR(r) ((long)BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno))
@@ -70,18 +74,20 @@ struct pt_regs___lp_arm64 {
 #define LP_SYSCALL_CHANGES_STACK(nr) ((nr) == 139 || (nr) == 220 || (nr) == 221 || (nr) == 281 || (nr) == 435)
 #elif defined(__TARGET_ARCH_riscv)
 struct pt_regs___lp_riscv {
-	unsigned long epc, ra, sp, gp, tp, t0, t1, t2, s0;
+	unsigned long epc, ra, sp, gp, tp, t0, t1, t2, s0, s1;
 } __attribute__((preserve_access_index));
 #define LP_REG_IP_D(r) (((struct pt_regs___lp_riscv *)(r))->epc)
 #define LP_REG_SP_D(r) (((struct pt_regs___lp_riscv *)(r))->sp)
 #define LP_REG_FP_D(r) (((struct pt_regs___lp_riscv *)(r))->s0)
 #define LP_REG_LINK_D(r) (((struct pt_regs___lp_riscv *)(r))->ra)
+#define LP_REG_ALT_D(r) (((struct pt_regs___lp_riscv *)(r))->s1)
 #define LP_IN_SYSCALL_D(r) 0
 #define LP_SYSCALL_NR_D(r) (-1L)
 #define LP_REG_IP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), epc)
 #define LP_REG_SP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), sp)
 #define LP_REG_FP(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), s0)
 #define LP_REG_LINK(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), ra)
+#define LP_REG_ALT(r) BPF_CORE_READ((struct pt_regs___lp_riscv *)(r), s1)
 /* not told apart here: the stack is always taken at switch-out */
 #define LP_IN_SYSCALL(r) 0
 #define LP_SYSCALL_NR(r) (-1L)

@@ -223,19 +223,22 @@ static __always_inline char state_letter(bool preempt, unsigned int state)
 
 /*
  * Copies the top of the user stack at sp into to: snapshot_bytes, or where
- * that runs past the stack's end (a thread's outermost frames), the most of
- * a half, a quarter, an eighth that does not. The bytes copied.
+ * that runs past the stack's end, up to the end of sp's page, where the
+ * stack's mapping then ends (a main thread's shallow stack: its mapping ends
+ * over argv and the environment, a few KB above main). The bytes copied.
  */
 static __always_inline __u16 copy_stack(__u8 *to, __u64 sp)
 {
-	__u32 n = snapshot_bytes & ~7u;
+	__u32 n = snapshot_bytes & ~7u, to_page_end = (4096 - (sp & 4095)) & ~7u;
 
 	if (n > OFFCPU_SNAPSHOT)
 		n = OFFCPU_SNAPSHOT;
-#pragma unroll
-	for (int i = 0; i < 4; i++, n = (n / 2) & ~7u)
-		if (n && bpf_probe_read_user(to, n, (void *)sp) == 0)
-			return (__u16)n;
+	if (n && bpf_probe_read_user(to, n, (void *)sp) == 0)
+		return (__u16)n;
+	if (to_page_end > OFFCPU_SNAPSHOT || to_page_end >= n)
+		return 0;
+	if (to_page_end && bpf_probe_read_user(to, to_page_end, (void *)sp) == 0)
+		return (__u16)to_page_end;
 	return 0;
 }
 
@@ -308,7 +311,7 @@ static __always_inline __u32 user_frames(struct slot *s, __u64 ip, __u64 sp, __u
 }
 
 /* The user stack of the current thread, whose user registers were ip, sp, fp and link, into its slot: the user frames. */
-static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp, __u64 fp, __u64 link)
+static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp, __u64 fp, __u64 link, __u64 alt)
 {
 	__u32 nu;
 
@@ -316,6 +319,7 @@ static __always_inline __u32 take_user_stack(struct slot *s, __u64 ip, __u64 sp,
 	s->ev.sp = sp;
 	s->ev.bp = fp;
 	s->ev.link = link;
+	s->ev.alt = alt;
 	s->ev.snapshot_size = sp ? copy_stack(s->data, sp) : 0;
 	nu = ip ? user_frames(s, ip, sp, fp) : 0;
 	if (nu >= OFFCPU_MAX_STACK) {
@@ -349,9 +353,10 @@ static __always_inline void send_taken(struct slot *s)
 static __always_inline void send_due(struct slot *s, struct pt_regs *regs)
 {
 	if (s->at_return)
-		s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp, s->ev.link);
+		s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp, s->ev.link, s->ev.alt);
 	else
-		s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs), LP_REG_LINK(regs));
+		s->ev.nuser = take_user_stack(s, LP_REG_IP(regs), LP_REG_SP(regs), LP_REG_FP(regs), LP_REG_LINK(regs),
+					      LP_REG_ALT(regs));
 	send_taken(s);
 }
 
@@ -420,7 +425,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	if (s->ev.start) {
 		ran = s->sum_at_out && sum > s->sum_at_out ? sum - s->sum_at_out : 0;
 		if (s->deferred && regs && REG(direct, IP, regs) == s->ev.ip && REG(direct, SP, regs) == s->ev.sp) {
-			s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp, s->ev.link);
+			s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp, s->ev.link, s->ev.alt);
 			s->deferred = s->at_return = 0;
 		}
 		if (!s->deferred && s->sum_at_out && now > s->ev.start + ran)
@@ -443,7 +448,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.queued = 0;
 	/* preempted, or woken before it was off the CPU: it waits for a CPU from now on */
 	s->runnable_since = s->ev.state == 'R' ? now : 0;
-	s->ev.ip = s->ev.sp = s->ev.bp = s->ev.link = 0;
+	s->ev.ip = s->ev.sp = s->ev.bp = s->ev.link = s->ev.alt = 0;
 	in_call = may_wait && IN_SYSCALL(direct, regs);
 	/* a call that changes the stack (execve, sigreturn) has it taken now */
 	same_at_return = may_wait && !(in_call && LP_SYSCALL_CHANGES_STACK(SYSCALL_NR(direct, regs)));
@@ -453,6 +458,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 		s->ev.sp = REG(direct, SP, regs);
 		s->ev.bp = REG(direct, FP, regs);
 		s->ev.link = REG(direct, LINK, regs);
+		s->ev.alt = REG(direct, ALT, regs);
 		s->deferred = 1;
 	} else if (same_at_return && rseq_hook && has_rseq(prev, direct)) {
 		/*
@@ -467,11 +473,12 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 		s->ev.sp = REG(direct, SP, regs);
 		s->ev.bp = REG(direct, FP, regs);
 		s->ev.link = REG(direct, LINK, regs);
+		s->ev.alt = REG(direct, ALT, regs);
 		s->deferred = s->at_return = 1;
 	} else if (capture & OFFCPU_USER) {
 		if (regs && REG(direct, IP, regs)) {
 			nu = take_user_stack(s, REG(direct, IP, regs), REG(direct, SP, regs), REG(direct, FP, regs),
-					     REG(direct, LINK, regs));
+					     REG(direct, LINK, regs), REG(direct, ALT, regs));
 		} else {
 			n = bpf_get_stack(ctx, ips_of(s), OFFCPU_MAX_STACK * 8, BPF_F_USER_STACK);
 			nu = n > 0 ? (__u32)((__u64)n / 8) : 0;

@@ -43,7 +43,7 @@ struct offcpu_event {
 	__u64 start;		/* switch-out, CLOCK_MONOTONIC ns */
 	__u64 end;		/* switch-in */
 	__u64 weight;		/* ns of off-CPU time the interval stands for */
-	__u64 ip, sp, bp, link;	/* user registers at switch-out (link: see lib/base/arch.h) */
+	__u64 ip, sp, bp, link, alt;	/* user registers at switch-out (link, alt: see lib/base/arch.h) */
 	__u32 pid, tid;
 	__u64 queued;		/* ns from its wake-up (its switch-out, when state is R) to its switch-in */
 	__u32 waker_pid, waker_tid;	/* the thread that woke it, where waker is OFFCPU_WOKEN_BY_TASK */

@@ -106,8 +106,8 @@ static const char offcpu_usage[] =
 	"      --offcpu-buffer=N wake up every N records (default: when half full)\n"
 	"      --capture=WHAT    stacks to take: user, kernel or both (user)\n"
 	"      --stack-size=BYTES user stack copied at each switch-out for CFI unwinding\n"
-	"                        (2048, at most 4096): bigger reaches callers beyond big\n"
-	"                        frames, at that many bytes a record\n"
+	"                        (4096, the most): less costs less, and may not reach\n"
+	"                        past big frames (glibc's lazy binding: 2.5 KB)\n"
 	"  -m, --mmap-pages=N    ring buffer pages per CPU for lifecycle records (64)\n"
 	"      --raw-tp          attach to the raw tracepoint even where tp_btf works\n"
 	"      --demangle=HOW    C++ names: short (as perf shows them: no return type,\n"
@@ -442,7 +442,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		.perf = { .freq = 999, .capture = CAPTURE_USER, .mmap_pages = 256, .stack_snapshot = 24576, .read_values = true },
 		.offcpu = true,
 		.offcpu_required = offcpu_only,
-		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER, .snapshot = 2048 },
+		.offcpu_opts = { .freq = 1000, .capture = CAPTURE_USER, .snapshot = OFFCPU_SNAPSHOT },
 		.spawn_stacks = true,
 		.time_tolerance = 20,
 		.workload_stdout = -1,

@@ -542,6 +542,21 @@ record_with_max_stack_4() {
 	fi
 }
 
+@test "lazy binding: glibc's _dl_runtime_resolve keeps its frame in rbx, and stacks unwind through it to main, on and off the CPU" {
+	[ "$(uname -m)" = x86_64 ] || skip "the trampoline's CFA in rbx is x86-64's"
+	# LD_BIND_NOT=1: every atol call goes through the resolver; a spinner on the same CPU preempts it there
+	taskset -c 0 "$W/lazybind" 1.5 > /dev/null &
+	run --separate-stderr lp-record -q -o lazy.lp -- taskset -c 0 env LD_BIND_NOT=1 "$W/lazybind" 1
+	wait
+	assert_success
+	lp_awk '$1 == "S" && f("stack") ~ /_dl_runtime_resolve/ { n[f("event")]++; if (f("stack") ~ /;main;resolve_often;_dl_runtime_resolve[^;]*(;|$)/) m[f("event")]++ }
+		END { for (e in n) printf "%s %d of %d\n", e, m[e], n[e] }' lazy.lp > through
+	# (4096 bytes of stack off the CPU hold the resolver's 2.5 KB of saved AVX-512 registers and its callees)
+	awk '{ split($0, w, " ") } w[2] != w[4] || w[4] < 20 { bad = 1 } END { exit bad || NR != 2 }' through ||
+		fail "stacks in the resolver that reach main: $(cat through)"
+	[ -z "$stderr" ] || fail "$stderr"
+}
+
 @test "a frame-pointer walk that ends in a function without a frame says the callers are unknown" {
 	[ "$(uname -m)" = x86_64 ] || skip "the walkend workload sets %rbp with x86-64 assembly"
 	# walk_end keeps no frame pointer and holds 0 in %rbp (gcc's cc1 stacks under

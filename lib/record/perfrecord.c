@@ -96,6 +96,7 @@ bool perf_sample__decode(const struct perf_event_header *h, const struct perf_la
 		s->regs.sp = regs[LP_REG_AT_SP];
 		s->regs.ip = regs[LP_REG_AT_IP];
 		s->regs.link = regs[LP_REG_AT_LINK];
+		s->regs.alt = regs[LP_REG_AT_ALT];
 		off += 8 + sizeof(regs);
 	} else {
 		off += 8;

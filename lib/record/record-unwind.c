@@ -582,12 +582,17 @@ int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
  * exec record (where the new program's events start) to the new program's
  * first instruction the kernel is still loading it, and the user registers
  * are the old program's, at addresses the new one does not map: no frame
- * can be made of them.
+ * can be made of them. Before the exec record too, once the new program's
+ * memory has replaced the old one's: the registers are still the old
+ * program's, but its stack is gone, and the kernel copied nothing of it (in
+ * the kernel, a thread's stack is otherwise where its registers say).
  */
 bool writer_inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel)
 {
 	uint64_t leaf;
 
+	if (in_kernel && sm->has_regs && sm->stack_size == 0 && !sm->stack_whole)
+		return true;
 	if (!t->exec_pending || !(leaf = user_leaf(sm)))
 		return false;
 	if (in_kernel && !symbolizer__maps(w->sym, sm->pid, leaf))

@@ -251,7 +251,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 		.tid = (pid_t)ev->tid,
 		.ips = w->chain,
 		.has_regs = ev->snapshot_size && ev->ip,
-		.regs = { .ip = ev->ip, .sp = ev->sp, .bp = ev->bp, .link = ev->link },
+		.regs = { .ip = ev->ip, .sp = ev->sp, .bp = ev->bp, .link = ev->link, .alt = ev->alt },
 		.stack = stack,
 		.stack_size = ev->snapshot_size,
 	};

@@ -101,7 +101,7 @@ static void btf(struct check *c)
 
 static void bpf(struct check *c)
 {
-	struct offcpu_opts o = { .freq = 1000, .capture = CAPTURE_USER, .snapshot = 2048 };
+	struct offcpu_opts o = { .freq = 1000, .capture = CAPTURE_USER, .snapshot = OFFCPU_SNAPSHOT };
 	struct lp_error err = { 0 };
 	struct offcpu *oc = offcpu__open(&o, &err);
 

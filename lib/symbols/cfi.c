@@ -15,7 +15,8 @@
 #include "ehframe.h"
 
 /* the frame pointer, stack pointer and return address's DWARF numbers (arch.h) */
-enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA, DWARF_LINK = LP_DWARF_LINK };
+enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA, DWARF_LINK = LP_DWARF_LINK,
+       DWARF_ALT = LP_DWARF_ALT };
 
 struct cfi {
 	int fd;
@@ -106,6 +107,10 @@ static int reg(const struct user_regs *r, unsigned n, uint64_t *v)
 		*v = r->bp;
 	else if (n == DWARF_LINK && r->link != CFI_LINK_UNKNOWN)
 		*v = r->link;
+	else if (n == DWARF_ALT && r->alt == CFI_ALT_UNKNOWN)
+		return -ERANGE;
+	else if (n == DWARF_ALT)
+		*v = r->alt;
 #if defined(__x86_64__)
 	/* column 16 is %rip as well: the PLT's CFA expression asks where in an entry it is */
 	else if (n == DWARF_RA)
@@ -131,11 +136,14 @@ static int load(const struct snapshot *st, uint64_t at, uint64_t *v)
 	return 0;
 }
 
-/* A saved rbp: one under the snapshot is CFI_BP_UNKNOWN, not a failed step. */
-static int load_bp(const struct snapshot *st, uint64_t at, uint64_t *v)
+/*
+ * A saved rbp or alternate register: one under the snapshot is unknown
+ * (CFI_BP_UNKNOWN, CFI_ALT_UNKNOWN), not a failed step.
+ */
+static int load_saved(const struct snapshot *st, uint64_t at, uint64_t unknown, uint64_t *v)
 {
 	if (at < st->base) {
-		*v = CFI_BP_UNKNOWN;
+		*v = unknown;
 		return 0;
 	}
 	return load(st, at, v);
@@ -254,7 +262,9 @@ static int caller_register(Dwarf_Frame *frame, int regno, uint64_t cfa, const st
 		*out = where;
 		return 0;
 	}
-	return regno == DWARF_RBP ? load_bp(snap, where, out) : load(snap, where, out);
+	if (regno == DWARF_RBP || regno == DWARF_ALT)
+		return load_saved(snap, where, regno == DWARF_RBP ? CFI_BP_UNKNOWN : CFI_ALT_UNKNOWN, out);
+	return load(snap, where, out);
 }
 
 int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint8_t *stack,
@@ -280,6 +290,15 @@ int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const ui
 			      DWARF_RA == DWARF_LINK && regs->link != CFI_LINK_UNKNOWN ? regs->link : 0, &caller->ip);
 	if (ret == 0)
 		ret = caller_register(frame, DWARF_RBP, cfa, regs, &snap, regs->bp, &caller->bp);
+	if (ret == 0) {
+		int alt = caller_register(frame, DWARF_ALT, cfa, regs, &snap, regs->alt, &caller->alt);
+
+		/* "undefined" is libdw's x86-64 default for rbx, which the psABI has callers keep */
+		if (alt == -ENODATA)
+			caller->alt = regs->alt;
+		else if (alt < 0)
+			caller->alt = CFI_ALT_UNKNOWN;
+	}
 	caller->sp = cfa;
 	caller->link = CFI_LINK_UNKNOWN;
 cleanup:
@@ -331,10 +350,12 @@ int cfi__rule_reference(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
 		rule->signal = signal;
 	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1)
 		goto cleanup;
-	if (ops[0].atom == DW_OP_breg0 + DWARF_RSP || ops[0].atom == DW_OP_breg0 + DWARF_RBP) {
+	if (ops[0].atom == DW_OP_breg0 + DWARF_RSP || ops[0].atom == DW_OP_breg0 + DWARF_RBP ||
+	    ops[0].atom == DW_OP_breg0 + DWARF_ALT) {
 		rule->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
 		rule->cfa_off = (int32_t)(int64_t)ops[0].number;
-	} else if (ops[0].atom == DW_OP_bregx && (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP)) {
+	} else if (ops[0].atom == DW_OP_bregx &&
+		   (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP || ops[0].number == DWARF_ALT)) {
 		rule->cfa_reg = (uint8_t)ops[0].number;
 		rule->cfa_off = (int32_t)(int64_t)ops[0].number2;
 	} else {
@@ -358,6 +379,15 @@ int cfi__rule_reference(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
 		rule->bp_saved = 1;
 	else
 		goto cleanup;
+	if (dwarf_frame_register(frame, DWARF_ALT, mem, &ops, &nops) != 0)
+		goto cleanup;
+	/* undefined as well as the same: see cfi__step */
+	if (nops == 0)
+		rule->alt_saved = 0;
+	else if (offset_rule(ops, nops, &rule->alt_off))
+		rule->alt_saved = 1;
+	else
+		rule->alt_saved = CFI_ALT_LOST;
 	rule->simple = 1;
 cleanup:
 	free(frame);
@@ -368,18 +398,25 @@ int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, co
 		   size_t size, uint64_t stack_base, struct user_regs *caller)
 {
 	const struct snapshot snap = { stack, size, stack_base };
-	uint64_t cfa = (rule->cfa_reg == DWARF_RSP ? regs->sp : regs->bp) + (uint64_t)(int64_t)rule->cfa_off;
+	uint64_t base = rule->cfa_reg == DWARF_RSP ? regs->sp : rule->cfa_reg == DWARF_RBP ? regs->bp : regs->alt;
+	uint64_t cfa = base + (uint64_t)(int64_t)rule->cfa_off;
 	int ret;
 
 	if (rule->outermost)
 		return -ENODATA;
-	if (rule->cfa_reg != DWARF_RSP && regs->bp == CFI_BP_UNKNOWN)
+	if ((rule->cfa_reg == DWARF_RBP && regs->bp == CFI_BP_UNKNOWN) ||
+	    (rule->cfa_reg == DWARF_ALT && regs->alt == CFI_ALT_UNKNOWN))
 		return -ERANGE;
 	if ((ret = load(&snap, cfa + (uint64_t)(int64_t)rule->ra_off, &caller->ip)) < 0)
 		return ret;
 	caller->bp = regs->bp;
-	if (rule->bp_saved && (ret = load_bp(&snap, cfa + (uint64_t)(int64_t)rule->bp_off, &caller->bp)) < 0)
+	if (rule->bp_saved &&
+	    (ret = load_saved(&snap, cfa + (uint64_t)(int64_t)rule->bp_off, CFI_BP_UNKNOWN, &caller->bp)) < 0)
 		return ret;
+	caller->alt = rule->alt_saved == CFI_ALT_LOST ? CFI_ALT_UNKNOWN : regs->alt;
+	if (rule->alt_saved == 1 &&
+	    load_saved(&snap, cfa + (uint64_t)(int64_t)rule->alt_off, CFI_ALT_UNKNOWN, &caller->alt) < 0)
+		caller->alt = CFI_ALT_UNKNOWN;
 	caller->sp = cfa;
 	caller->link = CFI_LINK_UNKNOWN;
 	return 0;

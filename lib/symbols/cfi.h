@@ -22,10 +22,12 @@ void cfi__free(struct cfi *c);
 /*
  * link is the register a function may keep its return address in (arch.h):
  * known at the sample, CFI_LINK_UNKNOWN in its callers (nothing restores it),
- * 0 where it was not taken.
+ * 0 where it was not taken. alt is the callee-saved register some
+ * hand-written code keeps its frame's address in (arch.h): kept or restored
+ * as CFI says, as bp is.
  */
 struct user_regs {
-	uint64_t ip, sp, bp, link;
+	uint64_t ip, sp, bp, link, alt;
 };
 
 #define CFI_LINK_UNKNOWN UINT64_MAX
@@ -37,6 +39,13 @@ struct user_regs {
  * -ERANGE, as for any value the snapshot does not hold.
  */
 #define CFI_BP_UNKNOWN UINT64_MAX
+/*
+ * The same for the alternate register (a leaf may keep it in its red zone,
+ * under %rsp), and where its rule is one not evaluated: few frames need it,
+ * and the others unwind on without it.
+ */
+#define CFI_ALT_UNKNOWN UINT64_MAX
+#define CFI_ALT_LOST 2
 
 /*
  * One step of unwinding the frame at pc (an address of the file, as symbols
@@ -51,16 +60,18 @@ int cfi__step(struct cfi *c, uint64_t pc, const struct user_regs *regs, const ui
 
 /*
  * The common shapes of a frame's rules, compiled once per address: CFA =
- * register + offset, the return address saved at CFA + offset, rbp the same
- * or saved at CFA + offset. signal is set for every rule, simple or not.
+ * register + offset, the return address saved at CFA + offset, rbp and the
+ * alternate register each the same or saved at CFA + offset. signal is set
+ * for every rule, simple or not.
  */
 struct cfi_rule {
 	uint8_t simple;		/* 0: evaluate with cfi__step */
-	uint8_t cfa_reg;	/* 6 rbp, 7 rsp */
+	uint8_t cfa_reg;	/* a DWARF number: LP_DWARF_SP, _FP or _ALT */
 	uint8_t bp_saved;	/* else the same value */
+	uint8_t alt_saved;	/* else the same value; CFI_ALT_LOST: a rule not kept, the value unknown */
 	uint8_t outermost;	/* the return address is undefined */
 	uint8_t signal;		/* a signal frame: the caller's ip is where it was interrupted */
-	int32_t cfa_off, ra_off, bp_off;
+	int32_t cfa_off, ra_off, bp_off, alt_off;
 };
 
 /* Compiles the rule at pc: 0, or the errors of cfi__step. */

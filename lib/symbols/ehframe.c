@@ -306,7 +306,7 @@ struct row {
 	uint64_t cfa_reg;
 	int64_t cfa_off;
 	bool cfa_defined, cfa_expression;
-	struct reg_rule ra, bp;
+	struct reg_rule ra, bp, alt;
 };
 
 enum { STATES_REMEMBERED = 16 };
@@ -325,6 +325,8 @@ static void set_rule(struct machine *m, uint64_t reg, enum rule_kind kind, int64
 		m->row.ra = (struct reg_rule){ kind, off };
 	else if (reg == LP_DWARF_FP)
 		m->row.bp = (struct reg_rule){ kind, off };
+	else if (reg == LP_DWARF_ALT)
+		m->row.alt = (struct reg_rule){ kind, off };
 }
 
 static void restore_rule(struct machine *m, uint64_t reg)
@@ -333,6 +335,8 @@ static void restore_rule(struct machine *m, uint64_t reg)
 		m->row.ra = m->initial.ra;
 	else if (reg == LP_DWARF_FP)
 		m->row.bp = m->initial.bp;
+	else if (reg == LP_DWARF_ALT)
+		m->row.alt = m->initial.alt;
 }
 
 /* v times the data alignment factor, wrapping: malformed values are caught by the range check at the end */
@@ -533,7 +537,7 @@ int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 	m.pc = pc;
 	m.loc = begin;
 	/* the ABI's: callee-saved registers and the return address column keep their values */
-	m.row.ra.kind = m.row.bp.kind = RULE_SAME;
+	m.row.ra.kind = m.row.bp.kind = m.row.alt.kind = RULE_SAME;
 	if ((ret = run(&m, cie.insns, true)) < 0)
 		return ret;
 	m.initial = m.row;
@@ -541,7 +545,8 @@ int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 		return ret;
 
 	if (!m.row.cfa_defined || m.row.cfa_expression ||
-	    (m.row.cfa_reg != LP_DWARF_SP && m.row.cfa_reg != LP_DWARF_FP) || !fits(m.row.cfa_off))
+	    (m.row.cfa_reg != LP_DWARF_SP && m.row.cfa_reg != LP_DWARF_FP && m.row.cfa_reg != LP_DWARF_ALT) ||
+	    !fits(m.row.cfa_off))
 		return -ENOTSUP;
 	memset(rule, 0, sizeof(*rule));
 	rule->signal = cie.signal;
@@ -558,6 +563,12 @@ int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 		rule->bp_off = (int32_t)m.row.bp.off;
 	} else if (m.row.bp.kind != RULE_SAME) {
 		return -ENOTSUP;
+	}
+	if (m.row.alt.kind == RULE_OFFSET && fits(m.row.alt.off)) {
+		rule->alt_saved = 1;
+		rule->alt_off = (int32_t)m.row.alt.off;
+	} else if (m.row.alt.kind == RULE_OTHER) {	/* undefined counts as the same: see cfi__step */
+		rule->alt_saved = CFI_ALT_LOST;
 	}
 	rule->simple = 1;
 	return 0;

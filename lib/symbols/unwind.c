@@ -123,7 +123,7 @@ static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_reg
 	memcpy(&ra, stack + (r->sp - base), 8);
 	if (ra < 4096 || !cfi_covers(s, pid, ra))
 		return -ENOENT;
-	*caller = (struct user_regs){ .ip = ra, .sp = r->sp + 8, .bp = r->bp, .link = CFI_LINK_UNKNOWN };
+	*caller = (struct user_regs){ .ip = ra, .sp = r->sp + 8, .bp = r->bp, .link = CFI_LINK_UNKNOWN, .alt = r->alt };
 	return 0;
 }
 
@@ -146,7 +146,8 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 
 		if (ret == -ENOENT && p.cfi && n == 0)
 			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
-		if (ret == -ENOENT && p.cfi && n > 0 && at_entry(s, p.file, p.addr))
+		/* (a sample in the stub too: the first instruction a process runs after exec is sampled) */
+		if (ret == -ENOENT && p.cfi && at_entry(s, p.file, p.addr))
 			ret = -ENODATA;
 		if (ret == -ENODATA)
 			*end = SYM_UNWIND_OUTERMOST;
@@ -197,9 +198,9 @@ enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint
 		return SYM_FRAME_UNKNOWN;
 	if (p.status == -ENOENT && at_entry(s, p.file, p.addr))
 		return SYM_FRAME_ENTRY;
-	if (p.status != 0 || !p.rule.simple || p.rule.outermost)
+	if (p.status != 0 || !p.rule.simple || p.rule.outermost || p.rule.cfa_reg == LP_DWARF_ALT)
 		return SYM_FRAME_UNKNOWN;
-	if (p.rule.cfa_reg != LP_DWARF_SP)
+	if (p.rule.cfa_reg == LP_DWARF_FP)
 		return SYM_FRAME_POINTER;
 	return p.rule.bp_saved ? SYM_FRAME_SCRATCH : SYM_FRAME_NONE;
 }

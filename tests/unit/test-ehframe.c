@@ -36,7 +36,8 @@ static bool same_rule(const struct cfi_rule *a, const struct cfi_rule *b)
 {
 	return a->simple == b->simple && a->cfa_reg == b->cfa_reg && a->bp_saved == b->bp_saved &&
 	       a->outermost == b->outermost && a->signal == b->signal && a->cfa_off == b->cfa_off &&
-	       (a->outermost || a->ra_off == b->ra_off) && (!a->bp_saved || a->bp_off == b->bp_off);
+	       (a->outermost || a->ra_off == b->ra_off) && (!a->bp_saved || a->bp_off == b->bp_off) &&
+	       a->alt_saved == b->alt_saved && (a->alt_saved != 1 || a->alt_off == b->alt_off);
 }
 
 struct section {
