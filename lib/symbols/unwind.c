@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "fpchain.h"
 #include "hash.h"
 
 /*
@@ -127,6 +128,32 @@ static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_reg
 	return 0;
 }
 
+/*
+ * A return address in code no CFI describes, of a file whose other code CFI
+ * does: gcc builds crtstuff's __do_global_dtors_aux, which runs a program's
+ * destructors at its exit, without CFI and with a frame pointer. Past the
+ * call it made (not at a sample: its prologue may not have run), its frame
+ * record gives its caller, believed when that is code CFI covers.
+ */
+static int frame_record_step(struct symbolizer *s, pid_t pid, const struct user_regs *r, const uint8_t *stack,
+			     size_t size, uint64_t base, struct user_regs *caller)
+{
+	uint64_t next, ra;
+
+	if (r->bp == CFI_BP_UNKNOWN || r->bp % 8 || r->bp < r->sp || r->bp - r->sp > FP_CHAIN_MAX_SPAN)
+		return -ENOENT;
+	if (r->bp - base > size || size - (r->bp - base) < 16)
+		return -ERANGE;
+	memcpy(&next, stack + (r->bp - base), 8);
+	memcpy(&ra, stack + (r->bp - base) + 8, 8);
+	if (ra < 4096 || !cfi_covers(s, pid, ra))
+		return -ENOENT;
+	/* (what it did with the alternate register, no CFI says) */
+	*caller = (struct user_regs){ .ip = ra, .sp = r->bp + 16, .bp = next, .link = CFI_LINK_UNKNOWN,
+				      .alt = CFI_ALT_UNKNOWN };
+	return 0;
+}
+
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
 			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas)
@@ -142,10 +169,24 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		struct code_place p;
 
 		place_at(s, pid, exact ? r.ip : r.ip - 1, &p);
+		/*
+		 * Sampled inside rt_sigreturn, the signal trampoline's last
+		 * instruction: ip is past its FDE, and the registers are still the
+		 * trampoline's (the kernel has not restored the interrupted ones).
+		 */
+		if (n == 0 && p.cfi && p.status == -ENOENT) {
+			struct code_place before;
+
+			place_at(s, pid, r.ip - 1, &before);
+			if (before.status == 0 && before.rule.signal)
+				p = before;
+		}
 		int ret = p.cfi ? step(&p, &r, stack, size, regs->sp, &caller) : -ENOENT;
 
 		if (ret == -ENOENT && p.cfi && n == 0)
 			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
+		else if (ret == -ENOENT && p.cfi && !at_entry(s, p.file, p.addr))
+			ret = frame_record_step(s, pid, &r, stack, size, regs->sp, &caller);
 		/* (a sample in the stub too: the first instruction a process runs after exec is sampled) */
 		if (ret == -ENOENT && p.cfi && at_entry(s, p.file, p.addr))
 			ret = -ENODATA;

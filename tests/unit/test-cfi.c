@@ -96,6 +96,94 @@ static void return_address_in_a_register(const char *path)
 }
 #endif
 
+#if defined(__x86_64__)
+/*
+ * glibc's _dl_runtime_resolve's shape: the stack realigned, the frame's
+ * address kept in rbx, and a callee that saves rbx before using it.
+ */
+void lp_test_resolve_like(void);
+extern const char lp_test_resolve_like_called[], lp_test_saves_rbx_body[];
+__asm__(".text\n"
+	".globl lp_test_resolve_like\n"
+	".type lp_test_resolve_like, @function\n"
+	"lp_test_resolve_like:\n"
+	".cfi_startproc\n"
+	"	pushq %rbx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	.cfi_rel_offset rbx, 0\n"
+	"	movq %rsp, %rbx\n"
+	"	.cfi_def_cfa_register rbx\n"
+	"	andq $-64, %rsp\n"
+	"	call lp_test_saves_rbx\n"
+	".globl lp_test_resolve_like_called\n"
+	"lp_test_resolve_like_called:\n"
+	"	movq %rbx, %rsp\n"
+	"	.cfi_def_cfa_register rsp\n"
+	"	popq %rbx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_restore rbx\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size lp_test_resolve_like, .-lp_test_resolve_like\n"
+	".type lp_test_saves_rbx, @function\n"
+	"lp_test_saves_rbx:\n"
+	".cfi_startproc\n"
+	"	pushq %rbx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	.cfi_rel_offset rbx, 0\n"
+	"	xorl %ebx, %ebx\n"
+	".globl lp_test_saves_rbx_body\n"
+	"lp_test_saves_rbx_body:\n"
+	"	popq %rbx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_restore rbx\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size lp_test_saves_rbx, .-lp_test_saves_rbx\n");
+
+/* Its rule and libdw's, each step taken with cfi_rule__step where the rule is simple. */
+static int step_at(struct cfi *c, uint64_t pc, const struct user_regs *regs, const uint64_t *words, size_t size,
+		   uint64_t base, struct user_regs *caller)
+{
+	struct cfi_rule rule;
+	int ret = cfi__rule(c, pc, &rule);
+
+	if (ret < 0)
+		return ret;
+	if (rule.simple)
+		return cfi_rule__step(&rule, regs, (const uint8_t *)words, size, base, caller);
+	return cfi__step(c, pc, regs, (const uint8_t *)words, size, base, caller);
+}
+
+static void frame_kept_in_rbx(const char *path)
+{
+	const uint64_t base = 0x7ffd0000, frame = base + 64;
+	/* the callee's saved rbx and return address; padding to the realigned frame; its saved rbx and return address */
+	uint64_t words[12] = { frame, 0, 0, 0, 0, 0, 0, 0, 0x5555, 0x401234, 0, 0 }, load = 0;
+	struct user_regs regs, resolver, caller;
+	struct cfi *c = cfi__open(path);
+	uint64_t body, called;
+
+	dl_iterate_phdr(main_program_base, &load);
+	body = (uint64_t)(uintptr_t)lp_test_saves_rbx_body - load;
+	called = (uint64_t)(uintptr_t)lp_test_resolve_like_called - load;
+	words[1] = (uint64_t)(uintptr_t)lp_test_resolve_like_called;
+	/* in the callee, where rbx is 0: the resolver's rbx comes back from the callee's frame */
+	regs = (struct user_regs){ .ip = body, .sp = base, .bp = 0xb0, .alt = 0 };
+	ok(c && step_at(c, body, &regs, words, sizeof(words), base, &resolver) == 0 &&
+		   resolver.ip == words[1] && resolver.sp == base + 16 && resolver.alt == frame,
+	   "a callee that saved rbx gives it back to its caller");
+	resolver.ip = called;
+	ok(c && step_at(c, called - 1, &resolver, words, sizeof(words), base, &caller) == 0 &&
+		   caller.ip == 0x401234 && caller.sp == frame + 16 && caller.alt == 0x5555 && caller.bp == 0xb0,
+	   "a frame whose CFA is rbx + 16 gives its caller, and the caller's own rbx");
+	resolver.alt = CFI_ALT_UNKNOWN;
+	ok(c && step_at(c, called - 1, &resolver, words, sizeof(words), base, &caller) == -ERANGE,
+	   "where rbx is not known, no caller is made up");
+	cfi__free(c);
+}
+#endif
+
 /* The file address of this program's section name, 0 when it has none. */
 static uint64_t section_addr(const char *path, const char *name, uint64_t *size)
 {
@@ -141,6 +229,8 @@ int main(void)
 		path[len] = 0;
 	if (len > 0)
 		return_address_in_a_register(path);
+	if (len > 0)
+		frame_kept_in_rbx(path);
 	if (len > 0)
 		plt = section_addr(path, ".plt", &plt_size);
 	if (!plt || plt_size < 32 || plt % 16) {
