@@ -481,6 +481,12 @@ record_with_max_stack_4() {
 	assert_success
 	run ! grep -P '^S\t.*\[0x[0-9a-f]+\]' ex.lp
 	grep -qP '^S\t([^\t]*\t){3}true\tcpu\t[0-9]+\t\[execve\]\t-\t' ex.lp
+	# and the other places of a short program's life that stopped unwinding: the execve before its
+	# exec record (the new program's memory, no stack to copy), the destructors crtstuff runs without
+	# CFI (true's __do_global_dtors_aux), sh's rt_sigreturn after each SIGCHLD (past the trampoline's CFI)
+	run ! grep -P '^S\t([^\t]*\t){3}sh\tcpu\t[0-9]+\t\[unwind stopped\];execve\t' ex.lp
+	run ! grep -P '\t\[unwind stopped\];\[true\];__cxa_finalize' ex.lp
+	run ! grep -P '\t\[unwind stopped\];__restore_rt\t' ex.lp
 	# the root, then what the kernel was doing
 	run --separate-stderr lp-record -q -F 10000 --capture both --offcpu-freq 0 -o exk.lp -- \
 		sh -c 'for i in $(seq 100); do /bin/true; done'
