@@ -557,13 +557,30 @@ record_with_max_stack_4() {
 	assert_success
 	# every stack through the resolver has its root (main's first calls and exit's bind lazily too);
 	# most are the workload's loop
-	lp_awk '$1 == "S" && f("stack") ~ /_dl_runtime_resolve/ { n[f("event")]++; if (f("stack") ~ /^_start;/) r[f("event")]++
+	# (env's own first calls too, before it execs lazybind: its root is [env], stripped)
+	lp_awk '$1 == "S" && f("comm") == "lazybind" && f("stack") ~ /_dl_runtime_resolve/ { n[f("event")]++; if (f("stack") ~ /^_start;/) r[f("event")]++
+			else print f("event") " " f("stack") " " f("locs") > "rootless"
 			if (f("stack") ~ /^_start;[^\[]*;main;resolve_often;_dl_runtime_resolve[^;]*(;|$)/) m[f("event")]++ }
 		END { for (e in n) printf "%s %d %d of %d\n", e, r[e], m[e], n[e] }' lazy.lp > through
 	# (4096 bytes of stack off the CPU hold the resolver's 2.5 KB of saved AVX-512 registers and its callees)
 	awk '{ split($0, w, " ") } w[2] != w[5] || w[3] < 0.9 * w[5] || w[5] < 20 { bad = 1 } END { exit bad || NR != 2 }' through ||
-		fail "stacks in the resolver (event, with their root, through the loop, of all): $(cat through)"
+		fail "stacks in the resolver (event, with their root, through the loop, of all): $(cat through); without their root: $(cat rootless 2> /dev/null)"
+	[ -z "$stderr" ] || fail "$stderr: $(lp_awk '$1 == "S" && f("stack") ~ /^\[unwind stopped\]/ { print f("event") " " f("stack") " " f("locs") }' lazy.lp)"
+}
+
+@test "code without CFI that keeps a frame pointer (as crtstuff's, which runs the destructors at exit): its frame record leads on to the root" {
+	[ "$(uname -m)" = x86_64 ] || skip "the workload's function is x86-64 assembly"
+	# spin_nocfi has no FDE: a leaf there with %rbp = %rsp, and a caller of called_from_nocfi
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o nocfi.lp -- "$W/nocfi" 10
+	assert_success
 	[ -z "$stderr" ] || fail "$stderr"
+	run -0 lp_awk '$1 == "S" && f("stack") ~ /spin_nocfi/ {
+			if (f("stack") == "_start;__libc_start_main;__libc_start_call_main;main;spin_nocfi") leaf++
+			else if (f("stack") == "_start;__libc_start_main;__libc_start_call_main;main;spin_nocfi;called_from_nocfi") callee++
+			else { print "not whole: " f("stack"); bad++ } }
+		END { print leaf + 0, callee + 0; exit bad }' nocfi.lp
+	read -r leaf callee <<< "$output"
+	[ "$leaf" -ge 20 ] && [ "$callee" -ge 100 ] || fail "$leaf samples in the leaf, $callee in its callee"
 }
 
 @test "a frame-pointer walk that ends in a function without a frame says the callers are unknown" {

@@ -137,8 +137,11 @@ static int load(const struct snapshot *st, uint64_t at, uint64_t *v)
 }
 
 /*
- * A saved rbp or alternate register: one under the snapshot is unknown
- * (CFI_BP_UNKNOWN, CFI_ALT_UNKNOWN), not a failed step.
+ * A saved rbp or alternate register under the snapshot (under the sampled
+ * %rsp, popped by an epilogue whose CFI keeps the slot until the ret) is no
+ * failed step: rbp is CFI_BP_UNKNOWN; the alternate register is the value
+ * the pop has just put back in it (compilers save it by push or in the
+ * frame, never under %rsp).
  */
 static int load_saved(const struct snapshot *st, uint64_t at, uint64_t unknown, uint64_t *v)
 {
@@ -263,7 +266,7 @@ static int caller_register(Dwarf_Frame *frame, int regno, uint64_t cfa, const st
 		return 0;
 	}
 	if (regno == DWARF_RBP || regno == DWARF_ALT)
-		return load_saved(snap, where, regno == DWARF_RBP ? CFI_BP_UNKNOWN : CFI_ALT_UNKNOWN, out);
+		return load_saved(snap, where, regno == DWARF_RBP ? CFI_BP_UNKNOWN : same, out);
 	return load(snap, where, out);
 }
 
@@ -415,7 +418,7 @@ int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, co
 		return ret;
 	caller->alt = rule->alt_saved == CFI_ALT_LOST ? CFI_ALT_UNKNOWN : regs->alt;
 	if (rule->alt_saved == 1 &&
-	    load_saved(&snap, cfa + (uint64_t)(int64_t)rule->alt_off, CFI_ALT_UNKNOWN, &caller->alt) < 0)
+	    load_saved(&snap, cfa + (uint64_t)(int64_t)rule->alt_off, regs->alt, &caller->alt) < 0)
 		caller->alt = CFI_ALT_UNKNOWN;
 	caller->sp = cfa;
 	caller->link = CFI_LINK_UNKNOWN;

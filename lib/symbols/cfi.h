@@ -40,9 +40,9 @@ struct user_regs {
  */
 #define CFI_BP_UNKNOWN UINT64_MAX
 /*
- * The same for the alternate register (a leaf may keep it in its red zone,
- * under %rsp), and where its rule is one not evaluated: few frames need it,
- * and the others unwind on without it.
+ * The alternate register where its rule is one not evaluated: few frames
+ * need it, and the others unwind on without it. (Saved under the sampled
+ * %rsp, it was popped: its value is the register's own.)
  */
 #define CFI_ALT_UNKNOWN UINT64_MAX
 #define CFI_ALT_LOST 2

@@ -132,8 +132,9 @@ static int frameless_step(struct symbolizer *s, pid_t pid, const struct user_reg
  * A return address in code no CFI describes, of a file whose other code CFI
  * does: gcc builds crtstuff's __do_global_dtors_aux, which runs a program's
  * destructors at its exit, without CFI and with a frame pointer. Past the
- * call it made (not at a sample: its prologue may not have run), its frame
- * record gives its caller, believed when that is code CFI covers.
+ * call it made (at a sample only where the frame pointer is the stack
+ * pointer: else its prologue may not have run), its frame record gives its
+ * caller, believed when that is code CFI covers.
  */
 static int frame_record_step(struct symbolizer *s, pid_t pid, const struct user_regs *r, const uint8_t *stack,
 			     size_t size, uint64_t base, struct user_regs *caller)
@@ -183,10 +184,14 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		}
 		int ret = p.cfi ? step(&p, &r, stack, size, regs->sp, &caller) : -ENOENT;
 
-		if (ret == -ENOENT && p.cfi && n == 0)
+		if (ret == -ENOENT && p.cfi && n == 0) {
 			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
-		else if (ret == -ENOENT && p.cfi && !at_entry(s, p.file, p.addr))
+			/* a frame pointer just set to the stack pointer: its prologue (push, mov) has run */
+			if (ret == -ENOENT && r.bp == r.sp && !at_entry(s, p.file, p.addr))
+				ret = frame_record_step(s, pid, &r, stack, size, regs->sp, &caller);
+		} else if (ret == -ENOENT && p.cfi && !at_entry(s, p.file, p.addr)) {
 			ret = frame_record_step(s, pid, &r, stack, size, regs->sp, &caller);
+		}
 		/* (a sample in the stub too: the first instruction a process runs after exec is sampled) */
 		if (ret == -ENOENT && p.cfi && at_entry(s, p.file, p.addr))
 			ret = -ENODATA;

@@ -41,6 +41,13 @@ static void epilogue(void)
 	   "rbp saved under the snapshot: the caller is known, its rbp is not");
 	ok(cfi_rule__step(&by_bp, &caller, (const uint8_t *)words, sizeof(words), base, &next) == -ERANGE,
 	   "a frame whose CFA is that rbp stops there, with nothing made up");
+	/* _dl_fixup at its ret: rbx's slot popped, under %rsp; the resolver above needs it */
+	popped.alt_saved = 1;
+	popped.alt_off = -56;
+	regs.alt = 0x7ffd1000;
+	ok(cfi_rule__step(&popped, &regs, (const uint8_t *)words, sizeof(words), base, &caller) == 0 &&
+		   caller.ip == 0x401234 && caller.alt == 0x7ffd1000,
+	   "rbx saved under the snapshot: popped, its value is the register's");
 	popped.ra_off = -40;
 	ok(cfi_rule__step(&popped, &regs, (const uint8_t *)words, sizeof(words), base, &caller) == -ERANGE,
 	   "a return address under the snapshot is still no caller");
