@@ -565,7 +565,9 @@ record_with_max_stack_4() {
 	# (4096 bytes of stack off the CPU hold the resolver's 2.5 KB of saved AVX-512 registers and its callees)
 	awk '{ split($0, w, " ") } w[2] != w[5] || w[3] < 0.9 * w[5] || w[5] < 20 { bad = 1 } END { exit bad || NR != 2 }' through ||
 		fail "stacks in the resolver (event, with their root, through the loop, of all): $(cat through); without their root: $(cat rootless 2> /dev/null)"
-	[ -z "$stderr" ] || fail "$stderr: $(lp_awk '$1 == "S" && f("stack") ~ /^\[unwind stopped\]/ { print f("event") " " f("stack") " " f("locs") }' lazy.lp)"
+	# (no stack stopped anywhere; the spinner beside it may lower the rate achieved, and the warning says so)
+	[[ "$stderr" != *"[unwind stopped]"* ]] ||
+		fail "$stderr: $(lp_awk '$1 == "S" && f("stack") ~ /^\[unwind stopped\]/ { print f("event") " " f("stack") " " f("locs") }' lazy.lp)"
 }
 
 @test "code without CFI that keeps a frame pointer (as crtstuff's, which runs the destructors at exit): its frame record leads on to the root" {
