@@ -222,23 +222,39 @@ static __always_inline char state_letter(bool preempt, unsigned int state)
 
 
 /*
- * Copies the top of the user stack at sp into to: snapshot_bytes, or where
- * that runs past the stack's end, up to the end of sp's page, where the
- * stack's mapping then ends (a main thread's shallow stack: its mapping ends
- * over argv and the environment, a few KB above main). The bytes copied.
+ * Copies the top of the user stack at sp into to: snapshot_bytes, or as much
+ * of them as can be read. A read is all or nothing: one that meets a page
+ * the thread never touched fails as a whole, and a main thread's stack has
+ * such pages between its frames and the environment over them (exec leaves
+ * a random gap of up to 8 KB there), and ends a few KB above main. So where
+ * the whole copy cannot be read, the longest that ends at a page boundary
+ * is taken, the stack's first pages being the ones unwinding needs. The
+ * bytes copied.
  */
 static __always_inline __u16 copy_stack(__u8 *to, __u64 sp)
 {
-	__u32 n = snapshot_bytes & ~7u, to_page_end = (4096 - (sp & 4095)) & ~7u;
+	__u64 n = snapshot_bytes & ~7u, len = (4096 - (sp & 4095)) & ~7u;
 
 	if (n > OFFCPU_SNAPSHOT)
 		n = OFFCPU_SNAPSHOT;
-	if (n && bpf_probe_read_user(to, n, (void *)sp) == 0)
-		return (__u16)n;
-	if (to_page_end > OFFCPU_SNAPSHOT || to_page_end >= n)
+	if (!n)
 		return 0;
-	if (to_page_end && bpf_probe_read_user(to, to_page_end, (void *)sp) == 0)
-		return (__u16)to_page_end;
+	if (bpf_probe_read_user(to, n, (void *)sp) == 0)
+		return (__u16)n;
+	/* the page ends under sp + n, from the farthest: a copy of 16 KB spans 5 pages */
+	if (len < n)
+		len += (n - len - 1) / 4096 * 4096;
+	for (int i = 0; i < OFFCPU_SNAPSHOT / 4096 + 1; i++) {
+		/* (the bound checked on the register that is passed: the verifier loses it through a copy) */
+		barrier_var(len);
+		if (len >= n || len > OFFCPU_SNAPSHOT)
+			return 0;
+		if (bpf_probe_read_user(to, len, (void *)sp) == 0)
+			return (__u16)len;
+		if (len <= 4096)
+			return 0;
+		len -= 4096;
+	}
 	return 0;
 }
 

@@ -12,7 +12,7 @@
  * Most bytes of user stack copied at switch-out (snapshot_bytes sets how
  * many), for CFI recovery of callers without frame pointers.
  */
-#define OFFCPU_SNAPSHOT 4096
+#define OFFCPU_SNAPSHOT 16384
 /* Processes (thread groups) followed at once. */
 #define OFFCPU_MAX_PROCESSES 16384
 /* Threads whose return to the CPU could not be recorded in their slot, at once. */

@@ -474,6 +474,16 @@ wakers_named() {
 		END { lost = meta("lost", "offcpu"); if (n + lost < 20 || m != n) { print m " of " n " intervals in doze stop at the marker, " lost + 0 " lost"; exit 1 } }' s.lp
 }
 
+@test "off-CPU stacks of a main thread 7 KB deep reach main: a 16 KB copy would run past the stack's end, the part that can be read is taken" {
+	[ "$(uname -m)" = x86_64 ] || skip "the nap workload clears %rbp with x86-64 assembly"
+	# doze_deep's 7 KB frame: past a copy of 4096 bytes, and under main's few KB of stack
+	# (a read is all or nothing: the whole 16 KB fails, and so may one that meets the untouched
+	# pages exec leaves between main's frames and the environment)
+	lp-offcpu -q -F -1 -o d.lp -- "$W/bigframe" deepnap 20 > /dev/null 2>&1
+	lp_awk '$1 == "S" && f("stack") ~ /(^|;)doze_deep;/ { n++; if (f("stack") ~ /^_start;__libc_start_main;__libc_start_call_main;main;doze_deep;/) m++ }
+		END { lost = meta("lost", "offcpu"); if (n + lost < 20 || m != n) { print m " of " n " intervals in doze_deep reach main, " lost + 0 " lost"; exit 1 } }' d.lp
+}
+
 @test "a shell waiting in vfork for its child: the wait is under the shell's own callers (vfork keeps its return address in rdi)" {
 	[ "$(uname -m)" = x86_64 ] || skip "glibc keeps vfork's return address in rdi on x86-64; $(uname -m) differs"
 	command -v dash > /dev/null || skip "no dash here"

@@ -34,6 +34,9 @@
  *   bigframe nap [N]           N naps of 10 ms (20) in a function with 1.2 KB
  *                              of locals: off-CPU stacks need that much of a
  *                              snapshot to reach main
+ *   bigframe deepnap [N]       the same with 7 KB of locals: more than 4 KB
+ *                              under main, and less than a 16 KB copy over
+ *                              the stack pointer holds (the stack ends first)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +211,20 @@ __attribute__((noinline)) static unsigned doze(unsigned seed)
 	return scratch[seed % 300];
 }
 
+__attribute__((noinline)) static unsigned doze_deep(unsigned seed)
+{
+	volatile unsigned scratch[1800];
+	struct timespec ts = { 0, 10000000 };
+
+	for (size_t i = 0; i < 1800; i++)
+		scratch[i] = seed + i;
+#if defined(__x86_64__)
+	__asm__ volatile("mov %0, %%rbp" : : "r"(no_record) : "rbp");
+#endif
+	nanosleep(&ts, NULL);
+	return scratch[seed % 1800];
+}
+
 /* The modes that set %rbp with x86-64 assembly, and what each runs for SECONDS. */
 static const char *const x86_modes[] = { "decoy", "walkend", "scratch", "stale" };
 #if defined(__x86_64__)
@@ -216,11 +233,12 @@ static unsigned (*const x86_runs[])(double) = { astray, walk_end, scratch_frame,
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "nap") == 0) {
+	if (argc > 1 && (strcmp(argv[1], "nap") == 0 || strcmp(argv[1], "deepnap") == 0)) {
+		unsigned (*nap)(unsigned) = argv[1][0] == 'd' ? doze_deep : doze;
 		unsigned x = 0;
 
 		for (long i = 0, n = argc > 2 ? atol(argv[2]) : 20; i < n; i++)
-			x += doze(x);
+			x += nap(x);
 		printf("%u\n", x);
 		return 0;
 	}
