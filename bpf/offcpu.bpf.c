@@ -444,10 +444,13 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 			s->ev.nuser = take_user_stack(s, s->ev.ip, s->ev.sp, s->ev.bp, s->ev.link, s->ev.alt);
 			s->deferred = s->at_return = 0;
 		}
-		if (!s->deferred && s->sum_at_out && now > s->ev.start + ran)
+		if (!s->deferred && s->sum_at_out && now > s->ev.start + ran) {
+			/* (tp_btf takes the kernel stack at switch-in: when that was, the stack is not known) */
+			s->ev.kernel_unseen = !kernel_now && (capture & OFFCPU_KERNEL);
 			switch_in(s, prev, now - ran, false);
-		else
+		} else {
 			drop(&drops_missed);
+		}
 	}
 	s->due = s->deferred = s->at_return = 0;
 	/* not running now: until a switch-in we see, its exit cannot tell how long it ran since */
@@ -458,6 +461,7 @@ static __always_inline void switch_out(void *ctx, struct slot *s, struct task_st
 	s->ev.tid = TASK_FIELD(direct, prev, pid);
 	s->ev.state = state_letter(preempt, state);
 	s->ev.truncated = 0;
+	s->ev.kernel_unseen = 0;
 	s->ev.nkernel = 0;
 	s->ev.snapshot_size = 0;
 	s->ev.waker = OFFCPU_WOKEN_UNSEEN;

@@ -53,7 +53,8 @@ struct offcpu_event {
 	__u8 truncated;		/* a stack filled OFFCPU_MAX_STACK, or OFFCPU_CALLERS_UNKNOWN */
 	__u8 waker;		/* OFFCPU_WOKEN_*: who made it runnable again */
 	__u8 waker_followed;	/* OFFCPU_WOKEN_BY_TASK: the waker's process was followed then */
-	__u8 pad[6];
+	__u8 kernel_unseen;	/* kernel stacks asked for, and its return to a CPU went unseen: nkernel is 0 */
+	__u8 pad[5];
 };
 
 /* waker of an offcpu_event: */

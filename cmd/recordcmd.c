@@ -769,6 +769,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (!quiet && st.offcpu_attachment)
 		error("%llu off-CPU samples (%.3f s off the CPU; eBPF on %s)", (unsigned long long)st.offcpu_samples,
 		      (double)st.offcpu_ns / 1e9, st.offcpu_attachment);
+	if (!quiet && st.offcpu_kernel_unseen)
+		error("%llu off-CPU samples end in %s: their thread came back to a CPU without a switch the kernel "
+		      "showed, so its kernel stack then is not known", (unsigned long long)st.offcpu_kernel_unseen,
+		      SYM_KERNEL_UNSEEN);
 	if (!quiet && st.offcpu_one_frame)
 		error("%llu off-CPU samples have one frame and %s: their thread's memory was gone (it was exiting) "
 		      "or its stack was not seen", (unsigned long long)st.offcpu_one_frame, SYM_UNWIND_STOPPED);

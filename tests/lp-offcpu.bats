@@ -265,15 +265,17 @@ callers_of_libc() {
 	done
 }
 
-# Whether the recording FILE has the reader's read with the kernel's frames under it (--capture both).
+# Whether the recording FILE has the reader's read with the kernel's frames under it (--capture both),
+# or the marker of kernel frames not seen (its return to a CPU went unseen: rare, and said).
 read_into_kernel() {
-	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*do_read;read;[^\t]*(entry_SYSCALL_64|do_syscall_64)[^\t]*;[^\t]*\t[^\t]*\[kernel.kallsyms\]\+0x' "$1" ||
+	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*do_read;read;([^\t]*(entry_SYSCALL_64|do_syscall_64)[^\t]*;[^\t]*\t[^\t]*\[kernel.kallsyms\]\+0x|\[kernel stack unseen\]\t)' "$1" ||
 		{ echo "1 missing: no do_read;read;...entry_SYSCALL_64 with kernel locations"; return 1; }
 }
 
-# Whether the recording FILE has the reader in ksys_read (--capture kernel).
+# Whether the recording FILE has the reader in ksys_read (--capture kernel), or the marker alone.
 read_in_kernel() {
-	grep -qP '^S\t.*\treader\toffcpu\t\d+\t[^\t]*ksys_read' "$1" || { echo "1 missing: no reader in ksys_read"; return 1; }
+	grep -qP '^S\t.*\treader\toffcpu\t\d+\t([^\t]*ksys_read|\[kernel stack unseen\]\t)' "$1" ||
+		{ echo "1 missing: no reader in ksys_read"; return 1; }
 }
 
 # Whether each wait of the recording FILE of blocking names what ended it, and

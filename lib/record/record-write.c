@@ -240,6 +240,18 @@ static int put_waker(struct writer *w, const struct offcpu_event *ev)
 	return lp_writer__attr_u64(&w->out, "queued", ev->queued);
 }
 
+/* A frame that names no code, as the stack's leaf (LOCS "-"). */
+static int add_marker(struct writer *w, const char *name)
+{
+	int ret;
+
+	if ((w->stack.len && (ret = strbuf__add(&w->stack, ";", 1)) < 0) ||
+	    (ret = strbuf__add(&w->stack, name, strlen(name))) < 0 ||
+	    (w->locs.len && (ret = strbuf__add(&w->locs, ";", 1)) < 0) || (ret = strbuf__add(&w->locs, "-", 1)) < 0)
+		return ret;
+	return 0;
+}
+
 static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 {
 	const uint8_t *stack;
@@ -291,6 +303,11 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	if (ev->truncated == OFFCPU_CALLERS_UNKNOWN && w->stats->unwind_stopped > stopped_before) {
 		w->stats->unwind_stopped--;
 		w->stats->offcpu_one_frame++;
+	}
+	if (ev->kernel_unseen) {
+		if ((ret = add_marker(w, SYM_KERNEL_UNSEEN)) < 0)
+			return ret;
+		w->stats->offcpu_kernel_unseen++;
 	}
 	w->stats->offcpu_samples++;
 	w->stats->offcpu_ns += ev->weight;

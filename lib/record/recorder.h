@@ -51,6 +51,7 @@ struct record_stats {
 	uint64_t recovered;	/* callers recovered from CFI */
 	uint64_t truncated;	/* stacks cut at kernel.perf_event_max_stack that lost real callers */
 	uint64_t unwind_stopped;	/* stacks whose unwinding could not go on: their callers are unknown */
+	uint64_t offcpu_kernel_unseen;	/* off-CPU stacks ending in SYM_KERNEL_UNSEEN */
 	uint64_t offcpu_one_frame;	/* off-CPU stacks of one frame, their thread's memory gone (exiting) or its stack unseen */
 	uint64_t stopped_past_copy;	/* on-CPU ones of them whose callers were beyond the stack copied */
 	uint64_t roots_of_thread;	/* stacks beyond the copy completed from their thread's last whole stack */

@@ -91,6 +91,8 @@ struct sym_frame {
  * last sample. Its only frame, so totals are the kernel's.
  */
 #define SYM_NOT_SAMPLED "[not sampled]"
+/* The leaf of an off-CPU stack whose kernel frames were asked for and never seen. */
+#define SYM_KERNEL_UNSEEN "[kernel stack unseen]"
 #define SYM_STOPPED_IP 0
 
 /* What symbolizer__chain says of the stack it wrote */
