@@ -493,13 +493,22 @@ static void measure_depth(struct writer *w, const struct unwound *u, bool stoppe
 }
 
 /* Counts what a chain's SYM_CHAIN_* flags and its unwinding say of it for the summary. */
-static void count_chain(struct writer *w, const struct unwound *u, int flags, bool cut, uint64_t *past_copy)
+static void count_chain(struct writer *w, const struct unwound *u, int flags, bool cut, uint64_t *past_copy,
+			unsigned how)
 {
 	/* completed: it reaches the process's root after all */
 	bool completed = flags & SYM_CHAIN_COMPLETED, stopped = (flags & SYM_CHAIN_STOPPED) && !completed;
 
 	w->stats->recovered += u->changed;
 	w->stats->roots_of_thread += u->root_of_thread;
+	/*
+	 * No unwinding that could not go on where there was nothing to unwind:
+	 * counted apart, not warned of (no option would give its callers).
+	 */
+	if (how & CHAIN_MEMORY_GONE) {
+		w->stats->offcpu_one_frame += stopped;
+		stopped = false;
+	}
 	w->stats->unwind_stopped += stopped;
 	if (past_copy) {
 		*past_copy += stopped && u->past_copy;
@@ -553,7 +562,7 @@ int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	if ((how & CHAIN_IN_PARTS) && (ret = cached_callers(w, pid, &u)) != -ENOENT) {
 		if (ret < 0)
 			return ret;
-		count_chain(w, &u, ret, cut, past_copy);
+		count_chain(w, &u, ret, cut, past_copy, how);
 		return 0;
 	}
 	ret = symbolizer__chain(w->sym, pid, w->frames.v, u.n, w->roots, &w->stack, &w->locs);
@@ -573,7 +582,7 @@ int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	}
 	if (ret < 0)
 		return ret;
-	count_chain(w, &u, ret, cut, past_copy);
+	count_chain(w, &u, ret, cut, past_copy, how);
 	return 0;
 }
 

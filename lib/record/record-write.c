@@ -269,7 +269,6 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	};
 	char state[2] = { ev->state >= 'A' && ev->state <= 'z' ? ev->state : '?', 0 };
 	struct thread_stat *t;
-	uint64_t stopped_before;
 	size_t n = 0;
 	int ret;
 
@@ -291,19 +290,11 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	if (!(t = writer_account(w, sm.pid, sm.tid, ev->start)))
 		return -ENOMEM;
 	/* off the CPU, a thread is in the kernel */
-	stopped_before = w->stats->unwind_stopped;
-	ret = writer_inside_exec(w, t, &sm, true) ? writer_exec_chain(w, &sm) : writer_callchain(w, &sm, sm.pid, ev->truncated == 1, NULL, 0);
+	ret = writer_inside_exec(w, t, &sm, true) ? writer_exec_chain(w, &sm) :
+	      writer_callchain(w, &sm, sm.pid, ev->truncated == 1, NULL,
+			       ev->truncated == OFFCPU_CALLERS_UNKNOWN ? CHAIN_MEMORY_GONE : 0);
 	if (ret < 0)
 		return ret;
-	/*
-	 * No unwinding that could not go on: there was nothing to unwind (a
-	 * thread preempted as it exits, its memory gone). Counted apart, not
-	 * warned of: no option would give its callers.
-	 */
-	if (ev->truncated == OFFCPU_CALLERS_UNKNOWN && w->stats->unwind_stopped > stopped_before) {
-		w->stats->unwind_stopped--;
-		w->stats->offcpu_one_frame++;
-	}
 	if (ev->kernel_unseen) {
 		if ((ret = add_marker(w, SYM_KERNEL_UNSEEN)) < 0)
 			return ret;

@@ -43,7 +43,12 @@ enum { CHAIN_TEXT_AHEAD = 8 << 20 };
  */
 #define LIVE_ROOT_WAIT 5000000000ull
 /* how callchain may give a chain */
-enum { CHAIN_MAY_WAIT = 1, CHAIN_IN_PARTS = 2 };
+/*
+ * CHAIN_MEMORY_GONE: an off-CPU stack of one frame whose thread had no user
+ * memory left to read (preempted as it exited): stopped, it is counted as
+ * offcpu_one_frame, not as unwinding that could not go on.
+ */
+enum { CHAIN_MAY_WAIT = 1, CHAIN_IN_PARTS = 2, CHAIN_MEMORY_GONE = 4 };
 /* how far apart a fork's tracepoint sample and its FORK record are looked for, in records */
 enum { FORK_WINDOW = 256 };
 /* how many records ahead the next one to write is fetched (its header twice as far) */

@@ -6,6 +6,7 @@
  * and the next frame. A chain that goes down, sideways or off the stack is
  * such a walk, and nothing it reads from there on is a caller.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "fpchain.h"
@@ -38,23 +39,32 @@ size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_
 	return nframes;
 }
 
+int fp_chain__record(uint64_t base, uint64_t lowest, uint64_t bp, const uint8_t *stack, size_t size,
+		     uint64_t *next, uint64_t *ra)
+{
+	if (bp % 8 || bp < lowest || bp - base > FP_CHAIN_MAX_SPAN)
+		return -ENOENT;
+	if (bp - base > size || size - (bp - base) < 16)
+		return -ERANGE;
+	memcpy(next, stack + (bp - base), 8);
+	memcpy(ra, stack + (bp - base) + 8, 8);
+	return 0;
+}
+
 size_t fp_chain__walk(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, uint64_t *ras, uint64_t *cfas,
 		      size_t max, bool *cut)
 {
-	uint64_t lowest = sp;
+	uint64_t lowest = sp, next;
 	size_t n = 0;
+	int ret = 0;
 
-	*cut = false;
-	while (n < max && bp % 8 == 0 && bp >= lowest && bp - sp <= FP_CHAIN_MAX_SPAN) {
-		if (bp - sp > size || size - (bp - sp) < 16) {
-			*cut = true;
-			break;
-		}
+	while (n < max && (ret = fp_chain__record(sp, lowest, bp, stack, size, &next, &ras[n])) == 0) {
 		if (cfas)
 			cfas[n] = bp + 16;
-		memcpy(&ras[n++], stack + (bp - sp) + 8, 8);
+		n++;
 		lowest = bp + 16;
-		memcpy(&bp, stack + (bp - sp), 8);
+		bp = next;
 	}
+	*cut = ret == -ERANGE;
 	return n;
 }

@@ -31,6 +31,16 @@ size_t fp_chain__plausible(uint64_t sp, uint64_t bp, const uint8_t *stack, size_
 void fp_chain__cfas(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes, uint64_t *cfas);
 
 /*
+ * One step of the walk: the frame record at bp, read from the snapshot of
+ * the stack at base (size bytes), as its next frame and return address. 0;
+ * -ENOENT where bp cannot be a record (unaligned, under lowest, further than
+ * FP_CHAIN_MAX_SPAN above base); -ERANGE where the record is beyond the
+ * snapshot.
+ */
+int fp_chain__record(uint64_t base, uint64_t lowest, uint64_t bp, const uint8_t *stack, size_t size,
+		     uint64_t *next, uint64_t *ra);
+
+/*
  * The walk the kernel makes of a user stack (perf -g), over the snapshot
  * alone: the return addresses of the frame records from bp on, up to max,
  * into ras, as long as they are plausible (as fp_chain__plausible says), and

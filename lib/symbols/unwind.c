@@ -140,13 +140,12 @@ static int frame_record_step(struct symbolizer *s, pid_t pid, const struct user_
 			     size_t size, uint64_t base, struct user_regs *caller)
 {
 	uint64_t next, ra;
+	int ret;
 
-	if (r->bp == CFI_BP_UNKNOWN || r->bp % 8 || r->bp < r->sp || r->bp - r->sp > FP_CHAIN_MAX_SPAN)
+	if (r->bp == CFI_BP_UNKNOWN)
 		return -ENOENT;
-	if (r->bp - base > size || size - (r->bp - base) < 16)
-		return -ERANGE;
-	memcpy(&next, stack + (r->bp - base), 8);
-	memcpy(&ra, stack + (r->bp - base) + 8, 8);
+	if ((ret = fp_chain__record(base, r->sp, r->bp, stack, size, &next, &ra)) < 0)
+		return ret;
 	if (ra < 4096 || !cfi_covers(s, pid, ra))
 		return -ENOENT;
 	/* (what it did with the alternate register, no CFI says) */
