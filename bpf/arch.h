@@ -48,6 +48,8 @@
 /* calls after which the stack or the registers are not the caller's: rt_sigreturn, clone, fork, vfork, execve, execveat, clone3 */
 #define LP_SYSCALL_CHANGES_STACK(nr) \
 	((nr) == 15 || ((nr) >= 56 && (nr) <= 59) || (nr) == 322 || (nr) == 435)
+/* the task's user thread pointer, as it was when the task last entered the kernel */
+#define LP_TASK_TP(t) BPF_CORE_READ((t), thread.fsbase)
 #elif defined(__TARGET_ARCH_arm64)
 struct pt_regs___lp_arm64 {
 	__u64 regs[31];
@@ -72,6 +74,15 @@ struct pt_regs___lp_arm64 {
 #define LP_SYSCALL_NR(r) ((long)BPF_CORE_READ((struct pt_regs___lp_arm64 *)(r), syscallno))
 /* rt_sigreturn, clone, execve, execveat, clone3 (arm64 has no fork or vfork call) */
 #define LP_SYSCALL_CHANGES_STACK(nr) ((nr) == 139 || (nr) == 220 || (nr) == 221 || (nr) == 281 || (nr) == 435)
+struct thread_struct___lp_arm64 {
+	struct {
+		unsigned long tp_value;
+	} uw;
+} __attribute__((preserve_access_index));
+struct task_struct___lp_arm64 {
+	struct thread_struct___lp_arm64 thread;
+} __attribute__((preserve_access_index));
+#define LP_TASK_TP(t) BPF_CORE_READ((struct task_struct___lp_arm64 *)(t), thread.uw.tp_value)
 #elif defined(__TARGET_ARCH_riscv)
 struct pt_regs___lp_riscv {
 	unsigned long epc, ra, sp, gp, tp, t0, t1, t2, s0, s1;
@@ -92,6 +103,8 @@ struct pt_regs___lp_riscv {
 #define LP_IN_SYSCALL(r) 0
 #define LP_SYSCALL_NR(r) (-1L)
 #define LP_SYSCALL_CHANGES_STACK(nr) 1
+/* (kept in a register, not in the task: not used) */
+#define LP_TASK_TP(t) 0ul
 #else
 #error "bpf/arch.h knows x86, arm64 and riscv: define __TARGET_ARCH_x86, _arm64 or _riscv"
 #endif

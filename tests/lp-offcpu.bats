@@ -164,9 +164,10 @@ callers_of_libc() {
 	# a full disk partway: what went to the file is read back, the rest stayed in memory
 	mkdir small
 	mount -t tmpfs -o size=128k tmpfs small 2> /dev/null || skip "cannot mount a small tmpfs here"
-	# (half of it taken: the records, their stack copies kept as differences, outgrow the rest)
+	# (half of it taken: the records outgrow the rest, some 1 MB of them with on-CPU samples at 4999 Hz,
+	# their stack copies kept as differences; off the CPU alone, 1-2 chunks of 64 KB, which may fit)
 	head -c 65536 /dev/zero > small/taken
-	run --separate-stderr env TMPDIR=$PWD/small lp-record --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
+	run --separate-stderr env TMPDIR=$PWD/small lp-record -F 4999 --offcpu-freq -1 --spill-after 64K -- "$W/blocking"
 	umount small
 	assert_success
 	[[ "$stderr" == *"(No space left on device): records were kept in memory"* ]]
