@@ -243,13 +243,9 @@ static int put_waker(struct writer *w, const struct offcpu_event *ev)
 /* A frame that names no code, as the stack's leaf (LOCS "-"). */
 static int add_marker(struct writer *w, const char *name)
 {
-	int ret;
+	int ret = lp_list__append(&w->stack, name, strlen(name));
 
-	if ((w->stack.len && (ret = strbuf__add(&w->stack, ";", 1)) < 0) ||
-	    (ret = strbuf__add(&w->stack, name, strlen(name))) < 0 ||
-	    (w->locs.len && (ret = strbuf__add(&w->locs, ";", 1)) < 0) || (ret = strbuf__add(&w->locs, "-", 1)) < 0)
-		return ret;
-	return 0;
+	return ret < 0 ? ret : lp_list__append(&w->locs, "-", 1);
 }
 
 static int write_offcpu(struct writer *w, const struct perf_event_header *h)

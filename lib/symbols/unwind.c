@@ -183,17 +183,16 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		}
 		int ret = p.cfi ? step(&p, &r, stack, size, regs->sp, &caller) : -ENOENT;
 
-		if (ret == -ENOENT && p.cfi && n == 0) {
+		if (ret == -ENOENT && p.cfi && n == 0)
 			ret = frameless_step(s, pid, &r, stack, size, regs->sp, &caller);
-			/* a frame pointer just set to the stack pointer: its prologue (push, mov) has run */
-			if (ret == -ENOENT && r.bp == r.sp && !at_entry(s, p.file, p.addr))
+		if (ret == -ENOENT && p.cfi) {
+			/* (a sample in the stub too: the first instruction a process runs after exec is sampled) */
+			if (at_entry(s, p.file, p.addr))
+				ret = -ENODATA;
+			/* at the sample only where the frame pointer is the stack pointer: its prologue (push, mov) has run */
+			else if (n > 0 || r.bp == r.sp)
 				ret = frame_record_step(s, pid, &r, stack, size, regs->sp, &caller);
-		} else if (ret == -ENOENT && p.cfi && !at_entry(s, p.file, p.addr)) {
-			ret = frame_record_step(s, pid, &r, stack, size, regs->sp, &caller);
 		}
-		/* (a sample in the stub too: the first instruction a process runs after exec is sampled) */
-		if (ret == -ENOENT && p.cfi && at_entry(s, p.file, p.addr))
-			ret = -ENODATA;
 		if (ret == -ENODATA)
 			*end = SYM_UNWIND_OUTERMOST;
 		/* with rbp unknown (CFI_BP_UNKNOWN) it may not be: a bigger copy would not have rbp either */

@@ -194,36 +194,30 @@ static const void *no_record[2];
 #endif
 
 /*
- * Sleeps in a frame of 1.2 KB (touched: the pages are there to copy), with
- * %rbp at no frame record, as code without frame pointers leaves it.
+ * NAME sleeps in a frame of WORDS unsigned ints (touched: the pages are
+ * there to copy), with %rbp at no frame record, as code without frame
+ * pointers leaves it. A macro: the frame's size is the array's, fixed.
  */
-__attribute__((noinline)) static unsigned doze(unsigned seed)
-{
-	volatile unsigned scratch[300];
-	struct timespec ts = { 0, 10000000 };
-
-	for (size_t i = 0; i < 300; i++)
-		scratch[i] = seed + i;
 #if defined(__x86_64__)
-	__asm__ volatile("mov %0, %%rbp" : : "r"(no_record) : "rbp");
+#define CLEAR_RBP() __asm__ volatile("mov %0, %%rbp" : : "r"(no_record) : "rbp")
+#else
+#define CLEAR_RBP() ((void)0)
 #endif
-	nanosleep(&ts, NULL);
-	return scratch[seed % 300];
-}
+#define DOZE(name, words)                                       \
+	__attribute__((noinline)) static unsigned name(unsigned seed) \
+	{                                                       \
+		volatile unsigned scratch[words];               \
+		struct timespec ts = { 0, 10000000 };           \
+                                                                \
+		for (size_t i = 0; i < (words); i++)            \
+			scratch[i] = seed + i;                  \
+		CLEAR_RBP();                                    \
+		nanosleep(&ts, NULL);                           \
+		return scratch[seed % (words)];                 \
+	}
 
-__attribute__((noinline)) static unsigned doze_deep(unsigned seed)
-{
-	volatile unsigned scratch[1800];
-	struct timespec ts = { 0, 10000000 };
-
-	for (size_t i = 0; i < 1800; i++)
-		scratch[i] = seed + i;
-#if defined(__x86_64__)
-	__asm__ volatile("mov %0, %%rbp" : : "r"(no_record) : "rbp");
-#endif
-	nanosleep(&ts, NULL);
-	return scratch[seed % 1800];
-}
+DOZE(doze, 300)		/* 1.2 KB */
+DOZE(doze_deep, 1800)	/* 7 KB */
 
 /* The modes that set %rbp with x86-64 assembly, and what each runs for SECONDS. */
 static const char *const x86_modes[] = { "decoy", "walkend", "scratch", "stale" };
