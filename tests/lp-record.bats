@@ -410,9 +410,10 @@ record_with_max_stack_4() {
 	# the T records' exact time is the shell's, within its 10 ms ticks and 25%
 	awk -v e="$exact" -v k="$kernel" 'BEGIN { exit !(e >= k * 0.75 - 0.02 && e <= k * 1.25 + 0.02) }' ||
 		fail "exact $exact s in the T records, $kernel s by the shell's times"
-	# the samples, with what no sample stood for, add up to it: within 0.1%, and 2 us a thread: cpu=
-	# is read at sched_process_exit, and a thread runs on to its last switch, which the task-clock
-	# weights of a thread sampled to its end count (an ASan run saw 0.4 ms over 500 programs)
+	# the samples, with what no sample stood for, add up to it: within 0.1%, and 2 us a thread (the
+	# shell's cpu= is the kernel's at sched_process_exit, and it runs on to its last switch); each
+	# true's cpu= is its task-clock total, which a sample in its exit once outweighed by 0.1 ms when
+	# cpu= was the off-CPU program's figure, read before that exit's work (5% of a true's time)
 	awk -v e="$exact" -v w="$weights" -v n="$threads" 'BEGIN { d = e * 0.001 + n * 0.000002; exit !(w >= e - d && w <= e + d) }' ||
 		fail "samples $weights s, exact $exact s, $threads threads"
 	grep -qP '^S\t\d+\t\d+\t\d+\ttrue\tcpu\t\d+\t\[not sampled\]\t-\tunsampled=1$' loop.lp

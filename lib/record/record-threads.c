@@ -284,20 +284,24 @@ int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint
 	int ret;
 
 	/*
-	 * Without the off-CPU program's figure, task-clock's totals are as
-	 * exact; the command's main thread gave none as it exited: its own is
-	 * what the whole tree's total does not owe to the others.
+	 * A thread's task-clock total as it exits is the clock its samples were
+	 * weighed by, to the end of its exit: the off-CPU program's
+	 * sum_exec_runtime is read at sched_process_exit, and the exit's work
+	 * after it was 5% of a /bin/true here, where a sample taken in it
+	 * outweighed the figure. The command's main thread gave no total as it
+	 * exited: its own is what the whole tree's total does not owe to the
+	 * others, where the off-CPU program gave none.
 	 */
-	if (!t->has_cpu && t->has_clock) {
+	if (t->has_clock) {
 		t->cpu = t->clock;
 		t->has_cpu = true;
-	} else if (!t->has_cpu && t->tid == w->r->child && w->r->clock_total >= w->clocks_read && w->r->clock_total) {
+	} else if (t->has_cpu) {
+		/* a thread that ran before it was attached to: its time since (-p, -a) */
+		t->cpu -= recorder__cpu_before(w->r, t->tid, t->cpu);
+	} else if (t->tid == w->r->child && w->r->clock_total >= w->clocks_read && w->r->clock_total) {
 		t->cpu = w->r->clock_total - w->clocks_read;
 		t->has_cpu = true;
 	}
-	/* a thread that ran before it was attached to: its time since (-p, -a) */
-	if (t->has_cpu)
-		t->cpu -= recorder__cpu_before(w->r, t->tid, t->cpu);
 	/*
 	 * Only for threads followed from their start or attach: -a and -C
 	 * sample some CPUs, not a thread's every run. A thread cannot run
