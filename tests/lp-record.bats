@@ -269,8 +269,17 @@ status=5"
 	lost=$(lp_meta lost cpu churn.lp)
 	[ "${lost:-0}" -gt 0 ] || skip "no samples were lost"
 	# the sleeper and each short-lived thread: spawned and exited; and the main thread exited
-	assert_equal "$(grep -cP '^P\t([^\t]*\t){3}spawn\t' churn.lp) $(grep -cP '^P\t([^\t]*\t){3}exit\t' churn.lp)" \
-		"$((threads + 1)) $((threads + 2))"
+	spawns=$(grep -cP '^P\t([^\t]*\t){3}spawn\t' churn.lp)
+	exits=$(grep -cP '^P\t([^\t]*\t){3}exit\t' churn.lp)
+	# unless their own rings (128 pages a CPU) filled up too, which lp-record counts and says (once
+	# under ASan in the whole suite: 87 threads without either record)
+	life_lost=$(sed -n 's/^lp-record: warning: \([0-9]*\) records of spawns, execs, exits or mappings lost.*/\1/p' <<< "$stderr")
+	if [ -n "$life_lost" ]; then
+		(( threads + 1 - spawns + threads + 2 - exits <= life_lost )) ||
+			fail "$spawns spawns and $exits exits of $threads threads, $life_lost lifecycle records said lost"
+	else
+		assert_equal "$spawns $exits" "$((threads + 1)) $((threads + 2))"
+	fi
 }
 
 # Runs lp-record ARGS with kernel.perf_event_max_stack at 4, restored after.

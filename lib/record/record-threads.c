@@ -225,7 +225,8 @@ int writer_write_comm(struct writer *w, size_t i, uint64_t time)
 int writer_write_fork(struct writer *w, size_t i, uint64_t time)
 {
 	struct recorder *r = w->r;
-	const struct perf_event_header *tp = w->fork_samples[i] ? r->index[w->fork_samples[i] - 1].h : NULL;
+	size_t at = writer_fork_sample(w, i);
+	const struct perf_event_header *tp = at ? r->index[at - 1].h : NULL;
 	struct thread_end *e;
 	struct perf_sample sm;
 	struct perf_task t;
@@ -346,23 +347,40 @@ int writer_write_living_threads(struct writer *w)
 	return ret;
 }
 
+/* 1 + the index of the tracepoint sample of the FORK record at index fork, or 0 */
+size_t writer_fork_sample(const struct writer *w, size_t fork)
+{
+	uint64_t h = hash_mix(fork);
+	const struct fork_sample *e;
+
+	for (size_t k = h; w->fork_samples.n && (e = htab__at(&w->fork_samples, k))->head.used; k++)
+		if (e->head.hash == h && e->fork == fork)
+			return e->sample + 1;
+	return 0;
+}
+
+static int remember_fork_sample(struct writer *w, size_t fork, size_t sample)
+{
+	uint64_t h = hash_mix(fork);
+	struct fork_sample *e;
+
+	if (htab__reserve(&w->fork_samples) < 0)
+		return -ENOMEM;
+	for (size_t k = h; (e = htab__at(&w->fork_samples, k))->head.used; k++)
+		if (e->head.hash == h && e->fork == fork)
+			break;
+	if (!e->head.used)
+		htab__insert(&w->fork_samples, e, h);
+	e->fork = fork;
+	e->sample = sample;
+	return 0;
+}
+
 /* Matches each FORK record of from..to with the tracepoint sample of the same child, taken in the parent. */
 int writer_match_fork_stacks(struct writer *w, size_t from, size_t to)
 {
 	struct recorder *r = w->r;
 
-	if (w->fork_cap < r->n) {
-		/* most of it is pages never touched (the FORKs are found by the index), which a copy would fault in */
-		size_t cap = r->cap > r->n ? r->cap : r->n;
-		size_t *v = w->fork_cap ? realloc(w->fork_samples, cap * sizeof(*v)) : calloc(cap ? cap : 1, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		if (w->fork_cap)
-			memset(v + w->fork_cap, 0, (cap - w->fork_cap) * sizeof(*v));
-		w->fork_samples = v;
-		w->fork_cap = cap;
-	}
 	for (size_t i = from; i < to; i++) {
 		const struct perf_event_header *h = r->index[i].h;
 		struct perf_sample sm;
@@ -381,7 +399,8 @@ int writer_match_fork_stacks(struct writer *w, size_t from, size_t to)
 				continue;
 			perf_task__decode(r->index[j].h, &t);
 			if (t.tid == child) {
-				w->fork_samples[j] = i + 1;
+				if (remember_fork_sample(w, j, i) < 0)
+					return -ENOMEM;
 				break;
 			}
 		}

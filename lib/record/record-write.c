@@ -449,7 +449,7 @@ static void writer_free(struct writer *w)
 	stack_roots__free(w->roots);
 	thread_stats__free(w->threads);
 	stackmap__free(w->programs);
-	free(w->fork_samples);
+	htab__release(&w->fork_samples);
 	writer_frames_release(&w->frames);
 	writer_frames_release(&w->ahead);
 	htab__release(&w->looked);
@@ -488,6 +488,7 @@ static struct writer *writer_new(struct recorder *r, FILE *out, struct record_st
 	w->ends = HTAB_INIT(struct proc_end);
 	w->thread_ends = HTAB_INIT(struct thread_end);
 	w->clocks = HTAB_INIT(struct exit_clock);
+	w->fork_samples = HTAB_INIT(struct fork_sample);
 	w->looked = HTAB_INIT(struct looked_ahead);
 	w->stack_tops = HTAB_INIT(struct stack_top);
 	lp_writer__init(&w->out, out);
@@ -594,7 +595,7 @@ static int live_settled(struct recorder_follower *f, uint64_t settled)
 {
 	struct writer *w = live_writer(f);
 	struct recorder *r = w->r;
-	size_t stable = w->visible, collect_to, write_to, oldest;
+	size_t stable = w->visible, collect_to, write_to, oldest, tp;
 	int ret;
 
 	index__sort(r->index + w->visible, r->n - w->visible);
@@ -621,8 +622,9 @@ static int live_settled(struct recorder_follower *f, uint64_t settled)
 	for (size_t i = w->done; i < r->n; i++) {
 		if (r->index[i].seq < oldest)
 			oldest = r->index[i].seq;
-		if (i < w->collected && w->fork_samples[i] && r->index[w->fork_samples[i] - 1].seq < oldest)
-			oldest = r->index[w->fork_samples[i] - 1].seq;
+		if (i < w->collected && r->index[i].type == PERF_RECORD_FORK && (tp = writer_fork_sample(w, i)) &&
+		    r->index[tp - 1].seq < oldest)
+			oldest = r->index[tp - 1].seq;
 	}
 	recorder__release_before(r, oldest);
 	return lp_writer__flush(&w->out);
@@ -699,6 +701,7 @@ static int place_seqs(struct recorder *r)
 int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 {
 	struct writer *w;
+	size_t tp;
 	int ret = 0;
 
 	if (r->follower)
@@ -718,15 +721,11 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	w->visible = r->n;
 	if ((ret = collect(w, 0, r->n)) < 0)
 		goto cleanup;
-	/*
-	 * A fork's stack is read when its FORK record is written, maybe after
-	 * the rest of its chunk. (The FORKs are found by the index: most of
-	 * fork_samples is pages never touched, which reading would fault in.)
-	 */
+	/* a fork's stack is read when its FORK record is written, maybe after the rest of its chunk */
 	if (recorder__plan_release(r) == 0)
 		for (size_t i = 0; i < r->n; i++) {
-			if (r->index[i].type == PERF_RECORD_FORK && w->fork_samples[i])
-				recorder__hold(r, r->index[w->fork_samples[i] - 1].h, i);
+			if (r->index[i].type == PERF_RECORD_FORK && (tp = writer_fork_sample(w, i)))
+				recorder__hold(r, r->index[tp - 1].h, i);
 			/* and the copy a difference refers to, when its sample is written */
 			if (r->index[i].stack_key)
 				recorder__hold(r, r->index[r->at_seq[r->index[i].stack_key - 1]].h, i);

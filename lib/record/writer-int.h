@@ -184,8 +184,7 @@ struct writer {
 	struct lp_span callers_stack, callers_locs;
 	bool has_callers;
 	struct record_stats *stats;
-	size_t *fork_samples;	/* by index of the FORK: 1 + the index of its tracepoint sample, or 0 */
-	size_t fork_cap;
+	struct htab fork_samples;	/* of struct fork_sample: a FORK's tracepoint sample, by the FORK's index */
 	struct recorder_follower follower;	/* a live recording's: how the recorder hands it records */
 	/* records in their places, that may be read ahead: all, or in a live recording those settled */
 	size_t visible;
@@ -223,6 +222,12 @@ struct exit_clock {
 	uint64_t total;
 };
 
+/* A FORK record's tracepoint sample, taken in the parent: a few per recording, so not an array by index. */
+struct fork_sample {
+	struct htab_entry head;
+	size_t fork, sample;
+};
+
 const char *writer_comm_of(struct recorder *r, pid_t tid);
 void writer_set_comm(struct recorder *r, pid_t tid, const char *comm);
 int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
@@ -246,6 +251,7 @@ int writer_write_fork(struct writer *w, size_t i, uint64_t time);
 int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint64_t time, bool ended);
 int writer_write_living_threads(struct writer *w);
 int writer_match_fork_stacks(struct writer *w, size_t from, size_t to);
+size_t writer_fork_sample(const struct writer *w, size_t fork);
 /* Code regions (record-regions.c): a probe sample as a C record; a thread's open ones closed at its exit. */
 enum { LP_REGION_NAME_CAP = 256 };
 int writer_write_region(struct writer *w, const struct perf_event_header *h, int index);
