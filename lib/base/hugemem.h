@@ -5,12 +5,19 @@
  * page is a page fault, and in the VMs these tools run in one costs 10-15 us
  * (a host fault behind the guest's): lp-record's records and caches are tens
  * of MB, thousands of faults. A huge page's one fault covers 2 MB
- * (tests/bench: 14 us against 0.3 us per 4 KB).
+ * (tests/bench: 14 us against 0.3 us per 4 KB). Where a 4 KB fault is cheap
+ * (2 us on other days of the same VMs) a fresh huge page (0.2-5 ms) costs
+ * more than the 4 KB pages used of it: hugemem__worth_it times a few at its
+ * first call, and below 5 us a fault the memory here is in 4 KB pages.
  */
 #ifndef LP_HUGEMEM_H
 #define LP_HUGEMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* Whether huge pages are used: a 4 KB page's first touch costs 5 us or more here. */
+bool hugemem__worth_it(void);
 
 /* The size of a huge page, or of its alignment: allocations are whole ones. */
 enum { HUGEMEM_PAGE = 2 << 20 };

@@ -73,6 +73,22 @@ static void heap_in_huge_pages(void)
 	}
 	if (!strstr(mode, "[always]") && !strstr(mode, "[madvise]")) {
 		ok(1, "# SKIP no transparent huge pages here");
+	} else if (!hugemem__worth_it() && strstr(mode, "[madvise]")) {
+		/* a 4 KB fault is cheap here: the heap is left as it is, one touch one page */
+		if (hugemem__heap(8 * HUGEMEM_PAGE) == 0 && (block = malloc(3 * HUGEMEM_PAGE))) {
+			char *page = (char *)(((uintptr_t)block + HUGEMEM_PAGE - 1) & ~(uintptr_t)(HUGEMEM_PAGE - 1));
+
+			page[0] = 1;
+			if (mincore(page, HUGEMEM_PAGE, vec) == 0)
+				for (size_t i = 0; i < sizeof(vec); i++)
+					resident += vec[i] & 1;
+			ok(resident == 1, "where a 4 KB fault is cheap, hugemem__heap leaves malloc's memory in 4 KB pages");
+			free(block);
+		} else {
+			ok(0, "hugemem__heap and a block from it");
+		}
+	} else if (!hugemem__worth_it()) {
+		ok(1, "# SKIP transparent huge pages are always on here");
 	} else if (hugemem__heap(8 * HUGEMEM_PAGE) == 0 && (block = malloc(3 * HUGEMEM_PAGE))) {
 		/* a huge page wholly inside the block */
 		char *page = (char *)(((uintptr_t)block + HUGEMEM_PAGE - 1) & ~(uintptr_t)(HUGEMEM_PAGE - 1));
@@ -128,8 +144,10 @@ int main(void)
 		FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 		char mode[128] = "";
 
-		if (f && fgets(mode, sizeof(mode), f) && !strstr(mode, "[never]"))
+		if (f && fgets(mode, sizeof(mode), f) && !strstr(mode, "[never]") && hugemem__worth_it())
 			ok(huge_kb_at(p) > 0, "backed by huge pages where the kernel has them");
+		else if (strstr(mode, "[madvise]"))
+			ok(huge_kb_at(p) == 0, "in 4 KB pages where a 4 KB fault is cheap (hugemem__worth_it)");
 		else
 			printf("ok %d - # SKIP transparent huge pages are off here\n", ++tap_n);
 		if (f)
