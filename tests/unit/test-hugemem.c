@@ -50,6 +50,19 @@ static long thp_fault_fallbacks(void)
 }
 #endif
 
+/* How many 4 KB pages of the huge page at page one touch of its first byte brought in. */
+static size_t resident_after_touch(char *page)
+{
+	unsigned char vec[HUGEMEM_PAGE / 4096];
+	size_t resident = 0;
+
+	page[0] = 1;
+	if (mincore(page, HUGEMEM_PAGE, vec) == 0)
+		for (size_t i = 0; i < sizeof(vec); i++)
+			resident += vec[i] & 1;
+	return resident;
+}
+
 /*
  * The heap grown in huge pages: the first touch of a block carved from it
  * faults in 2 MB. First in the program: heap pages touched before (the other
@@ -62,8 +75,7 @@ static void heap_in_huge_pages(void)
 #else
 	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 	char mode[128] = "";
-	unsigned char vec[HUGEMEM_PAGE / 4096];
-	size_t resident = 0;
+	size_t whole = HUGEMEM_PAGE / 4096, resident;
 	char *block;
 
 	if (f) {
@@ -78,11 +90,7 @@ static void heap_in_huge_pages(void)
 		if (hugemem__heap(8 * HUGEMEM_PAGE) == 0 && (block = malloc(3 * HUGEMEM_PAGE))) {
 			char *page = (char *)(((uintptr_t)block + HUGEMEM_PAGE - 1) & ~(uintptr_t)(HUGEMEM_PAGE - 1));
 
-			page[0] = 1;
-			if (mincore(page, HUGEMEM_PAGE, vec) == 0)
-				for (size_t i = 0; i < sizeof(vec); i++)
-					resident += vec[i] & 1;
-			ok(resident == 1, "where a 4 KB fault is cheap, hugemem__heap leaves malloc's memory in 4 KB pages");
+			ok(resident_after_touch(page) == 1, "where a 4 KB fault is cheap, hugemem__heap leaves malloc's memory in 4 KB pages");
 			free(block);
 		} else {
 			ok(0, "hugemem__heap and a block from it");
@@ -95,17 +103,14 @@ static void heap_in_huge_pages(void)
 
 		long fallbacks = thp_fault_fallbacks();
 
-		page[0] = 1;
-		if (mincore(page, HUGEMEM_PAGE, vec) == 0)
-			for (size_t i = 0; i < sizeof(vec); i++)
-				resident += vec[i] & 1;
-		if (resident != sizeof(vec))
-			printf("# %zu of %zu pages in (block %p, the page %p)\n", resident, sizeof(vec), (void *)block, (void *)page);
+		resident = resident_after_touch(page);
+		if (resident != whole)
+			printf("# %zu of %zu pages in (block %p, the page %p)\n", resident, whole, (void *)block, (void *)page);
 		/* the kernel says when it had no huge page to give (memory too fragmented): not ours to test then */
-		if (resident != sizeof(vec) && fallbacks >= 0 && thp_fault_fallbacks() > fallbacks)
+		if (resident != whole && fallbacks >= 0 && thp_fault_fallbacks() > fallbacks)
 			ok(1, "# SKIP the kernel had no free huge page (thp_fault_fallback went up)");
 		else
-			ok(resident == sizeof(vec), "malloc's memory after hugemem__heap: one touch faults in a huge page");
+			ok(resident == whole, "malloc's memory after hugemem__heap: one touch faults in a huge page");
 		free(block);
 	} else {
 		ok(0, "hugemem__heap and a block from it");
