@@ -48,7 +48,6 @@ static long thp_fault_fallbacks(void)
 	fclose(f);
 	return n;
 }
-#endif
 
 /* How many 4 KB pages of the huge page at page one touch of its first byte brought in. */
 static size_t resident_after_touch(char *page)
@@ -62,6 +61,7 @@ static size_t resident_after_touch(char *page)
 			resident += vec[i] & 1;
 	return resident;
 }
+#endif
 
 /*
  * The heap grown in huge pages: the first touch of a block carved from it
