@@ -241,6 +241,25 @@ callers_of_libc() {
 	! grep -qP '^S\t.*\tlp-offcpu\t' b.lp
 }
 
+@test "task records of the whole machine: the tree's are all kept, a stranger's left out" {
+	# off the CPU alone, spawns, execs and exits come from events on every CPU for every task
+	(while :; do /bin/echo stranger > /dev/null; done) &
+	stranger=$!
+	run --separate-stderr lp-offcpu -q -o t.lp -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do sh -c "/bin/true; /bin/true"; done'
+	kill "$stranger"
+	[ "$status" -eq 0 ]
+	lp_awk '$1 == "P" && f("what") == "exec" { print f("comm") }' t.lp | sort | uniq -c > execs
+	assert_equal "$(grep -w true execs)" "     20 true"
+	assert_equal "$(grep -w sh execs)" "     11 sh"
+	! grep -q echo execs
+	# every process ends, and every one but the command was seen spawned by one the stream knows
+	[ "$(lp_awk '$1 == "P" && f("what") == "exit" && f("pid") == f("tid")' t.lp | wc -l)" -eq 31 ]
+	lp_awk '$1 == "P" { print f("pid") }' t.lp | sort -u > pids
+	lp_awk '$1 == "P" && f("what") == "spawn" { print f("pid") }' t.lp | sort -u > spawned
+	[ "$(comm -23 pids spawned | wc -l)" -eq 1 ]
+	! grep -qP '^T\t.*\techo\t' t.lp
+}
+
 @test "waiting to run is kept and marked state=R" {
 	lp-offcpu -q -F -1 -o c.lp -- "$W/blocking" contend
 	lp_awk '$1 == "S" && attr("state") == "R" && f("stack") ~ /spinner;spin/ { n++ } END { exit !(n > 0) }' c.lp ||

@@ -57,6 +57,7 @@ struct perf_session {
 	struct custom_id *region_ids;
 	size_t nregion_ids;
 	int uprobe_type;	/* the uprobe PMU's, 0 until known */
+	bool life_on_cpus;	/* perf_opts__life_on_cpus, unless not allowed */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -174,9 +175,25 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
  * The records that follow tasks and mappings, in rings of their own: samples
  * that overflow theirs must not take spawns, execs and exits with them.
  */
-static void life_attr(const struct perf_opts *o, struct perf_event_attr *a)
+/*
+ * Events on a CPU for every task are not inherited, and enable_on_exec is
+ * for events bound to the task that execs: those following a command or
+ * processes count from their opening (the command waits to exec until then).
+ */
+static void on_cpus_attr(const struct perf_opts *o, bool on_cpus, struct perf_event_attr *a)
+{
+	if (!on_cpus)
+		return;
+	a->inherit = 0;
+	a->enable_on_exec = 0;
+	if (!o->system_wide)
+		a->disabled = 0;
+}
+
+static void life_attr(const struct perf_opts *o, bool on_cpus, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE);
+	on_cpus_attr(o, on_cpus, a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_DUMMY;
 	a->mmap = 1;
@@ -224,9 +241,10 @@ static void custom_attr(const struct perf_opts *o, const struct perf_custom *c, 
 	wakeup_attr(o, a, o->mmap_pages * PERF_CUSTOM_RING_FACTOR);
 }
 
-static void fork_attr(const struct perf_opts *o, struct perf_event_attr *a)
+static void fork_attr(const struct perf_opts *o, bool on_cpus, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE | PERF_SAMPLE_RAW);
+	on_cpus_attr(o, on_cpus, a);
 	a->type = PERF_TYPE_TRACEPOINT;
 	a->config = (uint64_t)o->fork_tracepoint;
 	a->sample_period = 1;
@@ -294,8 +312,13 @@ static int open_into(struct perf_session *s, struct perf_event_attr *attr, pid_t
 static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_error *err)
 {
 	struct perf_event_attr attr;
+	/* events on the CPUs: the first task's opening serves every task followed */
+	bool on_cpus = s->life_on_cpus;
+	pid_t life_pid = on_cpus ? -1 : pid;
 	int opened = 0;
 
+	if (on_cpus && !first)
+		return 0;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		struct ring *samples = &s->rings[cpu], *life = &s->rings[s->ncpus + cpu];
 		int fd;
@@ -319,8 +342,14 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			if (fd < 0)
 				return fd;
 		}
-		life_attr(&s->o, &attr);
-		fd = open_into(s, &attr, pid, cpu, life, LIFE_PAGES, err, "task and mapping records");
+		life_attr(&s->o, on_cpus, &attr);
+		fd = open_into(s, &attr, life_pid, cpu, life, LIFE_PAGES, err, "task and mapping records");
+		if ((fd == -EACCES || fd == -EPERM) && on_cpus && !s->o.system_wide && opened == 0) {
+			/* events on a CPU for every task need CAP_PERFMON (or perf_event_paranoid <= 0) */
+			lp_error__clear(err);
+			s->life_on_cpus = false;
+			return open_task(s, pid, first, err);
+		}
 		if (fd == -ENODEV)
 			continue;
 		if (fd < 0)
@@ -366,8 +395,8 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			uint64_t *ids;
 			int tfd;
 
-			fork_attr(&s->o, &attr);
-			tfd = sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			fork_attr(&s->o, on_cpus, &attr);
+			tfd = sys_perf_event_open(&attr, life_pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 			if (tfd >= 0) {
 				if (keep_fd(s, tfd) < 0 || ioctl(tfd, PERF_EVENT_IOC_SET_OUTPUT, life->fd) < 0 ||
 				    ioctl(tfd, PERF_EVENT_IOC_ID, &id) < 0) {
@@ -402,6 +431,7 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 	if (!perf_opts__samples(o) || o->system_wide)
 		s->o.read_values = false;
 	s->extra_fd = -1;
+	s->life_on_cpus = perf_opts__life_on_cpus(o);
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
 	s->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	s->nrings = (int)(2 + o->ncustoms) * s->ncpus;

@@ -82,6 +82,21 @@ static inline bool perf_opts__samples(const struct perf_opts *o)
 	return o->freq || o->period;
 }
 
+/*
+ * Whether the task and mapping records (and spawn stacks) are taken on each
+ * CPU for every task rather than bound to the followed ones: when nothing
+ * else is bound to them (off-CPU recording alone), or for the whole system.
+ * A task with an event bound to it costs the kernel a switch of perf contexts
+ * at each of its context switches (0.29 us a switch on a VM of ours), which
+ * an event on a CPU does not; the records of the tasks not followed are then
+ * the recorder's to leave out (followgate.h). Where events on a CPU are not
+ * allowed (no CAP_PERFMON), the session binds them to the tasks after all.
+ */
+static inline bool perf_opts__life_on_cpus(const struct perf_opts *o)
+{
+	return o->system_wide || (!perf_opts__samples(o) && o->ncustoms == 0);
+}
+
 struct perf_session;
 
 /*

@@ -182,6 +182,30 @@ uint64_t perf_record__time(const struct perf_event_header *h)
 	return h->size >= sizeof(*h) + TRAILER ? u64_at(h, h->size - TRAILER_TIME) : 0;
 }
 
+pid_t perf_record__tid(const struct perf_event_header *h, pid_t *parent)
+{
+	pid_t ignored;
+
+	parent = parent ? parent : &ignored;
+	*parent = -1;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		return h->size >= SAMPLE_TID + 4 ? (pid_t)u32_at(h, SAMPLE_TID) : -1;
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+		return h->size >= 16 ? (pid_t)u32_at(h, 12) : -1;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (h->size < 24)
+			return -1;
+		if (h->type == PERF_RECORD_FORK)
+			*parent = (pid_t)u32_at(h, 20);
+		return (pid_t)u32_at(h, 16);
+	default:
+		return -1;
+	}
+}
+
 uint64_t perf_lost__count(const struct perf_event_header *h)
 {
 	/* id, then lost */

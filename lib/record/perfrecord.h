@@ -80,6 +80,13 @@ void perf_sample__copy_delta(const struct perf_event_header *h, const struct per
 
 uint64_t perf_record__time(const struct perf_event_header *h);
 
+/*
+ * The thread a sample, MMAP2, COMM, FORK or EXIT record is of (a FORK's:
+ * the child; its parent in *parent when not NULL, else -1); -1 for other
+ * records and for one too short to say.
+ */
+pid_t perf_record__tid(const struct perf_event_header *h, pid_t *parent);
+
 /* PERF_RECORD_LOST: the samples lost. */
 uint64_t perf_lost__count(const struct perf_event_header *h);
 

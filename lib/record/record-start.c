@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "followgate.h"
 #include "offcpu-sampler.h"
 #include "perfevent.h"
 #include "threadstat.h"
@@ -138,6 +139,8 @@ static int start_command(struct recorder *r, struct lp_error *err)
 	}
 	r->session = perf_session__open(r->child, &r->o.perf, err);
 	ret = r->session ? 0 : -errno;
+	if (ret == 0 && r->gate && (ret = follow_gate__follow(r->gate, r->child)) < 0)
+		lp_error__set(err, ret, "following the command");
 	if (ret == 0) {
 		set_layout(r);
 		if (r->offcpu && (ret = offcpu__follow(r->offcpu, r->child, false)) < 0)
@@ -252,6 +255,8 @@ static int attach_threads(struct recorder *r, pid_t pid, const struct perf_opts 
 		} else {
 			ret = perf_session__add_task(r->session, tid, err);
 		}
+		if (ret == 0 && r->gate && (ret = follow_gate__follow(r->gate, tid)) < 0)
+			lp_error__set(err, ret, "following process %d", (int)pid);
 		/* a thread that exited since it was listed: nothing to follow */
 		if (ret == -ESRCH && tid != pid)
 			ret = 0;

@@ -31,6 +31,7 @@ struct index_entry {
 void index__sort(struct index_entry *index, size_t n);
 
 struct chunk;
+struct follow_gate;
 struct spill;
 struct writer;
 struct spilled_range;
@@ -90,6 +91,7 @@ struct recorder {
 	int spill_errno;	/* why it could not be written: all stays in memory then */
 	struct index_entry *index;	/* every record kept, in the order they came */
 	size_t n, cap;
+	struct follow_gate *gate;	/* task records are the machine's: those of the followed tasks pass; or NULL */
 	struct stack_deltas *deltas;	/* on-CPU samples' stack copies kept as differences; NULL: whole */
 	uint32_t *at_seq;	/* where each record (by seq) is in the sorted index, where differences need it */
 

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "followgate.h"
 #include "hash.h"
 #include "hugemem.h"
 #include "offcpu-sampler.h"
@@ -75,11 +76,18 @@ struct recorder *recorder__new(const struct record_opts *o)
 		free(r);
 		return NULL;
 	}
+	/* task records for the whole machine, of which the followed tasks' are kept */
+	if (!o->perf.system_wide && perf_opts__life_on_cpus(&o->perf) && !(r->gate = follow_gate__new())) {
+		region_probes__free(r->regions);
+		free(r);
+		return NULL;
+	}
 	/*
 	 * A live recording lets records go as it writes them: a difference would
 	 * outlive the copy it refers to.
 	 */
 	if (!o->live && !(r->deltas = stack_deltas__new())) {
+		follow_gate__free(r->gate);
 		region_probes__free(r->regions);
 		free(r);
 		return NULL;
@@ -112,6 +120,7 @@ void recorder__free(struct recorder *r)
 	free(r->uses);
 	free(r->release_order);
 	stack_deltas__free(r->deltas);
+	follow_gate__free(r->gate);
 	free(r->at_seq);
 	perf_session__free(r->session);
 	region_probes__free(r->regions);
@@ -685,20 +694,43 @@ static bool attached_alive(const struct recorder *r)
 	return false;
 }
 
+/* A record read from the session's rings, kept if it is a followed task's (held until known). */
+static int keep_followed(void *ctx, const struct perf_event_header *h)
+{
+	struct recorder *r = ctx;
+	int ret = follow_gate__offer(r->gate, h);
+
+	return ret > 0 ? recorder__keep(r, h) : ret;
+}
+
+/* One round of reading the rings (waiting up to timeout_ms for data); -errno. */
+static int read_round(struct recorder *r, int timeout_ms, bool *hangup)
+{
+	int ret = perf_session__read(r->session, timeout_ms, r->gate ? keep_followed : recorder__keep, r, hangup);
+
+	if (ret >= 0 && r->gate)
+		ret = follow_gate__end_round(r->gate, recorder__keep, r);
+	if (ret >= 0 && r->offcpu)
+		ret = offcpu__read(r->offcpu, keep_offcpu, r);
+	return ret < 0 ? ret : 0;
+}
+
 int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 {
 	bool hangup = false;
 	int ret;
 
 	for (;;) {
-		/* every record up to the latest one read before this round has come once the round is read */
+		/*
+		 * every record up to the latest one read before this round has
+		 * come once the round is read, but for those the gate still holds
+		 */
 		uint64_t settled = r->max_time;
 
-		ret = perf_session__read(r->session, 100, recorder__keep, r, &hangup);
-		if (ret >= 0 && r->offcpu)
-			ret = offcpu__read(r->offcpu, keep_offcpu, r);
-		if (ret < 0)
+		if ((ret = read_round(r, 100, &hangup)) < 0)
 			return ret;
+		if (r->gate && follow_gate__held_from(r->gate) <= settled)
+			settled = follow_gate__held_from(r->gate) - 1;
 		/* a stream that cannot be written ends the recording: recorder__write says why */
 		if (r->follower && (r->follower_error = r->follower->settled(r->follower, settled)) < 0)
 			break;
@@ -724,9 +756,11 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 								      &r->custom_times[k].enabled,
 								      &r->custom_times[k].running,
 								      &r->custom_times[k].lost) == 0;
-	ret = perf_session__read(r->session, 0, recorder__keep, r, &hangup);
+	ret = read_round(r, 0, &hangup);
+	/* the gate's last round: what it holds is decided with nothing more to come */
+	if (ret >= 0 && r->gate)
+		ret = follow_gate__end_round(r->gate, recorder__keep, r);
 	if (ret >= 0 && r->offcpu) {
-		ret = offcpu__read(r->offcpu, keep_offcpu, r);
 		r->offcpu_drops = offcpu__drops(r->offcpu);
 		offcpu__drop_causes(r->offcpu, &r->offcpu_drop_causes);
 	}
