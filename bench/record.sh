@@ -51,6 +51,10 @@ for hz in 99 999 4999; do
 	t_live=$(best "$bin/lp-record" -q --live -F "$hz" -o "$work/lp.lp" "$work/workload" "n$iters" 2)
 	t_perf=$(best perf record -q -g -F "$hz" -o "$work/perf.data" "$work/workload" "n$iters" 2)
 	echo "-F $hz: lp-record ${t_lp}s ($(ratio "$t_lp" "$plain")x), lp-record --live ${t_live}s ($(ratio "$t_live" "$plain")x), perf record -g ${t_perf}s ($(ratio "$t_perf" "$plain")x)"
+	# the floor: what the machine charges for the interrupts alone, and for samples without a user stack
+	t_timer=$(TIMER_HZ=$hz best "$work/workload" "n$iters" 2)
+	t_kernel=$(best "$bin/lp-record" -q --offcpu-freq 0 --capture kernel -F "$hz" -o "$work/lp.lp" "$work/workload" "n$iters" 2)
+	echo "   floor: an empty timer signal per thread at $hz Hz, no profiler ${t_timer}s ($(ratio "$t_timer" "$plain")x); lp-record --capture kernel (no user stack) ${t_kernel}s ($(ratio "$t_kernel" "$plain")x)"
 done
 echo "lp-record on /bin/true: $(best "$bin/lp-record" -q -o "$work/true.lp" /bin/true)s (on and off the CPU), perf record: $(best perf record -q -o "$work/true.data" /bin/true)s"
 
