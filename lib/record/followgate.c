@@ -75,31 +75,29 @@ static struct followed *find(const struct follow_gate *g, pid_t tid)
 	return NULL;
 }
 
-static bool followed(const struct follow_gate *g, pid_t tid, uint64_t time)
+/* The followed thread a record of tid at time is of, or NULL. */
+static struct followed *followed(const struct follow_gate *g, pid_t tid, uint64_t time)
 {
-	const struct followed *e = find(g, tid);
+	struct followed *e = find(g, tid);
 
-	return e && e->on && time >= e->since;
+	return e && e->on && time >= e->since ? e : NULL;
 }
 
 static int follow_since(struct follow_gate *g, pid_t tid, uint64_t since)
 {
 	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
-	struct followed *e = find(g, tid);
+	struct followed *e;
 
-	if (e) {
-		/* a number a thread that exited had: the new thread's */
-		e->on = true;
-		e->exiting = false;
-		e->since = since;
-		return 0;
-	}
 	if (htab__reserve(&g->threads) < 0)
 		return -ENOMEM;
 	for (size_t i = h; (e = htab__at(&g->threads, i))->head.used; i++)
-		;
-	htab__insert(&g->threads, e, h);
-	e->tid = tid;
+		if (e->head.hash == h && e->tid == tid)
+			break;
+	/* (a number a thread that exited had is the new thread's) */
+	if (!e->head.used) {
+		htab__insert(&g->threads, e, h);
+		e->tid = tid;
+	}
 	e->on = true;
 	e->exiting = false;
 	e->since = since;
@@ -144,7 +142,7 @@ static int decide(struct follow_gate *g, const struct perf_event_header *h)
 			return 0;
 		return follow_since(g, tid, time) < 0 ? -ENOMEM : 1;
 	}
-	if (!(e = find(g, tid)) || !e->on || time < e->since)
+	if (!(e = followed(g, tid, time)))
 		return 0;
 	if (h->type == PERF_RECORD_EXIT && !e->exiting && note_exit(g, e) < 0)
 		return -ENOMEM;

@@ -172,10 +172,6 @@ static void clock_attr(const struct perf_opts *o, struct perf_event_attr *a)
 }
 
 /*
- * The records that follow tasks and mappings, in rings of their own: samples
- * that overflow theirs must not take spawns, execs and exits with them.
- */
-/*
  * Events on a CPU for every task are not inherited, and enable_on_exec is
  * for events bound to the task that execs: those following a command or
  * processes count from their opening (the command waits to exec until then).
@@ -190,6 +186,10 @@ static void on_cpus_attr(const struct perf_opts *o, bool on_cpus, struct perf_ev
 		a->disabled = 0;
 }
 
+/*
+ * The records that follow tasks and mappings, in rings of their own: samples
+ * that overflow theirs must not take spawns, execs and exits with them.
+ */
 static void life_attr(const struct perf_opts *o, bool on_cpus, struct perf_event_attr *a)
 {
 	common_attr(o, a, LP_SAMPLE_TYPE);

@@ -725,12 +725,12 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 		 * every record up to the latest one read before this round has
 		 * come once the round is read, but for those the gate still holds
 		 */
-		uint64_t settled = r->max_time;
+		uint64_t settled = r->max_time, held_from;
 
 		if ((ret = read_round(r, 100, &hangup)) < 0)
 			return ret;
-		if (r->gate && follow_gate__held_from(r->gate) <= settled)
-			settled = follow_gate__held_from(r->gate) - 1;
+		if (r->gate && (held_from = follow_gate__held_from(r->gate)) <= settled)
+			settled = held_from - 1;
 		/* a stream that cannot be written ends the recording: recorder__write says why */
 		if (r->follower && (r->follower_error = r->follower->settled(r->follower, settled)) < 0)
 			break;
