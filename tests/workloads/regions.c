@@ -10,13 +10,16 @@
  *   the function form: lp_region_begin("io") ... 50 ms
  *
  * "regions bad" also ends a region that never began (orphan) and leaves one
- * open as its second thread exits (unclosed). "regions late" waits 300 ms
- * first (for lp-record -p), printing "ready" on stdout.
+ * open as its second thread exits (unclosed). "regions late" prints "ready"
+ * on stdout and begins once lp-record -p has attached its probes.
  */
+#define _GNU_SOURCE	/* dl_iterate_phdr */
 #define LP_REGION_FUNCTIONS
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -45,6 +48,56 @@ static void spin(double ms)
 
 static int bad;
 
+struct text {
+	const unsigned char *at;
+	size_t len;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text *t = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_flags & PF_X) {
+			t->at = (const unsigned char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+			t->len = info->dlpi_phdr[i].p_memsz;
+		}
+	return 1;	/* the program is the first object listed */
+}
+
+/*
+ * Waits for lp-record -p: a probe attached is a breakpoint the kernel writes
+ * into this program's code, which the program sees as its code changing. The
+ * probes of a file are attached together, one CPU after another, within
+ * milliseconds: the 100 ms after the first change cover the rest. A fixed
+ * wait instead lost the first region whenever lp-record started slowly
+ * (built with ASan).
+ */
+static void await_probes(void)
+{
+	struct text t = { 0 };
+	unsigned char *before;
+
+	dl_iterate_phdr(find_text, &t);
+	if (!t.at || !(before = malloc(t.len))) {
+		fprintf(stderr, "regions: cannot find the program's code\n");
+		exit(1);
+	}
+	memcpy(before, t.at, t.len);
+	printf("ready\n");
+	fflush(stdout);
+	for (int ms = 0; memcmp(before, t.at, t.len) == 0; ms++) {
+		if (ms == 60000) {
+			fprintf(stderr, "regions: no probe attached in a minute\n");
+			exit(1);
+		}
+		usleep(1000);
+	}
+	free(before);
+	usleep(100000);
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -68,11 +121,8 @@ int main(int argc, char **argv)
 	const char *slash = strrchr(argv[0], '/');
 
 	bad = argc > 1 && strcmp(argv[1], "bad") == 0;
-	if (argc > 1 && strcmp(argv[1], "late") == 0) {
-		printf("ready\n");
-		fflush(stdout);
-		usleep(300000);
-	}
+	if (argc > 1 && strcmp(argv[1], "late") == 0)
+		await_probes();
 	LP_REGION_BEGIN(setup);
 	spin(100);
 	LP_REGION_END(setup);
