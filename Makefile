@@ -48,14 +48,15 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(foreach p,$(CHECK_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,\
   $(error pkg-config cannot find $(p): install the Debian package $(PKG_$(p)) (or run 'make deps' as root))))
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
-# libpfm4 (named PMU events) and libnuma (the NUMA check) have no pkg-config file here
+# libpfm4 (named PMU events: its headers here, the library loaded when used, lib/record/pfmload.c) and
+# libnuma (the NUMA check) have no pkg-config file here
 $(if $(wildcard /usr/include/perfmon/pfmlib_perf_event.h),,\
   $(error libpfm4 is missing: install the Debian package libpfm4-dev (or run 'make deps' as root)))
 $(if $(wildcard /usr/include/numa.h),,\
   $(error libnuma is missing: install the Debian package libnuma-dev (or run 'make deps' as root)))
 $(if $(shell command -v protoc-c),,\
   $(error protoc-c is missing: install the Debian package protobuf-c-compiler (or run 'make deps' as root)))
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpfm -lnuma -lm -lpthread
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lnuma -lm -lpthread
 endif
 
 # The version every program says (--version) and every stream carries (#lp.version):
@@ -180,9 +181,9 @@ $(O)/gen/%.skel.h: $(O)/bpf/%.bpf.o
 
 $(O)/lib/record/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
-# lp-record and lp-offcpu share their main; demangling comes from the C++ runtime
+# lp-record and lp-offcpu share their main; demangling comes from libiberty
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
-$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/bin/lp-roofline $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite $(O)/tests/test-emucounts: PKG_LIBS += -lstdc++ -liberty -ldl
+$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/bin/lp-roofline $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite $(O)/tests/test-emucounts: PKG_LIBS += -liberty -ldl
 
 # only lp-filter embeds Python
 PYTHON_CFLAGS := $(shell $(PKG_CONFIG) --cflags python3-embed 2>/dev/null)
@@ -267,7 +268,7 @@ fuzz:
 		mkdir -p $(O)/fuzz/corpus/$$t && \
 		clang -std=gnu11 -D_GNU_SOURCE -Wall -Werror $(LIB_INCLUDES) -O1 -g -fsanitize=fuzzer,address,undefined \
 			-fno-sanitize-recover=all -o $(O)/fuzz/$$t tests/fuzz/$$t.c \
-			$(O)/fuzz/liblp.a $(PKG_LIBS) -lstdc++ -liberty || exit 1; \
+			$(O)/fuzz/liblp.a $(PKG_LIBS) -liberty || exit 1; \
 		echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \
 		$(O)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 			-print_final_stats=1 -artifact_prefix=$(O)/fuzz/$$t- $(O)/fuzz/corpus/$$t tests/fuzz/seeds/$$t \

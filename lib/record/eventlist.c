@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <perfmon/pfmlib_perf_event.h>
+#include "pfmload.h"
 
 #include "tracefs.h"
 
@@ -145,17 +145,17 @@ static void pfm_events(struct walk *w)
 	char name[512];
 	int p;
 
-	if (pfm_initialize() != PFM_SUCCESS)
+	if (lp_pfm_initialize() != PFM_SUCCESS)
 		return;
 	pfm_for_all_pmus(p) {
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present || pinfo.type == PFM_PMU_TYPE_OS_GENERIC)
+		if (lp_pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present || pinfo.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;
-		for (int i = pinfo.first_event; i != -1 && !w->stop; i = pfm_get_event_next(i)) {
+		for (int i = pinfo.first_event; i != -1 && !w->stop; i = lp_pfm_get_event_next(i)) {
 			memset(&info, 0, sizeof(info));
 			info.size = sizeof(info);
-			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT, &info) != PFM_SUCCESS)
+			if (lp_pfm_get_event_info(i, PFM_OS_PERF_EVENT, &info) != PFM_SUCCESS)
 				continue;
 			snprintf(name, sizeof(name), "%s::%s", pinfo.name, info.name);
 			visit(w, name, EVENT_PFM);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <perfmon/pfmlib_perf_event.h>
+#include "pfmload.h"
 
 #include "numparse.h"
 #include "tracefs.h"
@@ -374,18 +374,18 @@ static int resolve_pfm(struct event_spec *e, struct lp_error *err)
 	int ret;
 
 	if (!initialized)
-		initialized = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+		initialized = lp_pfm_initialize() == PFM_SUCCESS ? 1 : -1;
 	if (initialized < 0)
 		return 1;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	ret = pfm_get_os_event_encoding(e->name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+	ret = lp_pfm_get_os_event_encoding(e->name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 	if (ret == PFM_ERR_NOTFOUND)
 		return 1;
 	if (ret != PFM_SUCCESS)
-		return lp_error__set(err, -EINVAL, "libpfm4 cannot encode '%s': %s", e->name, pfm_strerror(ret));
+		return lp_error__set(err, -EINVAL, "libpfm4 cannot encode '%s': %s", e->name, lp_pfm_strerror(ret));
 	e->kind = EVENT_PFM;
 	e->type = attr.type;
 	e->config = attr.config;
