@@ -891,8 +891,12 @@ Try 'lp-record --help' for more information."
 				n++; if (f("stack") ~ /^(clone3;start_thread|_start;__libc_start_main;__libc_start_call_main;main);worker;/) m++ }
 			END { if (n < 100 || m < n) { print FILENAME ": " m " of " n " samples in worker from its root"; exit 1 } }' "$f"
 	done
-	# one shape: the same stacks, in about the same shares
-	diff <(lp-collapse kfp.lp | sed 's/ [0-9]*$//' | sort -u | grep ';worker;') \
-		<(lp-collapse copy.lp | sed 's/ [0-9]*$//' | sort -u | grep ';worker;') > /dev/null ||
-		[ "$(comm -3 <(lp-collapse kfp.lp | sed 's/ [0-9]*$//' | sort -u) <(lp-collapse copy.lp | sed 's/ [0-9]*$//' | sort -u) | wc -l)" -lt 10 ]
+	# one shape: each stack with 2% of one recording's weight is in the other (a rarer one may
+	# come in one run only: the loader's start took 11 stacks seen once in one of 6 pairs)
+	lp-collapse kfp.lp > kfp.folded
+	lp-collapse copy.lp > copy.folded
+	awk 'FNR == 1 { file++ } { n = $NF; sub(/ [0-9]+$/, ""); w[file, $0] = n; total[file] += n; seen[$0] = 1 }
+		END { for (s in seen) for (f = 1; f <= 2; f++)
+			if (((f, s) in w) && w[f, s] >= total[f] / 50 && !((3 - f, s) in w)) { print "only in " ARGV[f] ": " s; bad = 1 }
+			exit bad }' kfp.folded copy.folded
 }
