@@ -4,10 +4,14 @@
 // with both gives both times. By default a wait another thread of the stream
 // ended is one frame naming it; with "all" (lp-svg --waits all), its stack.
 //
-//   node recorded.mjs FILE [all]
+//   node recorded.mjs FILE [all] [NAMES]
+//
+// NAMES (comma-separated, default do_read,wait_lock,reap): the waiting
+// functions the stream has no other weight in (a sample on the CPU, a
+// preemption), which by default must not be drawn at all.
 import { open, frames, byText, shot, check, scenario } from './lib.mjs';
 
-const [file, waits] = process.argv.slice(2);
+const [file, waits, only] = process.argv.slice(2);
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 await scenario(async () => {
 	const { browser, page, errors } = await open(file);
@@ -17,7 +21,7 @@ await scenario(async () => {
 	const shown = waits === 'all' ? ['do_read', 'wait_lock', 'nap', 'reap'] : ['nap', '[waiting for locker]', '[waiting for blocking]'];
 	const named = (name) => fs.filter((f) => f.name === name);
 	if (waits !== 'all') {
-		for (const name of ['do_read', 'wait_lock', 'reap'])
+		for (const name of (only ?? 'do_read,wait_lock,reap').split(',').filter(Boolean))
 			check(!named(name).length, name + ' (a wait another thread ended) is not drawn by its stack');
 		const waiter = named('waiter')[0], lockWait = named('[waiting for locker]');
 		check(lockWait.some((f) => f.y < waiter.y && Math.abs(f.x - waiter.x) < 1),
