@@ -9,7 +9,6 @@
 
 #include "numparse.h"
 
-
 /* Rust's legacy escapes of characters C++ identifiers cannot hold. */
 static const struct {
 	const char *code;
