@@ -202,6 +202,9 @@ $(O)/workloads/%: tests/workloads/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Wextra -o $@ $<
 
+# Stack pages left untouched: no probing of a big frame's pages as it is made.
+$(O)/workloads/freshstack: WORKLOAD_CFLAGS += -fno-stack-clash-protection
+
 # Code regions (lp/region.h, USDT probes: systemtap-sdt-dev), one in a library loaded with dlopen.
 $(O)/workloads/regions: tests/workloads/regions.c include/lp/region.h
 	@mkdir -p $(dir $@)

@@ -681,6 +681,11 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		      "(frames bigger than the stack snapshot, or code with neither frame pointers nor CFI "
 		      "where they were needed); the callers of their first frame are unknown",
 		      (unsigned long long)st.unwind_stopped);
+	if (st.stopped_copy_short)
+		error("warning: %llu of those stacks go on beyond what the kernel could copy of them: a stack page "
+		      "their thread had not touched yet (the kernel copies no page it would have to fault in), "
+		      "or the stack's end; no --stack-size gives their callers",
+		      (unsigned long long)st.stopped_copy_short);
 	if (st.regions_off[0])
 		error("warning: code regions were not recorded (of the files mapped after): %s", st.regions_off);
 	if (st.regions_lost)

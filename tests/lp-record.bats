@@ -576,8 +576,9 @@ record_with_max_stack_4() {
 	# and the loader's 4.5 KB of frames as it maps the libraries at start)
 	awk '{ split($0, w, " ") } w[2] != w[5] || w[3] < 0.9 * w[5] || w[5] < 20 { bad = 1 } END { exit bad || NR != 2 }' through ||
 		fail "stacks in the resolver (event, with their root, through the loop, of all): $(cat through); without their root: $(cat rootless 2> /dev/null)"
-	# (no stack stopped anywhere; the spinner beside it may lower the rate achieved, and the warning says so)
-	[[ "$stderr" != *"[unwind stopped]"* ]] ||
+	# (no stack stopped anywhere but where the kernel's copy did; the spinner beside it may lower
+	# the rate achieved, and the warning says so)
+	[[ "$(without_copy_cut "$stderr")" != *"[unwind stopped]"* ]] ||
 		fail "$stderr: $(lp_awk '$1 == "S" && f("stack") ~ /^\[unwind stopped\]/ { print f("event") " " f("stack") " " f("locs") }' lazy.lp)"
 }
 
@@ -586,7 +587,7 @@ record_with_max_stack_4() {
 	# spin_nocfi has no FDE: a leaf there with %rbp = %rsp, and a caller of called_from_nocfi
 	run --separate-stderr lp-record -q --offcpu-freq 0 -o nocfi.lp -- "$W/nocfi" 10
 	assert_success
-	[ -z "$stderr" ] || fail "$stderr"
+	[ -z "$(without_copy_cut "$stderr")" ] || fail "$stderr"
 	run -0 lp_awk '$1 == "S" && f("stack") ~ /spin_nocfi/ {
 			if (f("stack") == "_start;__libc_start_main;__libc_start_call_main;main;spin_nocfi") leaf++
 			else if (f("stack") == "_start;__libc_start_main;__libc_start_call_main;main;spin_nocfi;called_from_nocfi") callee++
@@ -703,9 +704,36 @@ EOF
 	[ -n "$advised" ] || fail "no advice from the whole stacks: $stderr"
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size "$advised" -o advised.lp -- bzip2 -kf data
 	assert_success
-	# (a rare sample deeper than any the smaller copy saw whole may still stop: 5 of 3000 once)
-	lp_awk '$1 == "S" && f("event") == "cpu" && attr("unsampled") != 1 { n++; if (f("stack") ~ /^\[unwind stopped\]/) stopped++ }
-		END { if (n < 100 || stopped > 0.01 * n) { print stopped " of " n " samples stopped"; exit 1 } }' advised.lp
+	[[ "$stderr" != *"bytes of stack copied with each"* ]] || fail "stacks beyond $advised bytes: $stderr"
+	# what still stops is where the kernel's copy did, short of the size: the first block's
+	# mainSort before it has touched its 4.7 KB frame's middle page (CI's run: 24 of 2096,
+	# when the stack's random start put a whole page there)
+	run -0 lp_awk '$1 == "S" && f("event") == "cpu" && attr("unsampled") != 1 { n++; if (f("stack") ~ /^\[unwind stopped\]/) stopped++ }
+		END { if (n < 100) { print n " samples"; exit 1 } print stopped + 0 }' advised.lp
+	short=$(sed -n 's/.*warning: \([0-9]*\) of those stacks go on beyond what the kernel could copy of them.*/\1/p' <<< "$stderr")
+	[ "$output" -eq "${short:-0}" ] || fail "$output samples stopped, ${short:-0} said cut short by the kernel: $stderr"
+}
+
+@test "a stack page not yet touched ends the kernel's copy: said so, no --stack-size advised; a page fault there is no [execve]" {
+	# every sample's copy ends at the page over the bottom of a 64 KB frame, never touched
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o hole.lp -- "$W/freshstack" hole 0.5
+	assert_success
+	run -0 lp_awk '$1 == "S" && f("stack") ~ /(^|;)spin_over_hole$/ { n++; if (f("stack") == "[unwind stopped];spin_over_hole") m++ }
+		$1 == "S" && f("stack") ~ /^\[unwind stopped\]/ { stopped++ }
+		END { if (n < 100 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } print stopped }' hole.lp
+	[[ "$stderr" == *"warning: $output of those stacks go on beyond what the kernel could copy of them: a stack page their thread had not touched yet"*"no --stack-size gives their callers"* ]] ||
+		fail "$output samples stopped: $stderr"
+	[[ "$stderr" != *"--stack-size="* ]] || fail "a size advised: $stderr"
+	# samples in the faults of a frame written from its top down: the page at the stack pointer
+	# is not there, as in an execve once the new program's memory replaced the old; the previous
+	# build drew 425 of 884 as [execve]
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o fault.lp -- "$W/freshstack" fault 0.5
+	assert_success
+	lp_awk '$1 == "P" && f("what") == "spawn" { child[f("pid")] = 1 }
+		$1 == "S" && child[f("pid")] && f("stack") ~ /\[execve\]/ { print; bad++ } END { exit bad > 0 }' fault.lp
+	lp_awk '$1 == "S" && f("stack") ~ /(^|;)touch_down$/ { n++; if (f("stack") == "[unwind stopped];touch_down") m++ }
+		END { if (n < 100 || m != n) { print m " of " n " samples stop at the marker"; exit 1 } }' fault.lp
+	[[ "$stderr" != *"--stack-size="* ]] || fail "a size advised: $stderr"
 }
 
 @test "--stack-size 16384: a snapshot bigger than the 12 KB frames reaches main past them" {
@@ -714,10 +742,10 @@ EOF
 	lp_awk '$1 == "S" { n++; if (f("stack") ~ /^_start;__libc_start_main;__libc_start_call_main;main;compress;/) m++ }
 		END { if (n < 100 || m < 0.95 * n) { print m " of " n " samples reach main"; exit 1 } }' big.lp
 	# a sample at exit, in frameless code with no CFI past it, may stop; in the hot path only
-	# one taken while the first call still touched its 12 KB frame for the first time (the
-	# kernel copies no stack page that is not yet there): about one run in sixty had one
-	lp_awk '$1 == "S" && f("stack") ~ /;sort_block$/ { n++; if (f("stack") ~ /^\[unwind stopped\]/) stopped++ }
-		END { if (stopped > 1 || stopped > 0.01 * n) { print stopped " of " n " stopped in sort_block"; exit 1 } }' big.lp
+	# those taken while the first call still touched its 12 KB frame for the first time (the
+	# kernel copies no stack page that is not yet there), which the stream counts as cut
+	lp_awk -v cut="$(lp_meta copy-cut big.lp)" '$1 == "S" && f("stack") ~ /;sort_block$/ { n++; if (f("stack") ~ /^\[unwind stopped\]/) stopped++ }
+		END { if (stopped > cut + 0) { print stopped " of " n " stopped in sort_block, " cut + 0 " cut"; exit 1 } }' big.lp
 	run -2 --separate-stderr lp-record --stack-size 65536 true
 	assert_equal "$stderr" "lp-record: --stack-size needs a whole number from 8 to 65528, got '65536'
 Try 'lp-record --help' for more information."
@@ -864,9 +892,10 @@ Try 'lp-record --help' for more information."
 	run --separate-stderr lp-record --offcpu-freq 0 -o deep.lp -- "$W/descend" 1 400
 	assert_success
 	# the levels a stack shows can only grow with its time, and never past 400; a stack whose
-	# root is unknown says so (a few, in the vDSO, whose copy the kernel cut short)
+	# root is unknown says so: only those whose copy the kernel cut short at a page not yet touched
+	# (a level's first calls, as the recursion goes down into fresh stack), which the stream counts
 	# (samples in the loader before main have no descend: left out; exit is called from the deepest level)
-	lp_awk '$1 == "S" && f("event") == "cpu" && f("stack") != "[not sampled]" {
+	lp_awk -v cut="$(lp_meta copy-cut deep.lp)" '$1 == "S" && f("event") == "cpu" && f("stack") != "[not sampled]" {
 			n++; stack = f("stack"); d = gsub(/;descend/, "&", stack)
 			if (stack ~ /^\[unwind stopped\];/) { stopped++; next }
 			if (!d) next
@@ -874,7 +903,7 @@ Try 'lp-record --help' for more information."
 			if (d < last || d > 400) wrong++
 			last = d; if (d > deepest) deepest = d
 		}
-		END { if (n < 300 || rootless || stopped > n / 50 || wrong || deepest < 390) {
+		END { if (n < 300 || rootless || stopped > cut + 0 || wrong || deepest < 390) {
 			print n " samples, " rootless " without the root, " stopped " stopped, " wrong " wrong, deepest " deepest; exit 1 } }' deep.lp
 	[[ "$stderr" =~ lp-record:\ ([0-9]+)\ stacks\ deeper\ than\ the\ copy\ took\ their\ callers\ from\ a\ shallower\ stack ]] || fail "$stderr"
 	[ "${BASH_REMATCH[1]}" -gt 200 ]

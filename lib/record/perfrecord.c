@@ -24,6 +24,8 @@ enum { MMAP2_ADDR = 16, MMAP2_LEN = 24, MMAP2_PGOFF = 32, MMAP2_MAJ = 40, MMAP2_
 
 /* In a kept sample's dynamic size: the copy is a difference, its reference follows (no kernel sets it). */
 #define STACK_DELTA (1ULL << 63)
+/* ... and the kernel's copy was short of the size it reserved (perf_sample's stack_short) */
+#define STACK_SHORT (1ULL << 62)
 
 static uint64_t u64_at(const void *p, size_t off)
 {
@@ -105,6 +107,9 @@ bool perf_sample__decode(const struct perf_event_header *h, const struct perf_la
 		return false;
 	s->stack_size = u64_at(h, off);
 	off += 8;
+	/* nothing copied: a kept record says whether the kernel set out to (the kernel's says no more) */
+	if (!s->stack_size && off + 8 <= size)
+		s->stack_short = u64_at(h, off) & STACK_SHORT;
 	if (s->stack_size) {
 		uint64_t dyn;
 
@@ -113,13 +118,15 @@ bool perf_sample__decode(const struct perf_event_header *h, const struct perf_la
 		s->stack = (const uint8_t *)h + off;
 		/* only what the kernel could copy is real */
 		dyn = u64_at(h, off + s->stack_size);
+		s->stack_short = dyn & STACK_SHORT;
 		if (dyn & STACK_DELTA) {
 			if (off + s->stack_size + 16 > size)
 				return false;
-			s->stack_whole = dyn & ~STACK_DELTA;
+			s->stack_whole = dyn & ~(STACK_DELTA | STACK_SHORT);
 			s->stack_key = (uint32_t)u64_at(h, off + s->stack_size + 8);
-		} else if (dyn < s->stack_size) {
+		} else if ((dyn &= ~STACK_SHORT) < s->stack_size) {
 			s->stack_size = dyn;
+			s->stack_short = true;
 		}
 	}
 	return true;
@@ -149,7 +156,7 @@ void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf
 	}
 	head = (size_t)(s->stack - (const uint8_t *)h);
 	copied = kept - head - 8;
-	dyn = s->stack_size;
+	dyn = s->stack_size | (s->stack_short ? STACK_SHORT : 0);
 	memcpy(d, h, head + copied);
 	memcpy(d + head - 8, &copied, 8);
 	memcpy(d + head + copied, &dyn, 8);
@@ -166,7 +173,7 @@ void perf_sample__copy_delta(const struct perf_event_header *h, const struct per
 {
 	char *d = dst;
 	size_t head = (size_t)(s->stack - (const uint8_t *)h);
-	uint64_t size = prefix, whole = s->stack_size | STACK_DELTA, k = key;
+	uint64_t size = prefix, whole = s->stack_size | STACK_DELTA | (s->stack_short ? STACK_SHORT : 0), k = key;
 
 	memcpy(d, h, head + prefix);
 	memcpy(d + head - 8, &size, 8);

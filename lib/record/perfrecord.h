@@ -49,6 +49,12 @@ struct perf_sample {
 	 */
 	uint64_t stack_whole;
 	uint32_t stack_key;
+	/*
+	 * The kernel copied less than it set out to: it stops at the first page
+	 * it cannot read without faulting it in, a page of the stack the thread
+	 * has not touched yet, or the stack's end. No bigger copy goes further.
+	 */
+	bool stack_short;
 };
 
 /* Decodes a sample (raw: it carries PERF_SAMPLE_RAW and no value); false if malformed. */

@@ -156,6 +156,11 @@ int writer_write_trailer(struct lp_writer *out, const struct record_stats *st)
 		v[0] = buf;
 		ret = lp_writer__meta(out, "unwind-stopped", v, 1);
 	}
+	if (ret == 0 && st->stopped_copy_short) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, st->stopped_copy_short);
+		v[0] = buf;
+		ret = lp_writer__meta(out, "copy-cut", v, 1);
+	}
 	return ret ?: lp_writer__trailer(out);
 }
 

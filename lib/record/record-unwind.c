@@ -62,6 +62,7 @@ struct unwound {
 	bool whole_stack;	/* it reaches the process's first frame */
 	bool looped;		/* a frame-pointer loop was cut from its root */
 	bool past_copy;		/* CFI or the walk of the copy stopped where the copy did */
+	bool copy_short;	/* the copy is all the kernel could read: a bigger one goes no further */
 	bool root_of_thread;	/* its root was taken from its thread's last whole stack */
 	pid_t tid;
 	uint64_t sp;		/* the sample's */
@@ -360,6 +361,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 	}
 	/* where the stack still stops (here, or at a made-up frame of the walk), a bigger copy would go on */
 	u->past_copy = end == SYM_UNWIND_PAST_COPY || (walk_cut && fp_tail);
+	u->copy_short = sm->stack_short;
 	/* a stack that ends where it ends (not where the copy did) shows its thread's callers from there */
 	remember = !u->past_copy && !fp_astray;
 	if (unknown_root && !outermost && u->past_copy && n > user + 1 && !fp_astray) {
@@ -510,9 +512,11 @@ static void count_chain(struct writer *w, const struct unwound *u, int flags, bo
 		stopped = false;
 	}
 	w->stats->unwind_stopped += stopped;
+	w->stats->stopped_copy_short += stopped && u->past_copy && u->copy_short;
 	if (past_copy) {
-		*past_copy += stopped && u->past_copy;
-		measure_depth(w, u, stopped && u->past_copy);
+		/* (a copy the kernel cut short says nothing of how big one the thread needs) */
+		*past_copy += stopped && u->past_copy && !u->copy_short;
+		measure_depth(w, u, stopped && u->past_copy && !u->copy_short);
 	}
 	w->stats->truncated += cut && !u->whole_stack && !u->looped && !stopped && !completed;
 }
@@ -545,8 +549,9 @@ static int cached_callers(struct writer *w, pid_t pid, const struct unwound *u)
  * The frames of a sample's callchain, root first, into w->stack and w->locs.
  * cut: the kernel stopped the chain at its depth limit; it is counted as
  * truncated only when that lost real callers (not a loop, not stack data).
- * past_copy, where not NULL, counts the stacks that stopped where the stack
- * copy ended. how: CHAIN_MAY_WAIT, in a live recording -EAGAIN (nothing
+ * past_copy, where not NULL, counts the stacks that stopped where a stack
+ * copy the kernel did not cut short ended (stopped_copy_short, those where
+ * it did). how: CHAIN_MAY_WAIT, in a live recording -EAGAIN (nothing
  * counted) rather than a chain without the root records yet to come may
  * give; CHAIN_IN_PARTS, callers kept in the symbolizer's cache are left
  * there (w->has_callers), for put_sample.
@@ -586,6 +591,63 @@ int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 	return 0;
 }
 
+/* Whether sample h shows its thread's stack where its registers say: its program's memory is there. */
+static bool stack_seen(const struct writer *w, const struct perf_event_header *h)
+{
+	const struct recorder *r = w->r;
+	uint64_t id = perf_sample__id(h);
+	struct perf_sample sm;
+
+	if (!writer_taken_in_kernel(h))
+		return true;
+	/* (the others' layouts differ: they tell nothing) */
+	if (perf_session__is_fork_id(r->session, id) || perf_session__custom_of(r->session, id) >= 0 ||
+	    perf_session__region_of(r->session, id) >= 0)
+		return false;
+	return perf_sample__decode(h, &r->layout, false, &sm) && sm.has_regs && (sm.stack_size || sm.stack_whole);
+}
+
+/*
+ * Whether the exec record of t's process comes before t shows its stack
+ * again. A sample taken in the kernel with nothing of the stack copied is
+ * inside an execve once the new program's memory has replaced the old one's
+ * (no stack where the registers say), or in a page fault on a stack page the
+ * thread touches for the first time, which is not yet there to copy either.
+ * The first record that tells: the exec; a sample of t in user space or with
+ * some stack copied, or t's exit (a fault). What a live recording has not
+ * read yet tells nothing: an exec then, as its exec record may be to come.
+ */
+static bool exec_comes(struct writer *w, struct thread_stat *t)
+{
+	const struct recorder *r = w->r;
+	size_t j;
+
+	if (w->at < t->exec_told_until)
+		return t->exec_told;
+	for (j = w->at + 1; j < w->visible; j++) {
+		const struct perf_event_header *h = r->index[j].h;
+		struct perf_comm c;
+		struct perf_task e;
+
+		if (h->type == PERF_RECORD_COMM) {
+			perf_comm__decode(h, &c);
+			if (c.exec && c.pid == t->pid)
+				break;
+		} else if (h->type == PERF_RECORD_EXIT) {
+			perf_task__decode(h, &e);
+			if (e.tid == t->tid)
+				break;
+		} else if (h->type == PERF_RECORD_SAMPLE && perf_record__tid(h, NULL) == t->tid && stack_seen(w, h)) {
+			break;
+		}
+	}
+	if (j >= w->visible)
+		return true;
+	t->exec_told = r->index[j].h->type == PERF_RECORD_COMM;
+	t->exec_told_until = j;
+	return t->exec_told;
+}
+
 /*
  * Whether sm, a sample of thread t, was taken inside an execve. From the
  * exec record (where the new program's events start) to the new program's
@@ -593,14 +655,14 @@ int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
  * are the old program's, at addresses the new one does not map: no frame
  * can be made of them. Before the exec record too, once the new program's
  * memory has replaced the old one's: the registers are still the old
- * program's, but its stack is gone, and the kernel copied nothing of it (in
- * the kernel, a thread's stack is otherwise where its registers say).
+ * program's, but its stack is gone, and the kernel copied nothing of it
+ * (exec_comes tells that from a page fault on the stack).
  */
 bool writer_inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel)
 {
 	uint64_t leaf;
 
-	if (in_kernel && sm->has_regs && sm->stack_size == 0 && !sm->stack_whole)
+	if (in_kernel && sm->has_regs && sm->stack_size == 0 && !sm->stack_whole && exec_comes(w, t))
 		return true;
 	if (!t->exec_pending || !(leaf = user_leaf(sm)))
 		return false;

@@ -54,6 +54,7 @@ struct record_stats {
 	uint64_t offcpu_kernel_unseen;	/* off-CPU stacks ending in SYM_KERNEL_UNSEEN */
 	uint64_t offcpu_one_frame;	/* off-CPU stacks of one frame, their thread's memory gone (exiting) or its stack unseen */
 	uint64_t stopped_past_copy;	/* on-CPU ones of them whose callers were beyond the stack copied */
+	uint64_t stopped_copy_short;	/* stopped ones whose callers were beyond a copy the kernel cut short */
 	uint64_t roots_of_thread;	/* stacks beyond the copy completed from their thread's last whole stack */
 	uint64_t stack_needed;	/* bytes of copy the deepest of those needed to reach its thread's roots, where known */
 	double achieved_hz;	/* samples per second of sampled CPU time */

@@ -19,6 +19,9 @@ struct thread_stat {
 	uint64_t sampled_cpu, sampled_offcpu;	/* ns the samples stand for */
 	bool has_start, has_cpu, has_clock;
 	bool exec_pending;	/* exec'd, and the new program not yet seen running */
+	/* the samples with no stack copied before record exec_told_until: inside an exec or not */
+	bool exec_told;
+	size_t exec_told_until;
 };
 
 struct thread_stats;

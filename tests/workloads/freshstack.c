@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Stack pages the program has not touched yet: the kernel copies no page of
+ * a stack into a sample that it would have to fault in, so what is above
+ * such a page is not in the copy, however big a copy was asked for.
+ *
+ *   freshstack hole [SECONDS]   spins in a function whose 64 KB frame it
+ *                               never touched but at its bottom: every
+ *                               sample's copy ends at the page above
+ *   freshstack fault [SECONDS]  forks children that each write a 4 MB frame
+ *                               page by page from its top down: each write
+ *                               faults a page in, and a sample taken in the
+ *                               fault finds not even the page at the stack
+ *                               pointer there (as inside an execve)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HOLE_BYTES (64 * 1024)
+#define FAULT_BYTES (4 * 1024 * 1024)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static unsigned spin_over_hole(double seconds)
+{
+	volatile unsigned char frame[HOLE_BYTES];
+	double start = now();
+	unsigned x = 1;
+
+	frame[0] = 1;
+	while (now() - start < seconds)
+		for (int i = 0; i < 100000; i++)
+			x = x * 1103515245u + 12345u + frame[0];
+	return x;
+}
+
+__attribute__((noinline)) static unsigned hole(double seconds)
+{
+	return spin_over_hole(seconds) + 1;
+}
+
+__attribute__((noinline)) static unsigned touch_down(void)
+{
+	volatile unsigned char frame[FAULT_BYTES];
+
+	for (size_t i = FAULT_BYTES; i >= 4096; i -= 4096)
+		frame[i - 1] = (unsigned char)i;
+	return frame[FAULT_BYTES - 1];
+}
+
+__attribute__((noinline)) static unsigned fault(double seconds)
+{
+	double start = now();
+	unsigned children = 0;
+
+	/* the parent never touches that deep: each child's pages are its own first touches */
+	while (now() - start < seconds) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0) {
+			perror("freshstack: fork");
+			exit(1);
+		}
+		if (pid == 0)
+			_exit((int)touch_down() & 1);
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+			fprintf(stderr, "freshstack: a child failed\n");
+			exit(1);
+		}
+		children++;
+	}
+	return children;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 2 ? atof(argv[2]) : 1;
+
+	if (argc > 1 && strcmp(argv[1], "hole") == 0)
+		printf("%u\n", hole(seconds));
+	else if (argc > 1 && strcmp(argv[1], "fault") == 0)
+		printf("%u children\n", fault(seconds));
+	else {
+		fprintf(stderr, "usage: freshstack hole|fault [SECONDS]\n");
+		return 2;
+	}
+	return 0;
+}
