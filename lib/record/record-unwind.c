@@ -387,6 +387,18 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 	return 0;
 }
 
+/* Whether h is a sample of the on-CPU clock, in the session's layout (not a spawn's, a -e event's, a region mark). */
+static bool clock_sample(const struct recorder *r, const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return false;
+	id = perf_sample__id(h);
+	return !perf_session__is_fork_id(r->session, id) && perf_session__custom_of(r->session, id) < 0 &&
+	       perf_session__region_of(r->session, id) < 0;
+}
+
 static struct looked_ahead *looked_ahead_of(struct writer *w, pid_t pid)
 {
 	uint64_t h = hash_mix((uint64_t)(uint32_t)pid);
@@ -453,10 +465,7 @@ static int look_ahead(struct writer *w, pid_t pid)
 
 		if (changes_process(h, pid))
 			break;
-		if (h->type != PERF_RECORD_SAMPLE || perf_session__is_fork_id(r->session, perf_sample__id(h)) ||
-		    perf_session__custom_of(r->session, perf_sample__id(h)) >= 0 ||
-		    perf_session__region_of(r->session, perf_sample__id(h)) >= 0 ||
-		    !perf_sample__decode(h, &r->layout, false, &sm) || sm.pid != pid)
+		if (!clock_sample(r, h) || !perf_sample__decode(h, &r->layout, false, &sm) || sm.pid != pid)
 			continue;
 		/* taken inside an exec: the registers are the old program's */
 		if (!(leaf = user_leaf(&sm)) || !symbolizer__maps(w->sym, pid, leaf))
@@ -515,8 +524,10 @@ static void count_chain(struct writer *w, const struct unwound *u, int flags, bo
 	w->stats->stopped_copy_short += stopped && u->past_copy && u->copy_short;
 	if (past_copy) {
 		/* (a copy the kernel cut short says nothing of how big one the thread needs) */
-		*past_copy += stopped && u->past_copy && !u->copy_short;
-		measure_depth(w, u, stopped && u->past_copy && !u->copy_short);
+		bool beyond = stopped && u->past_copy && !u->copy_short;
+
+		*past_copy += beyond;
+		measure_depth(w, u, beyond);
 	}
 	w->stats->truncated += cut && !u->whole_stack && !u->looped && !stopped && !completed;
 }
@@ -595,16 +606,13 @@ int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 static bool stack_seen(const struct writer *w, const struct perf_event_header *h)
 {
 	const struct recorder *r = w->r;
-	uint64_t id = perf_sample__id(h);
 	struct perf_sample sm;
 
 	if (!writer_taken_in_kernel(h))
 		return true;
 	/* (the others' layouts differ: they tell nothing) */
-	if (perf_session__is_fork_id(r->session, id) || perf_session__custom_of(r->session, id) >= 0 ||
-	    perf_session__region_of(r->session, id) >= 0)
-		return false;
-	return perf_sample__decode(h, &r->layout, false, &sm) && sm.has_regs && (sm.stack_size || sm.stack_whole);
+	return clock_sample(r, h) && perf_sample__decode(h, &r->layout, false, &sm) && sm.has_regs &&
+	       (sm.stack_size || sm.stack_whole);
 }
 
 /*
