@@ -892,8 +892,9 @@ Try 'lp-record --help' for more information."
 	run --separate-stderr lp-record --offcpu-freq 0 -o deep.lp -- "$W/descend" 1 400
 	assert_success
 	# the levels a stack shows can only grow with its time, and never past 400; a stack whose
-	# root is unknown says so: only those whose copy the kernel cut short at a page not yet touched
-	# (a level's first calls, as the recursion goes down into fresh stack), which the stream counts
+	# root is unknown says so: those whose copy the kernel cut short at a page not yet touched
+	# (a level's first calls, as the recursion goes down into fresh stack), which the stream
+	# counts, and a few others (one run in ten, a sample in exit from the deepest level)
 	# (samples in the loader before main have no descend: left out; exit is called from the deepest level)
 	lp_awk -v cut="$(lp_meta copy-cut deep.lp)" '$1 == "S" && f("event") == "cpu" && f("stack") != "[not sampled]" {
 			n++; stack = f("stack"); d = gsub(/;descend/, "&", stack)
@@ -903,7 +904,7 @@ Try 'lp-record --help' for more information."
 			if (d < last || d > 400) wrong++
 			last = d; if (d > deepest) deepest = d
 		}
-		END { if (n < 300 || rootless || stopped > cut + 0 || wrong || deepest < 390) {
+		END { if (n < 300 || rootless || stopped > cut + n / 50 || wrong || deepest < 390) {
 			print n " samples, " rootless " without the root, " stopped " stopped, " wrong " wrong, deepest " deepest; exit 1 } }' deep.lp
 	[[ "$stderr" =~ lp-record:\ ([0-9]+)\ stacks\ deeper\ than\ the\ copy\ took\ their\ callers\ from\ a\ shallower\ stack ]] || fail "$stderr"
 	[ "${BASH_REMATCH[1]}" -gt 200 ]
