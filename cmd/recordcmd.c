@@ -766,6 +766,10 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (!quiet && st.roots_of_thread)
 		error("%llu stacks deeper than the copy took their callers from a shallower stack of their thread "
 		      "that showed the same frame in the same place", (unsigned long long)st.roots_of_thread);
+	if (!quiet && st.roots_from_later)
+		error("%llu stacks whose copy the kernel cut short (a stack page not touched yet) took their callers "
+		      "from the next whole stack of their thread, which showed the same frame in the same place",
+		      (unsigned long long)st.roots_from_later);
 	/* after the on-CPU summary: lp-record's main figure comes first */
 	if (!quiet && st.unsampled_ns)
 		error("%.3f s on the CPU that no sample stood for (after a thread's last sample, or in %llu threads "

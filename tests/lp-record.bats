@@ -736,6 +736,19 @@ EOF
 	[[ "$stderr" != *"--stack-size="* ]] || fail "a size advised: $stderr"
 }
 
+@test "a stack the kernel's copy cut short takes its callers from its thread's next whole stack, where that shows the same frame" {
+	# half a second over the 16 KB frame's untouched middle (every copy ends below it), then half a
+	# second with all of it written: the same frame in the same place, its callers in the copy
+	run --separate-stderr lp-record --offcpu-freq 0 -o late.lp -- "$W/freshstack" late 1
+	assert_success
+	run -0 lp_awk '$1 == "S" && f("stack") ~ /(^|;)spin_late$/ { n++; if (f("stack") ~ /^clone3;.*;late_thread;spin_late$/) m++ }
+		END { if (n < 200 || m != n) { print m " of " n " samples have their callers"; exit 1 } print n }' late.lp
+	[[ "$stderr" =~ lp-record:\ ([0-9]+)\ stacks\ whose\ copy\ the\ kernel\ cut\ short\ \(a\ stack\ page\ not\ touched\ yet\)\ took\ their\ callers\ from\ the\ next\ whole\ stack ]] ||
+		fail "$stderr"
+	(( BASH_REMATCH[1] >= output / 4 )) || fail "${BASH_REMATCH[1]} of $output completed: $stderr"
+	[[ "$stderr" != *"[unwind stopped]"* ]] || fail "$stderr"
+}
+
 @test "--stack-size 16384: a snapshot bigger than the 12 KB frames reaches main past them" {
 	run --separate-stderr lp-record -q --offcpu-freq 0 --stack-size 16384 -o big.lp -- "$W/bigframe" 0.5
 	assert_success

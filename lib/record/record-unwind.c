@@ -64,6 +64,7 @@ struct unwound {
 	bool past_copy;		/* CFI or the walk of the copy stopped where the copy did */
 	bool copy_short;	/* the copy is all the kernel could read: a bigger one goes no further */
 	bool root_of_thread;	/* its root was taken from its thread's last whole stack */
+	bool root_from_later;	/* ... from its thread's next one (writer_complete_later) */
 	pid_t tid;
 	uint64_t sp;		/* the sample's */
 	uint64_t last_cfa;	/* where the last frame CFI unwound ends (0: none) */
@@ -177,6 +178,137 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 	out->stack = whole->bytes + (sm->regs.sp - base);
 	out->stack_size = sm->stack_whole;
 	return out;
+}
+
+static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_t pid, struct frame_buf *buf,
+			struct unwound *u);
+static bool changes_process(const struct perf_event_header *h, pid_t pid);
+static bool clock_sample(const struct recorder *r, const struct perf_event_header *h);
+
+/* How many records past a stack the kernel's copy cut short writer_complete_later reads, at most. */
+enum { LATER_RECORDS = 4096 };
+
+/*
+ * 1 when record h is an on-CPU sample of tid (decoded into sm) whose stack,
+ * unwound into w->later (u) with nothing of it kept, reaches its root; else
+ * 0, or -errno.
+ */
+static int whole_later(struct writer *w, const struct perf_event_header *h, pid_t pid, pid_t tid,
+		       struct perf_sample *sm, struct unwound *u)
+{
+	int ret;
+
+	if (!clock_sample(w->r, h) || perf_record__tid(h, NULL) != tid ||
+	    !perf_sample__decode(h, &w->r->layout, false, sm) || !sm->has_regs || (!sm->stack_size && !sm->stack_whole))
+		return 0;
+	w->peeking = true;
+	ret = unwind_chain(w, sm, pid, &w->later, u);
+	w->peeking = false;
+	return ret < 0 ? ret : u->whole_stack;
+}
+
+/*
+ * A stack of tid that stopped at frames[n - 1], leaf included, where the
+ * kernel's copy of it was cut short (a page of the stack not touched yet: a
+ * function just entered has not written all of its frame, or a page fault
+ * on the page at the stack pointer), completed with the callers its
+ * thread's next stack that reaches its root shows for a frame of the same
+ * function at the same place: one entered just before and still live then,
+ * whose callers cannot have changed in between. Its stack pointer at the
+ * sample is where a sampled leaf is. The new count of frames, or 0 when that
+ * stack shows no such frame (or none comes, before the process changes:
+ * an exec, a new mapping, the thread's end); -errno.
+ */
+static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct perf_sample *cur, struct frame_buf *buf,
+				     size_t n, size_t user)
+{
+	const struct recorder *r = w->r;
+	struct stack_top *t = writer_stack_top(w, cur->tid);
+	uint64_t place = n - 1 == user ? cur->regs.sp : buf->cfas[n - 1];
+	uint64_t ip = buf->v[n - 1].ip + (buf->v[n - 1].precise ? 1 : 0);
+	size_t j, at, limit = w->at + LATER_RECORDS < w->visible ? w->at + LATER_RECORDS : w->visible;
+	struct perf_sample sm;
+	struct unwound u;
+	int ret = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (!place)
+		return 0;
+	/* (the stacks cut short before that one take it too, or know there is none as far as it looked) */
+	if (t->later_at > w->at) {
+		if ((ret = whole_later(w, r->index[t->later_at].h, pid, cur->tid, &sm, &u)) <= 0)
+			return ret;
+	} else {
+		for (j = t->later_looked > w->at ? t->later_looked : w->at + 1; j < limit; j++) {
+			const struct perf_event_header *h = r->index[j].h;
+			struct perf_task e;
+
+			if (changes_process(h, pid))
+				break;
+			if (h->type == PERF_RECORD_EXIT) {
+				perf_task__decode(h, &e);
+				if (e.tid == cur->tid)
+					break;
+			}
+			if ((ret = whole_later(w, h, pid, cur->tid, &sm, &u)) != 0)
+				break;
+		}
+		/* (unwinding may have grown the table t is in) */
+		if (!(t = writer_stack_top(w, cur->tid)))
+			return -ENOMEM;
+		t->later_looked = j;
+		if (ret <= 0)
+			return ret;
+		t->later_at = j;
+	}
+	for (at = 0; at < u.n && w->later.v[at].kernel; at++)
+		;
+	for (size_t i = at; i < u.n; i++) {
+		const struct sym_frame *f = &w->later.v[i];
+		uint64_t there = i == at ? sm.regs.sp : w->later.cfas[i];
+
+		if (there != place || !symbolizer__same_function(w->sym, pid, f->ip + (f->precise ? 1 : 0), ip))
+			continue;
+		if ((ret = writer_frames_reserve(buf, n + u.n - i + 1)) < 0)
+			return ret;
+		memcpy(&buf->v[n], &w->later.v[i + 1], (u.n - i - 1) * sizeof(*buf->v));
+		memcpy(&buf->cfas[n], &w->later.cfas[i + 1], (u.n - i - 1) * sizeof(*buf->cfas));
+		return (ssize_t)(n + u.n - i - 1);
+	}
+	return 0;
+}
+
+/*
+ * A chain whose frame-pointer walk ends in frames[n - 1], a function that
+ * keeps no frame pointer by its CFI (its %rbp was nobody's record): CFI goes
+ * on from there, where its callee's record says its stack pointer and %rbp
+ * were (libc's __libc_start_call_main, and past it __libc_start_main and
+ * _start: every process's main thread). The callers found are added to buf;
+ * how CFI ended, or SYM_UNWIND_NO_RULE where it could not start; -errno.
+ */
+static int unwind_on(struct writer *w, pid_t pid, const struct perf_sample *sm, struct frame_buf *buf, size_t *n,
+		     enum sym_unwind_end *end)
+{
+	uint64_t sp = buf->cfas[*n - 1], bp, ras[MAX_UNWIND], cfas[MAX_UNWIND], exact;
+	size_t k, at;
+	int ret;
+
+	*end = SYM_UNWIND_NO_RULE;
+	if (!sp || !sm->stack || sp < sm->regs.sp + 16 || sp - sm->regs.sp > sm->stack_size)
+		return 0;
+	at = (size_t)(sp - sm->regs.sp);
+	memcpy(&bp, sm->stack + at - 16, 8);
+	k = symbolizer__unwind_on(w->sym, pid, buf->v[*n - 1].ip, sp, bp, sm->stack + at, sm->stack_size - at, ras,
+				  MAX_UNWIND, &exact, end, cfas);
+	if ((ret = writer_frames_reserve(buf, *n + k + 1)) < 0)
+		return ret;
+	for (size_t i = 0; i < k; i++) {
+		buf->v[*n + i] = (struct sym_frame){ ras[i], false, exact >> i & 1 };
+		buf->cfas[*n + i] = cfas[i];
+	}
+	*n += k;
+	return 0;
 }
 
 /*
@@ -350,10 +482,20 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 			outermost = u->whole_stack = true;
 			break;
 		case SYM_FRAME_NONE:
-		case SYM_FRAME_SCRATCH:
-			/* the walk ended in a function without a frame (gcc's cc1: all of it) */
-			unknown_root = true;
+		case SYM_FRAME_SCRATCH: {
+			/* the walk ended in a function without a frame (gcc's cc1: all of it): CFI goes on */
+			enum sym_unwind_end on;
+
+			if ((ret = unwind_on(w, pid, sm, buf, &n, &on)) < 0)
+				return ret;
+			frames = buf->v;
+			cfa = buf->cfas;
+			outermost = u->whole_stack = on == SYM_UNWIND_OUTERMOST;
+			unknown_root = !outermost;
+			if (on == SYM_UNWIND_PAST_COPY)
+				end = on;
 			break;
+		}
 		case SYM_FRAME_POINTER:
 		case SYM_FRAME_UNKNOWN:
 			break;
@@ -378,7 +520,20 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 			u->root_of_thread = remember = true;
 		}
 	}
-	if (remember && user != SIZE_MAX &&
+	/* (for the sample being written: the next stack is the one after it) */
+	if (unknown_root && !outermost && u->past_copy && u->copy_short && user != SIZE_MAX && n > user &&
+	    !fp_astray && buf == &w->frames) {
+		ssize_t completed = writer_complete_later(w, pid, sm, buf, n, user);
+
+		if (completed < 0)
+			return (int)completed;
+		if (completed > 0) {
+			n = (size_t)completed;
+			unknown_root = false;
+			outermost = u->whole_stack = u->root_from_later = remember = true;
+		}
+	}
+	if (remember && user != SIZE_MAX && !w->peeking &&
 	    (ret = writer_remember_root(w, sm->tid, &buf->v[user], &buf->cfas[user], n - user, unknown_root && !outermost)) < 0)
 		return ret;
 	if (unknown_root && !outermost)
@@ -512,6 +667,7 @@ static void count_chain(struct writer *w, const struct unwound *u, int flags, bo
 
 	w->stats->recovered += u->changed;
 	w->stats->roots_of_thread += u->root_of_thread;
+	w->stats->roots_from_later += u->root_from_later;
 	/*
 	 * No unwinding that could not go on where there was nothing to unwind:
 	 * counted apart, not warned of (no option would give its callers).

@@ -452,6 +452,7 @@ static void writer_free(struct writer *w)
 	htab__release(&w->fork_samples);
 	writer_frames_release(&w->frames);
 	writer_frames_release(&w->ahead);
+	writer_frames_release(&w->later);
 	htab__release(&w->looked);
 	{
 		struct stack_top *t;

@@ -56,6 +56,7 @@ struct record_stats {
 	uint64_t stopped_past_copy;	/* on-CPU ones of them whose callers were beyond the stack copied */
 	uint64_t stopped_copy_short;	/* stopped ones whose callers were beyond a copy the kernel cut short */
 	uint64_t roots_of_thread;	/* stacks beyond the copy completed from their thread's last whole stack */
+	uint64_t roots_from_later;	/* stacks beyond a copy cut short completed from its next whole stack */
 	uint64_t stack_needed;	/* bytes of copy the deepest of those needed to reach its thread's roots, where known */
 	double achieved_hz;	/* samples per second of sampled CPU time */
 	uint64_t processes, threads;

@@ -122,6 +122,11 @@ struct stack_top {
 	uint64_t *root_cfas;
 	size_t root_n, root_cap;
 	bool root_unknown;	/* that stack ended in [unwind stopped] (the learned roots complete it) */
+	/*
+	 * writer_complete_later's reading ahead: the index entry of the thread's
+	 * next sample reaching its root, or 0; records looked at up to there.
+	 */
+	size_t later_at, later_looked;
 };
 
 /* Lets go of what tid's stacks showed: the thread is gone (its number may come back as another). */
@@ -194,6 +199,8 @@ struct writer {
 	uint64_t chain[2 * OFFCPU_MAX_STACK + 3];	/* an off-CPU record's, as perf orders one */
 	struct frame_buf frames;	/* a callchain's, reused from sample to sample */
 	struct frame_buf ahead;		/* the same for look_ahead's samples */
+	struct frame_buf later;		/* and for writer_complete_later's */
+	bool peeking;		/* unwinding a later sample to complete this one: nothing kept of it */
 	struct strbuf ahead_stack, ahead_locs;
 	struct htab looked;	/* of struct looked_ahead: how far look_ahead went, by process */
 	struct htab stack_tops;	/* of struct stack_top, by thread: how big a copy reaches its roots */

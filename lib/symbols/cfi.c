@@ -336,6 +336,11 @@ int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
 	return cfi__rule_reference(c, pc, rule);
 }
 
+int cfi__function_start(struct cfi *c, uint64_t pc, uint64_t *start)
+{
+	return c->eh ? eh_frame__function_start(c->eh, pc, start) : -ENOTSUP;
+}
+
 int cfi__rule_reference(struct cfi *c, uint64_t pc, struct cfi_rule *rule)
 {
 	Dwarf_Frame *frame = NULL;

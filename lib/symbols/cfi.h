@@ -79,6 +79,13 @@ int cfi__rule(struct cfi *c, uint64_t pc, struct cfi_rule *rule);
 /* The same by libdw alone: the reference cfi__rule's own reading is tested against. */
 int cfi__rule_reference(struct cfi *c, uint64_t pc, struct cfi_rule *rule);
 
+/*
+ * Where the code described with pc's begins (its FDE's first address: a
+ * function, or a part gcc split off): what tells functions apart where no
+ * symbol names them. 0; -ENOENT; -ENOTSUP where only libdw reads the CFI.
+ */
+int cfi__function_start(struct cfi *c, uint64_t pc, uint64_t *start);
+
 /* cfi__step with a compiled simple rule. */
 int cfi_rule__step(const struct cfi_rule *rule, const struct user_regs *regs, const uint8_t *stack,
 		   size_t size, uint64_t stack_base, struct user_regs *caller);

@@ -484,13 +484,14 @@ static bool fits(int64_t v)
 	return v >= INT32_MIN && v <= INT32_MAX;
 }
 
-int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
+/*
+ * The FDE whose code holds pc: its CIE, where its code begins, and c at
+ * its instructions. 0; -ENOENT where no FDE holds pc; -ENOTSUP.
+ */
+static int fde_at(const struct eh_frame *f, uint64_t pc, struct cie *cie, uint64_t *begin, struct cursor *c)
 {
 	size_t lo = 0, hi = f->ncoarse;
-	uint64_t fde_off, cie_field, cie_id, begin, range;
-	struct cursor c;
-	struct cie cie;
-	struct machine m;
+	uint64_t fde_off, cie_field, cie_id, range;
 	int ret;
 
 	/* the last FDE starting at or before pc: its group of COARSE_STEP, then in the table */
@@ -515,23 +516,43 @@ int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
 			hi = mid;
 	}
 	fde_off = table_loc(f, lo - 1, 1) - f->eh_addr;
-	if ((ret = open_record(f, fde_off, &c)) < 0)
+	if ((ret = open_record(f, fde_off, c)) < 0)
 		return ret;
 	cie_field = fde_off + 4;
-	cie_id = fixed(&c, 4);
-	if (c.bad || cie_id == 0 || cie_id > cie_field)
+	cie_id = fixed(c, 4);
+	if (c->bad || cie_id == 0 || cie_id > cie_field)
 		return -ENOTSUP;
-	if ((ret = read_cie(f, cie_field - cie_id, &cie)) < 0)
+	if ((ret = read_cie(f, cie_field - cie_id, cie)) < 0)
 		return ret;
-	begin = pointer(&c, cie.fde_enc, 0);
-	range = pointer(&c, cie.fde_enc & 0x0f, 0);
-	if (cie.augmented)
-		skip(&c, uleb(&c));
-	if (c.bad)
+	*begin = pointer(c, cie->fde_enc, 0);
+	range = pointer(c, cie->fde_enc & 0x0f, 0);
+	if (cie->augmented)
+		skip(c, uleb(c));
+	if (c->bad)
 		return -ENOTSUP;
-	if (pc < begin || pc - begin >= range)
+	if (pc < *begin || pc - *begin >= range)
 		return -ENOENT;
+	return 0;
+}
 
+int eh_frame__function_start(const struct eh_frame *f, uint64_t pc, uint64_t *start)
+{
+	struct cursor c;
+	struct cie cie;
+
+	return fde_at(f, pc, &cie, start, &c);
+}
+
+int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule)
+{
+	uint64_t begin;
+	struct cursor c;
+	struct cie cie;
+	struct machine m;
+	int ret;
+
+	if ((ret = fde_at(f, pc, &cie, &begin, &c)) < 0)
+		return ret;
 	memset(&m, 0, sizeof(m));
 	m.cie = &cie;
 	m.pc = pc;

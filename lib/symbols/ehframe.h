@@ -45,4 +45,10 @@ void eh_frame__free(struct eh_frame *f);
  */
 int eh_frame__rule(const struct eh_frame *f, uint64_t pc, struct cfi_rule *rule);
 
+/*
+ * Where the code of the FDE that holds file address pc begins (a function,
+ * or a part of one gcc split off): 0; -ENOENT, -ENOTSUP as eh_frame__rule.
+ */
+int eh_frame__function_start(const struct eh_frame *f, uint64_t pc, uint64_t *start);
+
 #endif

@@ -158,7 +158,10 @@ enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint
 /* Whether user address addr lies in a mapping of pid (code or not). */
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr);
 
-/* Whether return addresses a and b of pid return into one function (of a file with symbols). */
+/*
+ * Whether return addresses a and b of pid return into one function: by its
+ * symbol, else by the CFI that describes its code (one FDE).
+ */
 bool symbolizer__same_function(struct symbolizer *s, pid_t pid, uint64_t a, uint64_t b);
 
 /* elfsym__frame_pointer_share of a file, or -1. */
@@ -188,5 +191,15 @@ enum sym_unwind_end {
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
 			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas);
+
+/*
+ * symbolizer__unwind from a frame a frame-pointer walk found: ra the return
+ * address into it, sp its stack pointer once its callee returned (the
+ * record's address + 16), bp the value that callee's record saved; stack
+ * the bytes from sp. The callers of that frame, as symbolizer__unwind's.
+ */
+size_t symbolizer__unwind_on(struct symbolizer *s, pid_t pid, uint64_t ra, uint64_t sp, uint64_t bp,
+			     const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
+			     enum sym_unwind_end *end, uint64_t *cfas);
 
 #endif

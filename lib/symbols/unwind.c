@@ -233,6 +233,16 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 	return n;
 }
 
+size_t symbolizer__unwind_on(struct symbolizer *s, pid_t pid, uint64_t ra, uint64_t sp, uint64_t bp,
+			     const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
+			     enum sym_unwind_end *end, uint64_t *cfas)
+{
+	/* (looked up as an interrupted instruction would be: the call before the return address) */
+	const struct user_regs r = { .ip = ra - 1, .sp = sp, .bp = bp, .link = CFI_LINK_UNKNOWN, .alt = CFI_ALT_UNKNOWN };
+
+	return symbolizer__unwind(s, pid, &r, stack, size, ras, max, exact_ras, end, NULL, 0, cfas);
+}
+
 enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ip, bool sampled)
 {
 	struct code_place p;

@@ -85,7 +85,7 @@ static void compare(const char *path, uint64_t stride)
 {
 	struct image im;
 	struct cfi *c = cfi__open(path);
-	size_t addresses = 0, simple = 0, own = 0, wrong = 0, combined_wrong = 0;
+	size_t addresses = 0, simple = 0, own = 0, wrong = 0, combined_wrong = 0, starts = 0, starts_wrong = 0;
 	uint64_t first_wrong = 0;
 
 	if (!c || !open_image(path, &im)) {
@@ -100,8 +100,19 @@ static void compare(const char *path, uint64_t stride)
 			int mine_ret = eh_frame__rule(im.eh, pc, &mine);
 			int both_ret = cfi__rule(c, pc, &both);
 
+			uint64_t start, again;
+			int start_ret = eh_frame__function_start(im.eh, pc, &start);
+
 			addresses++;
 			simple += ref_ret == 0 && ref.simple;
+			/* where an FDE holds pc, it starts at or before pc, and holds its own start */
+			if (start_ret == 0) {
+				starts++;
+				starts_wrong += start > pc || eh_frame__function_start(im.eh, start, &again) != 0 || again != start ||
+						cfi__function_start(c, pc, &again) != 0 || again != start;
+			} else if (start_ret == -ENOENT) {
+				starts_wrong += ref_ret != -ENOENT;
+			}
 			if (mine_ret == 0) {
 				own++;
 				if (ref_ret != 0 || !same_rule(&mine, &ref)) {
@@ -118,6 +129,9 @@ static void compare(const char *path, uint64_t stride)
 	   path, addresses, own, wrong, (unsigned long long)first_wrong);
 	okf(combined_wrong == 0, "%s: cfi__rule gives libdw's rule at every address (%zu differ)", path, combined_wrong);
 	okf(own * 100 >= simple * 95, "%s: most simple rules are read without libdw (%zu of %zu)", path, own, simple);
+	okf(starts >= own && starts_wrong == 0,
+	    "%s: the function an FDE describes starts at or before each of its addresses, no FDE where libdw has none (%zu starts, %zu wrong)",
+	    path, starts, starts_wrong);
 	close_image(&im);
 	cfi__free(c);
 }
