@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "hugemem.h"
@@ -32,8 +33,19 @@ static void *prefaulter_main(void *arg)
 			break;
 		p = f->queue[f->head].p;
 		len = f->queue[f->head].len;
-		f->head = (f->head + 1) % PREFAULTER_QUEUE;
-		f->n--;
+		/*
+		 * a huge page at a time: the call holds the process's mapping
+		 * lock (its user's own mmap waits), and an end asked for waits
+		 * no longer than one
+		 */
+		if (len > HUGEMEM_PAGE) {
+			len = HUGEMEM_PAGE - ((uintptr_t)p & (HUGEMEM_PAGE - 1));
+			f->queue[f->head].p = (char *)p + len;
+			f->queue[f->head].len -= len;
+		} else {
+			f->head = (f->head + 1) % PREFAULTER_QUEUE;
+			f->n--;
+		}
 		pthread_mutex_unlock(&f->w.lock);
 		hugemem__prefault(p, len);
 		pthread_mutex_lock(&f->w.lock);

@@ -22,7 +22,7 @@ struct prefaulter *prefaulter__new(void);
  */
 enum { PREFAULTER_QUEUE = 16 };
 void prefaulter__ask(struct prefaulter *f, void *p, size_t len);
-/* Stops the thread once the range it is on is done, and frees f; NULL is a no-op. */
+/* Stops the thread once the huge page it is on is done, and frees f; NULL is a no-op. */
 void prefaulter__free(struct prefaulter *f);
 
 #endif

@@ -224,13 +224,20 @@ struct offcpu *offcpu__open(const struct offcpu_opts *o, struct lp_error *err)
 	return oc;
 }
 
-void offcpu__free(struct offcpu *oc)
+void offcpu__close(struct offcpu *oc)
 {
 	if (!oc)
 		return;
 	detach_irq_entries(oc);
 	ring_buffer__free(oc->rb);
+	oc->rb = NULL;
 	offcpu_bpf__destroy(oc->skel);
+	oc->skel = NULL;
+}
+
+void offcpu__free(struct offcpu *oc)
+{
+	offcpu__close(oc);
 	free(oc);
 }
 

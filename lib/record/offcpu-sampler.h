@@ -33,6 +33,12 @@ struct offcpu;
  */
 struct offcpu *offcpu__open(const struct offcpu_opts *o, struct lp_error *err);
 void offcpu__free(struct offcpu *oc);
+/*
+ * Detaches and unloads the program once its last records are read, keeping
+ * offcpu__attachment: the kernel's detaching waits out RCU grace periods
+ * (18 ms here), which a caller may spend on another thread.
+ */
+void offcpu__close(struct offcpu *oc);
 
 /*
  * Follows process pid and, from then on, everything it spawns. started:

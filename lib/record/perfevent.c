@@ -553,20 +553,32 @@ int perf_session__add_task(struct perf_session *s, pid_t pid, struct lp_error *e
 	return open_task(s, pid, false, err);
 }
 
-void perf_session__free(struct perf_session *s)
+void perf_session__close_events(struct perf_session *s)
 {
 	if (!s)
 		return;
 	for (int i = 0; i < s->nrings; i++)
-		if (s->rings[i].base)
+		if (s->rings[i].base) {
 			munmap(s->rings[i].base, s->rings[i].size + s->page);
+			s->rings[i].base = NULL;
+		}
 	for (int i = 0; s->region_rings && i < s->ncpus; i++)
-		if (s->region_rings[i].base)
+		if (s->region_rings[i].base) {
 			munmap(s->region_rings[i].base, s->region_rings[i].size + s->page);
-	free(s->region_rings);
-	free(s->region_ids);
+			s->region_rings[i].base = NULL;
+		}
 	for (size_t i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
+	s->nfds = 0;
+}
+
+void perf_session__free(struct perf_session *s)
+{
+	if (!s)
+		return;
+	perf_session__close_events(s);
+	free(s->region_rings);
+	free(s->region_ids);
 	free(s->fds);
 	free(s->rings);
 	free(s->fork_ids);

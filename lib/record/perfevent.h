@@ -105,6 +105,13 @@ struct perf_session;
  */
 struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, struct lp_error *err);
 void perf_session__free(struct perf_session *s);
+/*
+ * Closes the events and unmaps their rings, keeping what the session
+ * learned (ids, layout, losses): for once every record is read. Closing a
+ * tracepoint's last event waits out an RCU grace period (14 ms here), which
+ * a caller may spend on another thread. Nothing may be read or enabled after.
+ */
+void perf_session__close_events(struct perf_session *s);
 
 /* Adds the events of another task (another thread of an attached process). */
 int perf_session__add_task(struct perf_session *s, pid_t pid, struct lp_error *err);

@@ -524,6 +524,12 @@ static int collect(struct writer *w, size_t from, size_t to)
 	return 0;
 }
 
+/* How much of the chain cache to have faulted in ahead of its end, with n records left to write. */
+static size_t text_ahead(size_t n)
+{
+	return n < CHAIN_TEXT_AHEAD / CHAIN_TEXT_PER_RECORD ? n * CHAIN_TEXT_PER_RECORD : CHAIN_TEXT_AHEAD;
+}
+
 /* Writes records from..to, or up to one that waits for records to come (-EAGAIN): *end, where it stopped. */
 static int write_records(struct writer *w, size_t from, size_t to, size_t *end)
 {
@@ -540,7 +546,7 @@ static int write_records(struct writer *w, size_t from, size_t to, size_t *end)
 			size_t len;
 
 			recorder__release_written(r, i);
-			if (w->prefaulter && (len = symbolizer__chain_text_ahead(w->sym, CHAIN_TEXT_AHEAD, &ahead)))
+			if (w->prefaulter && (len = symbolizer__chain_text_ahead(w->sym, text_ahead(to - i), &ahead)))
 				prefaulter__ask(w->prefaulter, ahead, len);
 		}
 		/*

@@ -7,9 +7,12 @@
 #ifndef LP_RECORDER_INT_H
 #define LP_RECORDER_INT_H
 
+#include <stdbool.h>
+
 #include "htab.h"
 #include "perfrecord.h"
 #include "recorder.h"
+#include "thread.h"
 
 /* Our own record type among the kept ones: an off-CPU interval from the BPF ring buffer. */
 enum { LP_RECORD_OFFCPU = 0x4c50, LP_RECORD_PROC_END = 0x4c51 };
@@ -83,6 +86,8 @@ struct recorder {
 	struct chunk_use *uses;	/* the chunks by address, with where each is last read; NULL: not planned */
 	size_t nuses, next_release;
 	size_t *release_order;	/* of uses, by their last reads */
+	struct worker closer;	/* closes the events once read, while the stream is written */
+	bool closing;		/* it was started */
 	struct spill *spill;	/* where records go beyond o.spill_after, or NULL */
 	struct chunk *spilling;	/* a full chunk being written there, its records' entries from first to spilling_end */
 	size_t spilling_end;

@@ -113,6 +113,8 @@ void recorder__free(struct recorder *r)
 
 	if (!r)
 		return;
+	if (r->closing)
+		worker__stop(&r->closer);
 	if (r->follower)
 		r->follower->free(r->follower);
 	sym_loader__free(r->loader);
@@ -136,7 +138,7 @@ void recorder__free(struct recorder *r)
 	}
 	if (r->spare)
 		free_chunk(r, r->spare);
-	hugemem__free(r->index, r->cap * sizeof(*r->index));
+	hugemem__release(r->index, r->cap * sizeof(*r->index));
 	htab__release(&r->names);
 	htab__release(&r->cpu_before);
 	free(r);
@@ -582,8 +584,9 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 		stack_deltas__forget(r->deltas, t.tid);
 	}
 	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 65536;
-		struct index_entry *v = hugemem__realloc(r->index, r->cap * sizeof(*v), cap * sizeof(*v));
+		/* a short recording's index in malloc's memory: a huge page is 2 MB of fresh memory to fault in */
+		size_t cap = r->cap ? r->cap * 2 : 4096;
+		struct index_entry *v = hugemem__grow(r->index, r->cap * sizeof(*v), cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -715,6 +718,29 @@ static int read_round(struct recorder *r, int timeout_ms, bool *hangup)
 	return ret < 0 ? ret : 0;
 }
 
+static void *close_now(void *arg)
+{
+	struct recorder *r = arg;
+
+	perf_session__close_events(r->session);
+	offcpu__close(r->offcpu);
+	return NULL;
+}
+
+/*
+ * Every record read: the kernel's side goes on another thread while the
+ * stream is written, the tracepoints' and BPF programs' detaching waits out
+ * RCU grace periods (some 15 ms each on these VMs, the whole of a short
+ * recording's end otherwise).
+ */
+static void close_events(struct recorder *r)
+{
+	if (worker__start(&r->closer, close_now, r) == 0)
+		r->closing = true;
+	else
+		close_now(r);
+}
+
 int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 {
 	bool hangup = false;
@@ -764,5 +790,7 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 		r->offcpu_drops = offcpu__drops(r->offcpu);
 		offcpu__drop_causes(r->offcpu, &r->offcpu_drop_causes);
 	}
+	if (ret >= 0)
+		close_events(r);
 	return ret < 0 ? ret : 0;
 }

@@ -35,6 +35,14 @@ enum { CHUNKS_CHECKED_EVERY = 512 };
  * thread, where there is a CPU for it (54-frame chains fill 18 MB in 0.1 s)
  */
 enum { CHAIN_TEXT_AHEAD = 8 << 20 };
+/*
+ * and no further than the records left could fill, at most a new chain of
+ * some 1 KB each (bench/workload.c's random paths): more is fresh memory
+ * nobody uses, and a fresh page's cost here is the host's, one fault at a
+ * time for both CPUs (a 3000-sample recording's write phase took 45 ms
+ * with 12 MB faulted in ahead, 12-25 ms with none)
+ */
+enum { CHAIN_TEXT_PER_RECORD = 1024 };
 
 /*
  * How long a live recording's writer waits, at most, for a sample that
