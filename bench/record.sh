@@ -17,6 +17,7 @@ trap 'rm -rf "$work"' EXIT
 [ -x "$bin/lp-record" ] || { echo "bench: build lp first (make)" >&2; exit 1; }
 gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread \
 	-o "$work/workload" "$top/bench/workload.c"
+gcc -O2 -o "$work/sampleonly" "$top/bench/sampleonly.c"
 iters=${ITERATIONS:-60000}
 
 # Best wall time of $runs runs of the command.
@@ -54,7 +55,11 @@ for hz in 99 999 4999; do
 	# the floor: what the machine charges for the interrupts alone, and for samples without a user stack
 	t_timer=$(TIMER_HZ=$hz best "$work/workload" "n$iters" 2)
 	t_kernel=$(best "$bin/lp-record" -q --offcpu-freq 0 --capture kernel -F "$hz" -o "$work/lp.lp" "$work/workload" "n$iters" 2)
+	# the kernel's part of lp-record's default: task-clock samples with its stack copy, thrown away unread
+	t_bare=$(best "$work/sampleonly" "$hz" 24576 "$work/workload" "n$iters" 2)
+	t_bare0=$(best "$work/sampleonly" "$hz" 0 "$work/workload" "n$iters" 2)
 	echo "   floor: an empty timer signal per thread at $hz Hz, no profiler ${t_timer}s ($(ratio "$t_timer" "$plain")x); lp-record --capture kernel (no user stack) ${t_kernel}s ($(ratio "$t_kernel" "$plain")x)"
+	echo "   the kernel's sampling alone (bench/sampleonly, nothing read): with lp-record's 24 KB stack copy ${t_bare}s ($(ratio "$t_bare" "$plain")x), without ${t_bare0}s ($(ratio "$t_bare0" "$plain")x)"
 done
 echo "lp-record on /bin/true: $(best "$bin/lp-record" -q -o "$work/true.lp" /bin/true)s (on and off the CPU), perf record: $(best perf record -q -o "$work/true.data" /bin/true)s"
 
