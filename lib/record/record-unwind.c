@@ -183,6 +183,7 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_t pid, struct frame_buf *buf,
 			struct unwound *u);
 static bool changes_process(const struct perf_event_header *h, pid_t pid);
+static bool ends_thread(const struct perf_event_header *h, pid_t tid);
 static bool clock_sample(const struct recorder *r, const struct perf_event_header *h);
 
 /* How many records past a stack the kernel's copy cut short writer_complete_later reads, at most. */
@@ -242,15 +243,9 @@ static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct p
 	} else {
 		for (j = t->later_looked > w->at ? t->later_looked : w->at + 1; j < limit; j++) {
 			const struct perf_event_header *h = r->index[j].h;
-			struct perf_task e;
 
-			if (changes_process(h, pid))
+			if (changes_process(h, pid) || ends_thread(h, cur->tid))
 				break;
-			if (h->type == PERF_RECORD_EXIT) {
-				perf_task__decode(h, &e);
-				if (e.tid == cur->tid)
-					break;
-			}
 			if ((ret = whole_later(w, h, pid, cur->tid, &sm, &u)) != 0)
 				break;
 		}
@@ -592,6 +587,17 @@ static bool changes_process(const struct perf_event_header *h, pid_t pid)
 	}
 }
 
+/* Whether h is the exit of thread tid. */
+static bool ends_thread(const struct perf_event_header *h, pid_t tid)
+{
+	struct perf_task t;
+
+	if (h->type != PERF_RECORD_EXIT)
+		return false;
+	perf_task__decode(h, &t);
+	return t.tid == tid;
+}
+
 /*
  * A stack of pid starts at a thread entry (start_thread) whose callers are
  * not known yet: they are learned from the first sample whose stack copy
@@ -791,16 +797,13 @@ static bool exec_comes(struct writer *w, struct thread_stat *t)
 	for (j = w->at + 1; j < w->visible; j++) {
 		const struct perf_event_header *h = r->index[j].h;
 		struct perf_comm c;
-		struct perf_task e;
 
 		if (h->type == PERF_RECORD_COMM) {
 			perf_comm__decode(h, &c);
 			if (c.exec && c.pid == t->pid)
 				break;
-		} else if (h->type == PERF_RECORD_EXIT) {
-			perf_task__decode(h, &e);
-			if (e.tid == t->tid)
-				break;
+		} else if (ends_thread(h, t->tid)) {
+			break;
 		} else if (h->type == PERF_RECORD_SAMPLE && perf_record__tid(h, NULL) == t->tid && stack_seen(w, h)) {
 			break;
 		}

@@ -158,10 +158,7 @@ enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint
 /* Whether user address addr lies in a mapping of pid (code or not). */
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr);
 
-/*
- * Whether return addresses a and b of pid return into one function: by its
- * symbol, else by the CFI that describes its code (one FDE).
- */
+/* Whether return addresses a and b of pid return into one function (of a file with symbols). */
 bool symbolizer__same_function(struct symbolizer *s, pid_t pid, uint64_t a, uint64_t b);
 
 /* elfsym__frame_pointer_share of a file, or -1. */
