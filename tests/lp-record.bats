@@ -470,6 +470,17 @@ record_with_max_stack_4() {
 	[ "$(lp-collapse bf.lp | grep -c ';sort_block ')" -eq 1 ]
 }
 
+@test "a recursion 200 frames deep without frame pointers, within the default copy: every stack whole, every frame there" {
+	run --separate-stderr lp-record -q --offcpu-freq 0 -o deep.lp -- "$W/bigframe" deep 0.5
+	assert_success
+	run ! grep -P '^S\t([^\t]*\t){6}\[unwind stopped\]' deep.lp
+	# the spin at the bottom: main's call and the 200 below it, once each (CFI takes 32 callers at a time)
+	lp_awk '$1 == "S" && f("event") == "cpu" && f("stack") ~ /deep_down/ { n++
+		s = f("stack"); levels = gsub(/;deep_down/, "", s)
+		if (f("stack") !~ /^_start;(.*;)?main;deep_down;/ || levels != 201) { print "bad: " substr(f("stack"), 1, 200) " (" levels ")"; bad++ } }
+		END { if (n < 100) print "only " n " samples in deep_down"; exit bad || n < 100 }' deep.lp
+}
+
 @test "a frame-pointer walk that read inside the frames CFI unwound gives no caller past them (make's variable_expand_string;main)" {
 	[ "$(uname -m)" = x86_64 ] || skip "the workload sets %rbp with x86-64 assembly"
 	# the walk of the copy, and the kernel's (--kernel-fp), which reads on past the copy

@@ -275,35 +275,58 @@ static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct p
 }
 
 /*
+ * CFI from frames[*n - 1] on: the frame whose stack pointer was buf->cfas[*n
+ * - 1] and %rbp bp once its callee returned. The callers found are added to
+ * buf, MAX_UNWIND at a time for as long as there are more (the copy bounds
+ * them: each caller's frame is above its callee's); how CFI ended, or
+ * SYM_UNWIND_NO_RULE where it could not start; -errno.
+ */
+static int unwind_from(struct writer *w, pid_t pid, const struct perf_sample *sm, struct frame_buf *buf, size_t *n,
+		       uint64_t bp, enum sym_unwind_end *end)
+{
+	uint64_t ras[MAX_UNWIND], cfas[MAX_UNWIND], exact;
+	size_t k;
+	int ret;
+
+	do {
+		const struct sym_frame *from = &buf->v[*n - 1];
+		uint64_t sp = buf->cfas[*n - 1];
+		size_t at;
+
+		*end = SYM_UNWIND_NO_RULE;
+		if (!sp || !sm->stack || sp < sm->regs.sp || sp - sm->regs.sp > sm->stack_size)
+			return 0;
+		at = (size_t)(sp - sm->regs.sp);
+		k = symbolizer__unwind_on(w->sym, pid, from->ip + (from->precise ? 1 : 0), sp, bp, sm->stack + at,
+					  sm->stack_size - at, ras, MAX_UNWIND, &exact, end, cfas, &bp);
+		if ((ret = writer_frames_reserve(buf, *n + k + 1)) < 0)
+			return ret;
+		for (size_t i = 0; i < k; i++) {
+			buf->v[*n + i] = (struct sym_frame){ ras[i], false, exact >> i & 1 };
+			buf->cfas[*n + i] = cfas[i];
+		}
+		*n += k;
+	} while (*end == SYM_UNWIND_MAX && k > 0);
+	return 0;
+}
+
+/*
  * A chain whose frame-pointer walk ends in frames[n - 1], a function that
  * keeps no frame pointer by its CFI (its %rbp was nobody's record): CFI goes
  * on from there, where its callee's record says its stack pointer and %rbp
  * were (libc's __libc_start_call_main, and past it __libc_start_main and
- * _start: every process's main thread). The callers found are added to buf;
- * how CFI ended, or SYM_UNWIND_NO_RULE where it could not start; -errno.
+ * _start: every process's main thread). As unwind_from.
  */
 static int unwind_on(struct writer *w, pid_t pid, const struct perf_sample *sm, struct frame_buf *buf, size_t *n,
 		     enum sym_unwind_end *end)
 {
-	uint64_t sp = buf->cfas[*n - 1], bp, ras[MAX_UNWIND], cfas[MAX_UNWIND], exact;
-	size_t k, at;
-	int ret;
+	uint64_t sp = buf->cfas[*n - 1], bp;
 
 	*end = SYM_UNWIND_NO_RULE;
 	if (!sp || !sm->stack || sp < sm->regs.sp + 16 || sp - sm->regs.sp > sm->stack_size)
 		return 0;
-	at = (size_t)(sp - sm->regs.sp);
-	memcpy(&bp, sm->stack + at - 16, 8);
-	k = symbolizer__unwind_on(w->sym, pid, buf->v[*n - 1].ip, sp, bp, sm->stack + at, sm->stack_size - at, ras,
-				  MAX_UNWIND, &exact, end, cfas);
-	if ((ret = writer_frames_reserve(buf, *n + k + 1)) < 0)
-		return ret;
-	for (size_t i = 0; i < k; i++) {
-		buf->v[*n + i] = (struct sym_frame){ ras[i], false, exact >> i & 1 };
-		buf->cfas[*n + i] = cfas[i];
-	}
-	*n += k;
-	return 0;
+	memcpy(&bp, sm->stack + (sp - sm->regs.sp) - 16, 8);
+	return unwind_from(w, pid, sm, buf, n, bp, end);
 }
 
 /*
@@ -366,6 +389,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 	}
 	if (sm->has_regs && user != SIZE_MAX && frames[user].ip == sm->regs.ip && sm->stack) {
 		uint64_t ras[MAX_UNWIND], known[MAX_UNWIND], exact_ras, cfi_cfas[MAX_UNWIND], *fp_cfas = &cfa[user + 1];
+		uint64_t last_bp;
 		bool changed;
 		size_t nknown = 0, k, walked = n - user - 1;
 		/* (a walk of the copy took only plausible records: fp_chain__walk checks as it goes) */
@@ -380,7 +404,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 		for (size_t i = user + 1; i < n && nknown < MAX_UNWIND; i++)
 			known[nknown++] = frames[i].ip;
 		k = symbolizer__unwind(w->sym, pid, &sm->regs, sm->stack, sm->stack_size, ras, MAX_UNWIND,
-				       &exact_ras, &end, known, nknown, cfi_cfas);
+				       &exact_ras, &end, known, nknown, cfi_cfas, &last_bp);
 		u->tid = sm->tid;
 		u->sp = sm->regs.sp;
 		u->last_cfa = k ? cfi_cfas[k - 1] : 0;
@@ -450,6 +474,15 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 			}
 			n = total;
 			u->changed = changed;
+			/* CFI found as many callers as it had room for, and the walk none past them: it goes on */
+			if (end == SYM_UNWIND_MAX && n == user + 1 + k) {
+				if ((ret = unwind_from(w, pid, sm, buf, &n, last_bp, &end)) < 0)
+					return ret;
+				frames = buf->v;
+				cfa = buf->cfas;
+				outermost = end == SYM_UNWIND_OUTERMOST;
+				u->last_cfa = cfa[n - 1];
+			}
 			/* CFI reached the outermost frame: nothing was cut */
 			u->whole_stack = outermost;
 		}

@@ -158,7 +158,10 @@ enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint
 /* Whether user address addr lies in a mapping of pid (code or not). */
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr);
 
-/* Whether return addresses a and b of pid return into one function (of a file with symbols). */
+/*
+ * Whether return addresses a and b of pid return into one function: by its
+ * symbol, or where no symbol names either (a stripped file) by its FDE.
+ */
 bool symbolizer__same_function(struct symbolizer *s, pid_t pid, uint64_t a, uint64_t b);
 
 /* elfsym__frame_pointer_share of a file, or -1. */
@@ -171,7 +174,8 @@ enum sym_unwind_end {
 	SYM_UNWIND_OUTERMOST = 1,	/* the last caller has none: the whole stack */
 	SYM_UNWIND_PAST_COPY,		/* a frame's return address is beyond the stack copied */
 	SYM_UNWIND_JOINED,		/* met the frame-pointer chain, right from there */
-	SYM_UNWIND_NO_RULE,		/* no CFI, a rule not evaluated, a bad address, max reached */
+	SYM_UNWIND_NO_RULE,		/* no CFI, a rule not evaluated, a bad address */
+	SYM_UNWIND_MAX,			/* max callers found: there may be more (symbolizer__unwind_on) */
 };
 
 /*
@@ -183,20 +187,25 @@ enum sym_unwind_end {
  * Stops once two return addresses in a row are two in a row of known (the
  * frame-pointer chain): from there that chain is right. cfas, unless NULL,
  * gets each caller's stack pointer (where its callee's frame ended): which
- * frame of the stack each return address was read from.
+ * frame of the stack each return address was read from. last_bp, unless
+ * NULL, gets the last caller's %rbp: with its return address and stack
+ * pointer, where symbolizer__unwind_on goes on from after SYM_UNWIND_MAX.
  */
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas);
+			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas,
+			  uint64_t *last_bp);
 
 /*
- * symbolizer__unwind from a frame a frame-pointer walk found: ra the return
- * address into it, sp its stack pointer once its callee returned (the
- * record's address + 16), bp the value that callee's record saved; stack
- * the bytes from sp. The callers of that frame, as symbolizer__unwind's.
+ * symbolizer__unwind from a caller's frame: ra the return address into it
+ * (one past the instruction where it is an exact address), sp its stack
+ * pointer once its callee returned, bp its %rbp then (a frame-pointer walk
+ * found it: what the callee's record saved; or symbolizer__unwind's
+ * last_bp); stack the bytes from sp. The callers of that frame, as
+ * symbolizer__unwind's.
  */
 size_t symbolizer__unwind_on(struct symbolizer *s, pid_t pid, uint64_t ra, uint64_t sp, uint64_t bp,
 			     const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			     enum sym_unwind_end *end, uint64_t *cfas);
+			     enum sym_unwind_end *end, uint64_t *cfas, uint64_t *last_bp);
 
 #endif

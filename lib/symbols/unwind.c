@@ -156,7 +156,8 @@ static int frame_record_step(struct symbolizer *s, pid_t pid, const struct user_
 
 size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_regs *regs,
 			  const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas)
+			  enum sym_unwind_end *end, const uint64_t *known, size_t nknown, uint64_t *cfas,
+			  uint64_t *last_bp)
 {
 	struct user_regs r = *regs, caller;
 	bool exact = true;	/* r.ip is where its function was interrupted, not a return address */
@@ -230,17 +231,22 @@ size_t symbolizer__unwind(struct symbolizer *s, pid_t pid, const struct user_reg
 		/* past a signal frame (libc's __restore_rt), the interrupted code */
 		exact = p.rule.signal;
 	}
+	/* (deep stacks of code without frame pointers: C++ compilers, parsers) */
+	if (n == max && max > 0)
+		*end = SYM_UNWIND_MAX;
+	if (last_bp)
+		*last_bp = r.bp;
 	return n;
 }
 
 size_t symbolizer__unwind_on(struct symbolizer *s, pid_t pid, uint64_t ra, uint64_t sp, uint64_t bp,
 			     const uint8_t *stack, size_t size, uint64_t *ras, size_t max, uint64_t *exact_ras,
-			     enum sym_unwind_end *end, uint64_t *cfas)
+			     enum sym_unwind_end *end, uint64_t *cfas, uint64_t *last_bp)
 {
 	/* (looked up as an interrupted instruction would be: the call before the return address) */
 	const struct user_regs r = { .ip = ra - 1, .sp = sp, .bp = bp, .link = CFI_LINK_UNKNOWN, .alt = CFI_ALT_UNKNOWN };
 
-	return symbolizer__unwind(s, pid, &r, stack, size, ras, max, exact_ras, end, NULL, 0, cfas);
+	return symbolizer__unwind(s, pid, &r, stack, size, ras, max, exact_ras, end, NULL, 0, cfas, last_bp);
 }
 
 enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint64_t ip, bool sampled)
@@ -271,10 +277,21 @@ static const char *function_of(struct symbolizer *s, struct process *p, uint64_t
 	return elfsym__lookup(e, addr);
 }
 
+/* Where the code return address ra of pid returns into begins by its FDE, and in which file: false where no FDE says. */
+static bool fde_of(struct symbolizer *s, pid_t pid, uint64_t ra, uint32_t *file, uint64_t *start)
+{
+	uint64_t addr;
+	struct cfi *c = cfi_at(s, pid, ra - 1, &addr, file);
+
+	return c && cfi__function_start(c, addr, start) == 0;
+}
+
 bool symbolizer__same_function(struct symbolizer *s, pid_t pid, uint64_t a, uint64_t b)
 {
 	struct process *p = symbolizer_process(s, pid, false);
-	const char *fa;
+	const char *fa, *fb;
+	uint32_t file_a, file_b;
+	uint64_t start_a, start_b;
 
 	if (a == b)
 		return true;
@@ -282,5 +299,10 @@ bool symbolizer__same_function(struct symbolizer *s, pid_t pid, uint64_t a, uint
 		return false;
 	/* the symbol's name is kept once: one function, one pointer */
 	fa = function_of(s, p, a);
-	return fa && fa == function_of(s, p, b);
+	fb = function_of(s, p, b);
+	if (fa || fb)
+		return fa == fb;
+	/* code no symbol names (a stripped file's own functions): the same FDE of the same file */
+	return fde_of(s, pid, a, &file_a, &start_a) && fde_of(s, pid, b, &file_b, &start_b) && file_a == file_b &&
+	       start_a == start_b;
 }

@@ -92,6 +92,42 @@ static void frame_of_deleted_copy(uint64_t start, uint64_t end, uint64_t off, ui
 	symbolizer__free(s);
 }
 
+/*
+ * Whether return addresses a and b of this program's code are told to be in
+ * one function, with the program's file, or a copy of it stripped of every
+ * symbol (objcopy --strip-all keeps .eh_frame), mapped in their place.
+ * -1 where the stripped copy could not be made.
+ */
+static int same_function_in(bool stripped, uint64_t start, uint64_t end, uint64_t off, const char *path,
+			    uint64_t dev, uint64_t ino, uintptr_t a, uintptr_t b)
+{
+	char copy[] = "/tmp/test-symbolizer-strip.XXXXXX", cmd[4200];
+	struct symbolizer *s = symbolizer__new(ignore, NULL);
+	struct stat st;
+	int fd = -1, ret = -1;
+
+	if (stripped) {
+		if ((fd = mkstemp(copy)) < 0)
+			goto cleanup;
+		/* (not /proc/self/exe: in the shell's objcopy that is objcopy) */
+		snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' %s 2>/dev/null", path, copy);
+		if (system(cmd) != 0 || stat(copy, &st) != 0)
+			goto cleanup;
+		path = copy;
+		dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
+		ino = st.st_ino;
+	}
+	symbolizer__mmap(s, 800, start, end - start, off, path, dev, ino);
+	ret = symbolizer__same_function(s, 800, a, b);
+cleanup:
+	if (fd >= 0) {
+		close(fd);
+		unlink(copy);
+	}
+	symbolizer__free(s);
+	return ret;
+}
+
 /* The executable mapping of this program that holds addr: start, end, offset, device, inode, path. */
 static int own_mapping(uintptr_t addr, uint64_t *start, uint64_t *end, uint64_t *off, uint64_t *dev,
 		       uint64_t *ino, char *path, size_t pathlen)
@@ -264,6 +300,28 @@ int main(void)
 		ok(flags[2] == SYM_CHAIN_COMPLETED && flags[3] == SYM_CHAIN_COMPLETED,
 		   "and it is said to be completed, from the cache too");
 		stack_roots__free(roots);
+	}
+
+	/*
+	 * Two places in one function are one function, two functions are two:
+	 * by their symbols, and by their FDEs in a file without symbols (what
+	 * completes a stack cut short inside a stripped library).
+	 */
+	{
+		uintptr_t one = (uintptr_t)&caller_one, two = (uintptr_t)&caller_two;
+		int by_symbol[2], by_fde[2];
+
+		strbuf__reset(&stack);
+		strbuf__reset(&locs);
+		by_symbol[0] = same_function_in(false, start, end, off, path, dev, ino, one + 4, one + 9);
+		by_symbol[1] = same_function_in(false, start, end, off, path, dev, ino, one + 4, two + 4);
+		ok(by_symbol[0] == 1 && by_symbol[1] == 0, "one function by its symbol, two by theirs");
+		by_fde[0] = same_function_in(true, start, end, off, path, dev, ino, one + 4, one + 9);
+		by_fde[1] = same_function_in(true, start, end, off, path, dev, ino, one + 4, two + 4);
+		if (by_fde[0] < 0)
+			ok(1, "# SKIP objcopy could not strip a copy of this program");
+		else
+			ok(by_fde[0] == 1 && by_fde[1] == 0, "stripped of its symbols: one function by its FDE, two by theirs");
 	}
 
 	symbolizer__free(s);

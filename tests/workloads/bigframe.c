@@ -37,6 +37,10 @@
  *   bigframe deepnap [N]       the same with 7 KB of locals: more than 4 KB
  *                              under main, and less than a 16 KB copy over
  *                              the stack pointer holds (the stack ends first)
+ *   bigframe deep [SECONDS]    a recursion of 200 small frames (~10 KB in
+ *                              all, within the default snapshot) that spins
+ *                              at its bottom: far more callers without frame
+ *                              pointers than CFI takes in one go (32)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +223,26 @@ static const void *no_record[2];
 DOZE(doze, 300)		/* 1.2 KB */
 DOZE(doze_deep, 1800)	/* 7 KB */
 
+enum { DEEP_LEVELS = 200 };
+
+/* deep_down of level 0 spins at level DEEP_LEVELS, DEEP_LEVELS + 1 frames of it on the stack. */
+__attribute__((noinline, noclone)) static unsigned deep_down(int level, double seconds)
+{
+	volatile unsigned pad[4];
+
+	pad[0] = (unsigned)level;
+	if (level == DEEP_LEVELS) {
+		double start = now();
+		unsigned x = 1;
+
+		while (now() - start < seconds)
+			for (int i = 0; i < 100000; i++)
+				x = x * 1103515245u + 12345u;
+		return x;
+	}
+	return deep_down(level + 1, seconds) + pad[0];
+}
+
 /* The modes that set %rbp with x86-64 assembly, and what each runs for SECONDS. */
 static const char *const x86_modes[] = { "decoy", "walkend", "scratch", "stale" };
 #if defined(__x86_64__)
@@ -234,6 +258,10 @@ int main(int argc, char **argv)
 		for (long i = 0, n = argc > 2 ? atol(argv[2]) : 20; i < n; i++)
 			x += nap(x);
 		printf("%u\n", x);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "deep") == 0) {
+		printf("%u\n", deep_down(0, argc > 2 ? atof(argv[2]) : 1));
 		return 0;
 	}
 	for (size_t i = 0; argc > 1 && i < sizeof(x86_modes) / sizeof(x86_modes[0]); i++) {
