@@ -450,11 +450,18 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 				       fp_cfas[rest - user - 1] <= cfi_cfas[k - 1])
 					rest++;
 			/*
-			 * From where they end it goes on only if %rbp there can be a
-			 * frame record, not where that function used it as any register.
+			 * From where they end (or where it met them) it goes on only if
+			 * %rbp there can be a frame record, not where that function used
+			 * it as any register: sampled in clock_gettime called from such
+			 * a function, the vdso's own record is right and the one after it
+			 * is the function's data (bigframe scratch: "decoy").
 			 */
 			if (k > 0 && rest == user + 1 &&
 			    symbolizer__frame_kind(w->sym, pid, ras[k - 1], exact_ras >> (k - 1) & 1) == SYM_FRAME_SCRATCH)
+				rest = n;
+			else if (rest > user + 1 && rest < n &&
+				 symbolizer__frame_kind(w->sym, pid, frames[rest - 1].ip, frames[rest - 1].precise) ==
+					 SYM_FRAME_SCRATCH)
 				rest = n;
 		}
 		/* whether frame pointers take the stack on past what CFI found */

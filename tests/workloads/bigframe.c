@@ -21,8 +21,11 @@
  *                              that %rbp, its scratch register, points at:
  *                              CFI stops at the caller, and the kernel's
  *                              walk finds "decoy" where the stack was data;
- *                              that caller spins as long itself (CFI cannot
- *                              take even its own frame)
+ *                              then the same with a spinning function that
+ *                              keeps a frame pointer (its record is right,
+ *                              the next is the made-up one); that caller
+ *                              spins as long itself (CFI cannot take even its
+ *                              own frame)
  *   bigframe stale [SECONDS]   spin_leaf called from holder, without a frame
  *                              pointer, whose %rbp points at a made-up
  *                              frame record {0, &decoy + 1} among its own
@@ -152,6 +155,23 @@ __attribute__((noinline)) static unsigned spin_leaf(unsigned long n)
 	return (unsigned)n;
 }
 
+__attribute__((noipa)) static unsigned nothing(unsigned x)
+{
+	return x;
+}
+
+/*
+ * spin_leaf keeping a frame pointer, as the vdso's clock_gettime does: its
+ * own record is a right one (it calls nothing: gcc keeps no frame pointer in
+ * a leaf, whatever the attribute says)
+ */
+__attribute__((noipa, optimize("no-omit-frame-pointer"))) static unsigned spin_leaf_fp(unsigned long n)
+{
+	while (n--)
+		__asm__ volatile("");
+	return nothing((unsigned)n) + 1;
+}
+
 __attribute__((noinline)) static unsigned scratch_frame(double seconds)
 {
 	const void *volatile big[1536];	/* 12 KB: its top is past the snapshot */
@@ -166,6 +186,9 @@ __attribute__((noinline)) static unsigned scratch_frame(double seconds)
 
 		__asm__ volatile("mov %0, %%rbp" : : "r"(&big[1534]) : "rbp");
 		x += spin_leaf(20000000);
+		/* the record it saved %rbp in leads to the made-up one: a walk from it must stop there too */
+		__asm__ volatile("mov %0, %%rbp" : : "r"(&big[1534]) : "rbp");
+		x += spin_leaf_fp(20000000);
 		/* %rbp at the made-up record while this function is the one sampled */
 		__asm__ volatile("mov %1, %%rbp\n1:\tdec %0\n\tjnz 1b" : "+r"(n) : "r"(&big[1534]) : "rbp", "cc");
 	}
