@@ -497,6 +497,15 @@ wakers_named() {
 	done
 }
 
+@test "off-CPU stacks 120 frames deep in code without frame pointers are whole, every frame there" {
+	# (CFI takes 32 callers at a time; the previous build stopped every one of these stacks)
+	lp-offcpu -q -F -1 -o dn.lp -- "$W/bigframe" deepnaps 20 > /dev/null 2>&1
+	lp_awk '$1 == "S" && f("stack") ~ /;deep_down/ { n++
+			s = f("stack"); levels = gsub(/;deep_down/, "", s)
+			if (f("stack") !~ /^_start;(.*;)?main;deep_down;/ || levels != 121) { print "bad: " substr(f("stack"), 1, 200) " (" levels ")"; bad++ } }
+		END { lost = meta("lost", "offcpu"); if (n + lost < 20) print n " intervals in deep_down, " lost + 0 " lost"; exit bad || n + lost < 20 }' dn.lp
+}
+
 @test "off-CPU stacks of code without frame pointers reach main through frames that outgrow a small snapshot" {
 	[ "$(uname -m)" = x86_64 ] || skip "the nap workload clears %rbp with x86-64 assembly"
 	# doze's 1.2 KB frame and %rbp at no frame record: only CFI on a big enough copy finds main

@@ -330,6 +330,24 @@ static int unwind_on(struct writer *w, pid_t pid, const struct perf_sample *sm, 
 }
 
 /*
+ * Whether the %rbp a frame-pointer walk goes on from past ras[from] is data:
+ * the first of the functions ras[from..k - 1] return into that does not
+ * leave %rbp alone (libc's clock_gettime does: what it calls saved its
+ * caller's) uses it as any register. One that keeps a frame pointer in it
+ * had its own record in the walk; past ras[k - 1], CFI cannot say.
+ */
+static bool rbp_is_data(struct writer *w, pid_t pid, const uint64_t *ras, uint64_t exact_ras, size_t from, size_t k)
+{
+	for (size_t j = from; j < k; j++) {
+		enum sym_frame_kind kind = symbolizer__frame_kind(w->sym, pid, ras[j], exact_ras >> j & 1);
+
+		if (kind != SYM_FRAME_NONE)
+			return kind == SYM_FRAME_SCRATCH;
+	}
+	return false;
+}
+
+/*
  * The frames of a sample's callchain into buf, leaf first, with the callers
  * that frame-pointer walking lost recovered from CFI, and SYM_STOPPED_IP as
  * the root where what is rootward is unknown.
@@ -430,12 +448,15 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 			 */
 			n = rest;
 		} else {
+			size_t met = k;	/* CFI's caller the walk met, if any */
+
 			/* the same return address read from another place of the stack is not the same frame */
 			for (size_t j = k; j-- > 0 && rest == user + 1;)
 				for (size_t i = user + 1; i < n; i++)
 					if (frames[i].ip == ras[j] &&
 					    (i - user - 1 >= nknown || !fp_cfas[i - user - 1] || fp_cfas[i - user - 1] == cfi_cfas[j])) {
 						rest = i + 1;
+						met = j;
 						break;
 					}
 			/*
@@ -450,18 +471,13 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 				       fp_cfas[rest - user - 1] <= cfi_cfas[k - 1])
 					rest++;
 			/*
-			 * From where they end (or where it met them) it goes on only if
-			 * %rbp there can be a frame record, not where that function used
-			 * it as any register: sampled in clock_gettime called from such
-			 * a function, the vdso's own record is right and the one after it
-			 * is the function's data (bigframe scratch: "decoy").
+			 * From where it met them (else from where they end) it goes on
+			 * only if %rbp there can be a frame record, not where a function
+			 * used it as any register: sampled in clock_gettime called from
+			 * such a function, the vdso's own record is right and the one
+			 * after it is the function's data (bigframe scratch: "decoy").
 			 */
-			if (k > 0 && rest == user + 1 &&
-			    symbolizer__frame_kind(w->sym, pid, ras[k - 1], exact_ras >> (k - 1) & 1) == SYM_FRAME_SCRATCH)
-				rest = n;
-			else if (rest > user + 1 && rest < n &&
-				 symbolizer__frame_kind(w->sym, pid, frames[rest - 1].ip, frames[rest - 1].precise) ==
-					 SYM_FRAME_SCRATCH)
+			if (k > 0 && rest < n && rbp_is_data(w, pid, ras, exact_ras, met < k ? met : k - 1, k))
 				rest = n;
 		}
 		/* whether frame pointers take the stack on past what CFI found */

@@ -23,7 +23,9 @@
  *                              walk finds "decoy" where the stack was data;
  *                              then the same with a spinning function that
  *                              keeps a frame pointer (its record is right,
- *                              the next is the made-up one); that caller
+ *                              the next is the made-up one), called directly
+ *                              and through one that leaves %rbp alone (as
+ *                              clock_gettime calls the vdso); that caller
  *                              spins as long itself (CFI cannot take even its
  *                              own frame)
  *   bigframe stale [SECONDS]   spin_leaf called from holder, without a frame
@@ -40,10 +42,13 @@
  *   bigframe deepnap [N]       the same with 7 KB of locals: more than 4 KB
  *                              under main, and less than a 16 KB copy over
  *                              the stack pointer holds (the stack ends first)
- *   bigframe deep [SECONDS]    a recursion of 200 small frames (~10 KB in
+ *   bigframe deep [SECONDS]    a recursion of 200 small frames (16 KB in
  *                              all, within the default snapshot) that spins
  *                              at its bottom: far more callers without frame
  *                              pointers than CFI takes in one go (32)
+ *   bigframe deepnaps [N]      N naps of 10 ms (20) at the bottom of the
+ *                              same recursion 120 frames deep (10 KB: within
+ *                              an off-CPU snapshot)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +177,12 @@ __attribute__((noipa, optimize("no-omit-frame-pointer"))) static unsigned spin_l
 	return nothing((unsigned)n) + 1;
 }
 
+/* Calls spin_leaf_fp leaving %rbp alone, as libc's clock_gettime calls the vdso's */
+__attribute__((noipa)) static unsigned pass_through(unsigned long n)
+{
+	return spin_leaf_fp(n) + 1;
+}
+
 __attribute__((noinline)) static unsigned scratch_frame(double seconds)
 {
 	const void *volatile big[1536];	/* 12 KB: its top is past the snapshot */
@@ -189,6 +200,9 @@ __attribute__((noinline)) static unsigned scratch_frame(double seconds)
 		/* the record it saved %rbp in leads to the made-up one: a walk from it must stop there too */
 		__asm__ volatile("mov %0, %%rbp" : : "r"(&big[1534]) : "rbp");
 		x += spin_leaf_fp(20000000);
+		/* the same through a function that leaves %rbp as it found it */
+		__asm__ volatile("mov %0, %%rbp" : : "r"(&big[1534]) : "rbp");
+		x += pass_through(20000000);
 		/* %rbp at the made-up record while this function is the one sampled */
 		__asm__ volatile("mov %1, %%rbp\n1:\tdec %0\n\tjnz 1b" : "+r"(n) : "r"(&big[1534]) : "rbp", "cc");
 	}
@@ -246,24 +260,28 @@ static const void *no_record[2];
 DOZE(doze, 300)		/* 1.2 KB */
 DOZE(doze_deep, 1800)	/* 7 KB */
 
-enum { DEEP_LEVELS = 200 };
-
-/* deep_down of level 0 spins at level DEEP_LEVELS, DEEP_LEVELS + 1 frames of it on the stack. */
-__attribute__((noinline, noclone)) static unsigned deep_down(int level, double seconds)
+/*
+ * deep_down of level 0 spins for seconds at level levels (levels + 1 frames
+ * of it on the stack), or there naps 10 ms naps times where naps > 0.
+ */
+__attribute__((noinline, noclone)) static unsigned deep_down(int level, int levels, double seconds, long naps)
 {
 	volatile unsigned pad[4];
 
 	pad[0] = (unsigned)level;
-	if (level == DEEP_LEVELS) {
+	if (level == levels) {
+		struct timespec ts = { 0, 10000000 };
 		double start = now();
 		unsigned x = 1;
 
-		while (now() - start < seconds)
+		for (long i = 0; i < naps; i++)
+			nanosleep(&ts, NULL);
+		while (naps <= 0 && now() - start < seconds)
 			for (int i = 0; i < 100000; i++)
 				x = x * 1103515245u + 12345u;
 		return x;
 	}
-	return deep_down(level + 1, seconds) + pad[0];
+	return deep_down(level + 1, levels, seconds, naps) + pad[0];
 }
 
 /* The modes that set %rbp with x86-64 assembly, and what each runs for SECONDS. */
@@ -284,7 +302,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "deep") == 0) {
-		printf("%u\n", deep_down(0, argc > 2 ? atof(argv[2]) : 1));
+		printf("%u\n", deep_down(0, 200, argc > 2 ? atof(argv[2]) : 1, 0));
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "deepnaps") == 0) {
+		printf("%u\n", deep_down(0, 120, 0, argc > 2 ? atol(argv[2]) : 20));
 		return 0;
 	}
 	for (size_t i = 0; argc > 1 && i < sizeof(x86_modes) / sizeof(x86_modes[0]); i++) {
