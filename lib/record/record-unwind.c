@@ -498,7 +498,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 			n = total;
 			u->changed = changed;
 			/* CFI found as many callers as it had room for, and the walk none past them: it goes on */
-			if (end == SYM_UNWIND_MAX && n == user + 1 + k) {
+			if (end == SYM_UNWIND_MAX && !fp_tail) {
 				if ((ret = unwind_from(w, pid, sm, buf, &n, last_bp, &end)) < 0)
 					return ret;
 				frames = buf->v;
