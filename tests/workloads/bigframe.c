@@ -260,27 +260,32 @@ static const void *no_record[2];
 DOZE(doze, 300)		/* 1.2 KB */
 DOZE(doze_deep, 1800)	/* 7 KB */
 
+/* The bottom of deep_down: naps 10 ms naps times where naps > 0, else spins for seconds. */
+__attribute__((noipa)) static unsigned deep_spin(double seconds, long naps)
+{
+	struct timespec ts = { 0, 10000000 };
+	double start = now();
+	unsigned x = 1;
+
+	for (long i = 0; i < naps; i++)
+		nanosleep(&ts, NULL);
+	while (naps <= 0 && now() - start < seconds)
+		for (int i = 0; i < 100000; i++)
+			x = x * 1103515245u + 12345u;
+	return x;
+}
+
 /*
- * deep_down of level 0 spins for seconds at level levels (levels + 1 frames
- * of it on the stack), or there naps 10 ms naps times where naps > 0.
+ * deep_down of level 0 calls deep_spin at level levels (levels + 1 frames of
+ * it on the stack); a sample on the way down or up shows fewer.
  */
 __attribute__((noinline, noclone)) static unsigned deep_down(int level, int levels, double seconds, long naps)
 {
 	volatile unsigned pad[4];
 
 	pad[0] = (unsigned)level;
-	if (level == levels) {
-		struct timespec ts = { 0, 10000000 };
-		double start = now();
-		unsigned x = 1;
-
-		for (long i = 0; i < naps; i++)
-			nanosleep(&ts, NULL);
-		while (naps <= 0 && now() - start < seconds)
-			for (int i = 0; i < 100000; i++)
-				x = x * 1103515245u + 12345u;
-		return x;
-	}
+	if (level == levels)
+		return deep_spin(seconds, naps) + pad[0];
 	return deep_down(level + 1, levels, seconds, naps) + pad[0];
 }
 
