@@ -64,14 +64,16 @@ endif
 VERSION_BASE = 0.1.0
 LP_VERSION := $(or $(shell cat VERSION 2>/dev/null),$(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//'),$(addprefix $(VERSION_BASE)-g,$(shell git rev-parse --short HEAD 2>/dev/null)),$(VERSION_BASE))
 
-ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(CPPFLAGS) $(LIB_INCLUDES) -Icmd -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(CPPFLAGS) $(LIB_INCLUDES) -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
 PROGRAMS = lp lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines lp-roofline
 # lib/ by part (stream, record, symbols, picture...): share/doc/DESIGN.md
 # carm/: the roofline micro-benchmarks, part of the library lp-roofline uses
 LIB_SRCS = $(wildcard lib/*/*.c) $(wildcard carm/*.c)
-LIB_INCLUDES = $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h carm/*.h)))) -Ibpf
+# lib's headers by folder ("record/recorder.h"); the folders it shares with other
+# builds, bpf/ and carm/, by their path from the top ("bpf/offcpu.h")
+LIB_INCLUDES = -Ilib -I.
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/pprof.pb-c.o
 CMD_UTIL_OBJS = $(O)/cmd/cmdutil.o $(O)/cmd/inputs.o
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
@@ -115,14 +117,14 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/liblp.a
 	$(Q)$(CC) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # never with the sanitizers of CFLAGS: QEMU, which loads it, has none
-PLUGIN_SRCS = qemu/lp-count.c qemu/learn.c qemu/regions.c lib/roofline/fpclass.c lib/symbols/sdt.c lib/base/numparse.c \
+PLUGIN_SRCS = qemu/lp-count.c qemu/learn.c qemu/plugin-regions.c lib/roofline/fpclass.c lib/symbols/sdt.c lib/base/numparse.c \
 	lib/base/htab.c lib/base/hugemem.c
 $(PLUGIN): $(PLUGIN_SRCS) $(wildcard qemu/*.h) lib/roofline/fpclass.h lib/symbols/sdt.h lib/base/numparse.h \
 		lib/base/htab.h lib/base/hash.h lib/base/hugemem.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-Ilib/roofline -Ilib/symbols -Ilib/base -Iqemu $(LDFLAGS) -o $@ $(PLUGIN_SRCS) -lelf -lpthread
+		-Ilib $(LDFLAGS) -o $@ $(PLUGIN_SRCS) -lelf -lpthread
 
 # The flame graph's and the timeline's scripts and styles, embedded in lp-svg;
 # both pictures rename frames with share/rename.js.
@@ -170,10 +172,10 @@ $(O)/gen/vmlinux.h:
 	$(Q)test -r $(VMLINUX_BTF) || { echo "$(VMLINUX_BTF) is missing: the kernel has no BTF" >&2; exit 1; }
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h $(O)/gen/vmlinux.h
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/offcpu-arch.h $(O)/gen/vmlinux.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  BPF     $@")
-	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror -I$(O)/gen -Ibpf -c -o $@ $<
+	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror -I$(O)/gen -c -o $@ $<
 
 $(O)/gen/%.skel.h: $(O)/bpf/%.bpf.o
 	@$(if $(Q),echo "  SKEL    $@")

@@ -30,7 +30,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "arch.h"
+#include "offcpu-arch.h"
 #include "offcpu.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -15,13 +15,13 @@ enum carm_family { CARM_SCALAR_DP, CARM_SCALAR_SP, CARM_FAM_SSE, CARM_FAM_AVX2, 
 
 /* The loads:stores ratios, in the order of each family's kernels. */
 enum { CARM_NRATIOS = 7 };
-extern const unsigned carm_ratios[CARM_NRATIOS][2];
+extern const unsigned carm__ratios[CARM_NRATIOS][2];
 
 /* Groups of loads and stores a loop iteration of each family holds. */
-extern const unsigned carm_unroll[CARM_NFAMILIES];
+extern const unsigned carm__unroll[CARM_NFAMILIES];
 
 /* This architecture's kernel, or NULL. */
-carm_fp_fn *carm_fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op);
-carm_mem_fn *carm_mem_arch_kernel(enum carm_family f, int ratio);
+carm_fp_fn *carm__fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op);
+carm_mem_fn *carm__mem_arch_kernel(enum carm_family f, int ratio);
 
 #endif

@@ -41,33 +41,33 @@ typedef void carm_fp_fn(uint64_t iterations);
 enum { CARM_FP_CHAINS = 12 };
 
 /* The kernel, or NULL when this build has none for it; *flops_per_iteration set. */
-carm_fp_fn *carm_fp_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op, uint64_t *flops_per_iteration);
+carm_fp_fn *carm__fp_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op, uint64_t *flops_per_iteration);
 
 /* ---- memory kernels ---- */
 
 /*
  * Passes over buf passes times, each pass bytes long (a multiple of
- * carm_mem_chunk), in groups of loads then stores of aligned vectors
+ * carm__mem_chunk), in groups of loads then stores of aligned vectors
  * (movapd-style, buf 64-byte aligned): every byte of buf is loaded or stored
  * once per pass.
  */
 typedef void carm_mem_fn(void *buf, size_t bytes, uint64_t passes);
 
 /* The loads:stores ratios with a kernel: 1:0, 0:1, 1:1, 2:1, 3:1, 4:1, 1:2. */
-bool carm_mem_ratio_known(unsigned loads, unsigned stores);
+bool carm__mem_ratio_known(unsigned loads, unsigned stores);
 /* The kernel, or NULL when this build has none for the ISA or the ratio. */
-carm_mem_fn *carm_mem_kernel(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores);
+carm_mem_fn *carm__mem_kernel(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores);
 
 /* The bytes of one unrolled loop iteration: a pass is a multiple of it. */
-size_t carm_mem_chunk(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores);
+size_t carm__mem_chunk(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores);
 
 /* ---- the clock ---- */
 
 /* Iterations of 8 dependent integer adds, one cycle each: 8 * iterations cycles (iterations >= 1). */
-void carm_clock_chain(uint64_t iterations);
+void carm__clock_chain(uint64_t iterations);
 
 /* FTZ and DAZ on in this thread, so no denormal slows a kernel. */
-void carm_flush_denormals(void);
+void carm__flush_denormals(void);
 
 /* ---- caches ---- */
 

@@ -54,7 +54,7 @@ FP_KERNEL(neon_sp_add, "4s", VEC2, "fadd")
 FP_KERNEL(neon_sp_mul, "4s", VEC2, "fmul")
 FP_KERNEL(neon_sp_fma, "4s", VFMA, "fmla")
 
-carm_fp_fn *carm_fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op)
+carm_fp_fn *carm__fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op)
 {
 	static carm_fp_fn *const scalar[2][CARM_NOP] = {
 		{ scalar_dp_add, scalar_dp_mul, scalar_dp_fma }, { scalar_sp_add, scalar_sp_mul, scalar_sp_fma } };
@@ -64,7 +64,7 @@ carm_fp_fn *carm_fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum c
 	return isa == CARM_SCALAR ? scalar[p][op] : isa == CARM_NEON ? neon[p][op] : NULL;
 }
 
-void carm_clock_chain(uint64_t iterations)
+void carm__clock_chain(uint64_t iterations)
 {
 	uint64_t x = 0;
 
@@ -76,7 +76,7 @@ void carm_clock_chain(uint64_t iterations)
 			 : "+r"(iterations), "+r"(x) : : "cc");
 }
 
-void carm_flush_denormals(void)
+void carm__flush_denormals(void)
 {
 	uint64_t fpcr;
 

@@ -78,7 +78,7 @@ static carm_fp_fn *const kernels[CARM_AVX512 + 1][2][CARM_NOP] = {
 	[CARM_AVX512] = { { avx512_dp_add, avx512_dp_mul, avx512_dp_fma }, { avx512_sp_add, avx512_sp_mul, avx512_sp_fma } },
 };
 
-void carm_clock_chain(uint64_t iterations)
+void carm__clock_chain(uint64_t iterations)
 {
 	uint64_t x = 0;
 
@@ -90,7 +90,7 @@ void carm_clock_chain(uint64_t iterations)
 			 : "+r"(iterations), "+r"(x) : : "cc");
 }
 
-void carm_flush_denormals(void)
+void carm__flush_denormals(void)
 {
 	unsigned csr;
 
@@ -99,7 +99,7 @@ void carm_flush_denormals(void)
 	__asm__ volatile("ldmxcsr %0" : : "m"(csr));
 }
 
-carm_fp_fn *carm_fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op)
+carm_fp_fn *carm__fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op)
 {
 	return isa <= CARM_AVX512 ? kernels[isa][p][op] : NULL;
 }

@@ -2,7 +2,7 @@
 /* What every architecture's FP kernels share; a portable stand-in where there are none. */
 #include "carm-int.h"
 
-carm_fp_fn *carm_fp_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op, uint64_t *flops_per_iteration)
+carm_fp_fn *carm__fp_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op, uint64_t *flops_per_iteration)
 {
 	unsigned lanes;
 
@@ -10,11 +10,11 @@ carm_fp_fn *carm_fp_kernel(enum carm_isa isa, enum carm_precision p, enum carm_o
 		return NULL;
 	lanes = carm_isa__width(isa, p) / (p == CARM_DP ? 8 : 4);
 	*flops_per_iteration = (uint64_t)CARM_FP_CHAINS * lanes * (op == CARM_FMA ? 2 : 1);
-	return carm_fp_arch_kernel(isa, p, op);
+	return carm__fp_arch_kernel(isa, p, op);
 }
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
-carm_fp_fn *carm_fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op)
+carm_fp_fn *carm__fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum carm_op op)
 {
 	(void)isa;
 	(void)p;
@@ -22,7 +22,7 @@ carm_fp_fn *carm_fp_arch_kernel(enum carm_isa isa, enum carm_precision p, enum c
 	return NULL;
 }
 
-void carm_clock_chain(uint64_t iterations)
+void carm__clock_chain(uint64_t iterations)
 {
 	volatile uint64_t x = 0;
 
@@ -31,7 +31,7 @@ void carm_clock_chain(uint64_t iterations)
 			x++;
 }
 
-void carm_flush_denormals(void)
+void carm__flush_denormals(void)
 {
 }
 #endif

@@ -52,7 +52,7 @@
 	MEM_KERNEL(name##_1_2, r, W, 1, 2, U)
 #define ROW(name) { name##_1_0, name##_0_1, name##_1_1, name##_2_1, name##_3_1, name##_4_1, name##_1_2 }
 
-/* the unroll counts are carm_unroll[] */
+/* the unroll counts are carm__unroll[] */
 FAMILY(scalar_dp, "d", 8, 32)
 FAMILY(scalar_sp, "s", 4, 32)
 FAMILY(neon, "q", 16, 16)
@@ -61,7 +61,7 @@ static carm_mem_fn *const kernels[CARM_NFAMILIES][CARM_NRATIOS] = {
 	[CARM_SCALAR_DP] = ROW(scalar_dp), [CARM_SCALAR_SP] = ROW(scalar_sp), [CARM_FAM_NEON] = ROW(neon),
 };
 
-carm_mem_fn *carm_mem_arch_kernel(enum carm_family f, int ratio)
+carm_mem_fn *carm__mem_arch_kernel(enum carm_family f, int ratio)
 {
 	return kernels[f][ratio];
 }

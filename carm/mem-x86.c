@@ -55,7 +55,7 @@
 	MEM_KERNEL(name##_1_2, LD, ST, reg, W, 1, 2, U, FINI)
 #define ROW(name) { name##_1_0, name##_0_1, name##_1_1, name##_2_1, name##_3_1, name##_4_1, name##_1_2 }
 
-/* the unroll counts are carm_unroll[] */
+/* the unroll counts are carm__unroll[] */
 FAMILY(scalar_dp, "movsd", "movsd", "xmm", 8, 32, "")
 FAMILY(scalar_sp, "movss", "movss", "xmm", 4, 32, "")
 FAMILY(sse, "movapd", "movapd", "xmm", 16, 16, "")
@@ -67,7 +67,7 @@ static carm_mem_fn *const kernels[CARM_NFAMILIES][CARM_NRATIOS] = {
 	[CARM_FAM_AVX2] = ROW(avx2), [CARM_FAM_AVX512] = ROW(avx512),
 };
 
-carm_mem_fn *carm_mem_arch_kernel(enum carm_family f, int ratio)
+carm_mem_fn *carm__mem_arch_kernel(enum carm_family f, int ratio)
 {
 	return kernels[f][ratio];
 }

@@ -2,8 +2,8 @@
 /* What every architecture's memory kernels share: ratios, families, chunk sizes. */
 #include "carm-int.h"
 
-const unsigned carm_ratios[CARM_NRATIOS][2] = { { 1, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 }, { 3, 1 }, { 4, 1 }, { 1, 2 } };
-const unsigned carm_unroll[CARM_NFAMILIES] = { 32, 32, 16, 16, 16, 16 };
+const unsigned carm__ratios[CARM_NRATIOS][2] = { { 1, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 }, { 3, 1 }, { 4, 1 }, { 1, 2 } };
+const unsigned carm__unroll[CARM_NFAMILIES] = { 32, 32, 16, 16, 16, 16 };
 
 static int family(enum carm_isa isa, enum carm_precision p)
 {
@@ -26,32 +26,32 @@ static int family(enum carm_isa isa, enum carm_precision p)
 static int ratio_index(unsigned loads, unsigned stores)
 {
 	for (int i = 0; i < CARM_NRATIOS; i++)
-		if (carm_ratios[i][0] == loads && carm_ratios[i][1] == stores)
+		if (carm__ratios[i][0] == loads && carm__ratios[i][1] == stores)
 			return i;
 	return -1;
 }
 
-bool carm_mem_ratio_known(unsigned loads, unsigned stores)
+bool carm__mem_ratio_known(unsigned loads, unsigned stores)
 {
 	return ratio_index(loads, stores) >= 0;
 }
 
-size_t carm_mem_chunk(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
+size_t carm__mem_chunk(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
 {
 	int f = family(isa, p);
 
-	return f < 0 ? 0 : (size_t)carm_unroll[f] * (loads + stores) * carm_isa__width(isa, p);
+	return f < 0 ? 0 : (size_t)carm__unroll[f] * (loads + stores) * carm_isa__width(isa, p);
 }
 
-carm_mem_fn *carm_mem_kernel(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
+carm_mem_fn *carm__mem_kernel(enum carm_isa isa, enum carm_precision p, unsigned loads, unsigned stores)
 {
 	int f = family(isa, p), r = ratio_index(loads, stores);
 
-	return f < 0 || r < 0 ? NULL : carm_mem_arch_kernel(f, r);
+	return f < 0 || r < 0 ? NULL : carm__mem_arch_kernel(f, r);
 }
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
-carm_mem_fn *carm_mem_arch_kernel(enum carm_family f, int ratio)
+carm_mem_fn *carm__mem_arch_kernel(enum carm_family f, int ratio)
 {
 	(void)f;
 	(void)ratio;

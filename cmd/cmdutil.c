@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hugemem.h"
-#include "numparse.h"
+#include "base/hugemem.h"
+#include "base/numparse.h"
 
 const char *progname = "lp";
 
@@ -146,7 +146,7 @@ unsigned count_arg(const char *arg, const char *what, unsigned max)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, strlen(arg), &v) < 0 || v == 0 || v > max)
+	if (numparse__u64(arg, strlen(arg), &v) < 0 || v == 0 || v > max)
 		usage_error("%s must be a whole number from 1 to %u, got '%s'", what, max, arg);
 	return (unsigned)v;
 }
@@ -155,7 +155,7 @@ unsigned jobs_arg(const char *arg)
 {
 	uint64_t n;
 
-	if (parse_u64(arg, strlen(arg), &n) < 0 || n < 1 || n > 1024)
+	if (numparse__u64(arg, strlen(arg), &n) < 0 || n < 1 || n > 1024)
 		usage_error("--jobs needs a number of cores from 1 to 1024, got '%s'", arg);
 	return (unsigned)n;
 }
@@ -219,7 +219,7 @@ uint64_t size_arg(const char *opt, const char *arg, bool allow_zero)
 		shift = arg[len - 1] == 'K' ? 10 : arg[len - 1] == 'M' ? 20 : 30;
 		len--;
 	}
-	if (parse_u64(arg, len, &v) < 0 || (v == 0 && !allow_zero) || v > (UINT64_MAX >> shift))
+	if (numparse__u64(arg, len, &v) < 0 || (v == 0 && !allow_zero) || v > (UINT64_MAX >> shift))
 		usage_error("%s must be a size such as 16K, 8M or 1G, got '%s'", opt, arg);
 	return v << shift;
 }

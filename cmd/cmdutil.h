@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };

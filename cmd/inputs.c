@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
-#include "export.h"
+#include "export/export.h"
 
 void add_events(char *arg, const char ***events, size_t *n)
 {

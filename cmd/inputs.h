@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* --by host,rank (either or both): root frames of each input's host and rank; a usage error otherwise. */
 void parse_by(char *arg, struct profile_opts *o);

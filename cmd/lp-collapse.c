@@ -9,7 +9,7 @@
 
 #include "cmdutil.h"
 #include "inputs.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 static const char usage_text[] =
 	"Usage: lp-collapse [OPTION]... [FILE]...\n"

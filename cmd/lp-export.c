@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
-#include "safeout.h"
-#include "export.h"
+#include "base/safeout.h"
+#include "export/export.h"
 #include "inputs.h"
 
 static const char usage_text[] =

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
-#include "lpfilter.h"
-#include "pyfilter.h"
-#include "stackfilter.h"
+#include "filter/lpfilter.h"
+#include "filter/pyfilter.h"
+#include "filter/stackfilter.h"
 
 static const char usage_text[] =
 	"Usage: lp-filter [--mark] MODE [FILE]...\n"

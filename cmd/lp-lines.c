@@ -8,7 +8,7 @@
 
 #include "cmdutil.h"
 #include "inputs.h"
-#include "lineprofile.h"
+#include "profile/lineprofile.h"
 
 static const char usage_text[] =
 	"Usage: lp-lines [OPTION]... [FILE]...\n"

@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "carmcsv.h"
+#include "roofline/carmcsv.h"
 #include "cmdutil.h"
 #include "inputs.h"
-#include "points.h"
+#include "roofline/points.h"
 #include "roofline-record.h"
-#include "roofs.h"
+#include "roofline/roofs.h"
 
 static const char usage_text[] =
 	"Usage: lp-roofline roofs [OPTION]...\n"
@@ -130,7 +130,7 @@ static int cmd_roofs(int argc, char **argv)
 			unsigned l, s;
 			int n = 0;
 
-			if (sscanf(optarg, "%u:%u%n", &l, &s, &n) != 2 || optarg[n] || !carm_mem_ratio_known(l, s))
+			if (sscanf(optarg, "%u:%u%n", &l, &s, &n) != 2 || optarg[n] || !carm__mem_ratio_known(l, s))
 				usage_error("--ldst is one of 2:1, 1:0, 0:1, 1:1, 3:1, 4:1, 1:2, got '%s'", optarg);
 			o.loads = l;
 			o.stores = s;

@@ -10,17 +10,17 @@
 
 #include "cmdutil.h"
 #include "inputs.h"
-#include "profile.h"
-#include "flamesink.h"
-#include "flamesvg.h"
-#include "flametree.h"
-#include "export.h"
-#include "numparse.h"
-#include "palette.h"
-#include "stackmap.h"
-#include "strbuf.h"
-#include "roofline.h"
-#include "timeline.h"
+#include "profile/profile.h"
+#include "picture/flamesink.h"
+#include "picture/flamesvg.h"
+#include "picture/flametree.h"
+#include "export/export.h"
+#include "base/numparse.h"
+#include "picture/palette.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
+#include "picture/roofline.h"
+#include "picture/timeline.h"
 
 extern const char flamegraph_js[], flamegraph_css[], timeline_js[], timeline_css[], roofline_js[], roofline_css[];
 extern const unsigned long flamegraph_js_len, flamegraph_css_len, timeline_js_len, timeline_css_len, roofline_js_len,
@@ -141,7 +141,7 @@ static int draw_timeline(char **paths, int n, const struct flamesvg_opts *so, bo
 	};
 	struct export_opts eo = { .reader = "lp-svg --timeline", .format_opts = &to, .strict = strict,
 				  .warn = print_warning };
-	struct exporter *e = exporter__new_with(&eo, &timeline_ops, stdout);
+	struct exporter *e = exporter__new_with(&eo, &timeline__ops, stdout);
 	int ret = EXIT_RUNTIME;
 
 	if (!e) {
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 		case OPT_COUNTNAME: so.countname = optarg; break;
 		case OPT_NAMETYPE: so.nametype = optarg; break;
 		case OPT_TOTAL:
-			if (parse_u64(optarg, strlen(optarg), &u) < 0)
+			if (numparse__u64(optarg, strlen(optarg), &u) < 0)
 				usage_error("--total needs a non-negative integer, got '%s'", optarg);
 			so.total = u;
 			break;
@@ -274,17 +274,17 @@ int main(int argc, char **argv)
 		case OPT_NO_SRCLINES: srclines = false; break;
 		case OPT_NEGATE: so.negate = true; break;
 		case OPT_MAX_DEPTH:
-			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u > 1000000)
+			if (numparse__u64(optarg, strlen(optarg), &u) < 0 || u > 1000000)
 				usage_error("--max-depth needs a number of frames from 0 to 1000000, got '%s'", optarg);
 			sink.max_depth = (size_t)u;
 			break;
 		case OPT_TID:
-			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u == 0 || u > INT32_MAX)
+			if (numparse__u64(optarg, strlen(optarg), &u) < 0 || u == 0 || u > INT32_MAX)
 				usage_error("--tid needs a thread id, got '%s'", optarg);
 			co.only_tid = (int64_t)u;
 			break;
 		case OPT_PID:
-			if (parse_u64(optarg, strlen(optarg), &u) < 0 || u == 0 || u > INT32_MAX)
+			if (numparse__u64(optarg, strlen(optarg), &u) < 0 || u == 0 || u > INT32_MAX)
 				usage_error("--pid needs a process id, got '%s'", optarg);
 			co.only_pid = (int64_t)u;
 			break;

@@ -16,16 +16,16 @@
 
 #include "cmdutil.h"
 #include "version.h"	/* LP_VERSION, made by make from git describe or VERSION */
-#include "hugemem.h"
-#include "eventlist.h"
-#include "launcher.h"
-#include "numparse.h"
-#include "privilege.h"
+#include "base/hugemem.h"
+#include "record/eventlist.h"
+#include "record/launcher.h"
+#include "base/numparse.h"
+#include "record/privilege.h"
 #include "recordcmd.h"
-#include "lpstream.h"
-#include "recorder.h"
-#include "syscheck.h"
-#include "symbolizer.h"
+#include "stream/lpstream.h"
+#include "record/recorder.h"
+#include "record/syscheck.h"
+#include "symbols/symbolizer.h"
 
 enum { EXIT_OWN = 125 };
 
@@ -199,7 +199,7 @@ static uint64_t count(const char *opt, const char *arg, uint64_t min, uint64_t m
 {
 	uint64_t v;
 
-	if (parse_u64(arg, strlen(arg), &v) < 0 || v < min || v > max)
+	if (numparse__u64(arg, strlen(arg), &v) < 0 || v < min || v > max)
 		usage_error("%s needs a whole number from %llu to %llu, got '%s'", opt,
 			    (unsigned long long)min, (unsigned long long)max, arg);
 	return v;
@@ -240,8 +240,8 @@ static void warn_check(void *ctx, const struct check *c)
  */
 static int check_system(struct record_opts *o)
 {
-	long paranoid = perf_sysctl("perf_event_paranoid");
-	long max_rate = perf_sysctl("perf_event_max_sample_rate");
+	long paranoid = event_rings__sysctl("perf_event_paranoid");
+	long max_rate = event_rings__sysctl("perf_event_max_sample_rate");
 
 	if (!privilege__may_profile(paranoid)) {
 		error("perf_event_paranoid is %ld: unprivileged users cannot sample other "
@@ -350,8 +350,8 @@ static void parse_cpus(const char *arg, uint64_t *mask, size_t words)
 		memcpy(item, p, n);
 		item[n] = 0;
 		dash = strcspn(item, "-");
-		if (parse_u64(item, dash, &lo) < 0 ||
-		    (item[dash] ? parse_u64(item + dash + 1, strlen(item + dash + 1), &hi) < 0 : (hi = lo, 0)) ||
+		if (numparse__u64(item, dash, &lo) < 0 ||
+		    (item[dash] ? numparse__u64(item + dash + 1, strlen(item + dash + 1), &hi) < 0 : (hi = lo, 0)) ||
 		    hi < lo || hi >= words * 64)
 			usage_error("-C needs a list of CPUs from 0 to %zu such as 0,2-3, got '%s'", words * 64 - 1,
 				    arg);
@@ -574,7 +574,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	 * user may (perf_event_mlock_kb, then RLIMIT_MEMLOCK): only with the right to.
 	 */
 	if (!pages_given && !offcpu_only && privilege__has(CAP_IPC_LOCK))
-		o.perf.clock_pages = perf_ring_pages_for(o.perf.stack_snapshot);
+		o.perf.clock_pages = event_rings__pages_for(o.perf.stack_snapshot);
 	if (check)
 		exit(run_checks(o.perf.freq));
 	if (optind < argc && o.npids)
@@ -624,14 +624,14 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	hugemem__heap(HUGEMEM_HEAP_MAX);
 	ret = recorder__start(active, &err);
 	if (ret < 0) {
-		if (o.argv && strcmp(err.msg, "exec") == 0) {
+		if (o.argv && err.kind == LP_ERROR_EXEC) {
 			error("cannot run '%s': %s", o.argv[0], strerror(-ret));
 			status = ret == -ENOENT ? 127 : 126;
 		} else if ((ret == -EACCES || ret == -EPERM) && offcpu_only) {
 			error("%s: %s: run as root, or give %s CAP_BPF and CAP_PERFMON", err.msg, strerror(-ret),
 			      progname);
 		} else if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) &&
-			   strncmp(err.msg, "perf_event_open of event", 24) == 0) {
+			   err.kind == LP_ERROR_EVENT) {
 			error("%s: %s: this machine has no PMU that counts it (virtual machines often have "
 			      "none: perf stat says 'not supported' too); software events and tracepoints "
 			      "work everywhere (lp-record --list-events)", err.msg, strerror(-ret));
@@ -675,7 +675,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	if (st.truncated)
 		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
 		      "raise it with sysctl kernel.perf_event_max_stack=N",
-		      (unsigned long long)st.truncated, perf_sysctl("perf_event_max_stack"));
+		      (unsigned long long)st.truncated, event_rings__sysctl("perf_event_max_stack"));
 	if (st.unwind_stopped)
 		error("warning: %llu stacks start with " SYM_UNWIND_STOPPED ": unwinding could not go on "
 		      "(frames bigger than the stack snapshot, or code with neither frame pointers nor CFI "
@@ -718,7 +718,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 								       "further");
 	}
 	if (o.perf.freq && st.samples > 100 && st.achieved_hz < 0.9 * (double)o.perf.freq) {
-		long max_rate = perf_sysctl("perf_event_max_sample_rate");
+		long max_rate = event_rings__sysctl("perf_event_max_sample_rate");
 
 		/* the limit is only the cause where it is now below the rate asked for */
 		if (max_rate > 0 && (unsigned long long)max_rate < o.perf.freq)

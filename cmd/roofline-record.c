@@ -17,10 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "calibrate.h"
+#include "roofline/calibrate.h"
 #include "cmdutil.h"
-#include "emucounts.h"
-#include "flopevents.h"
+#include "roofline/emucounts.h"
+#include "roofline/flopevents.h"
 #include "roofline-record.h"
 
 static const char record_usage[] =
@@ -324,7 +324,7 @@ int roofline_record(int argc, char **argv)
 	char tmpdir[] = "/tmp/lp-roofline.XXXXXX";
 	int npassed = 0, status = 0, ret = 125;
 	struct calibration cal;
-	struct lp_error err;
+	struct lp_error err = { 0 };
 	FILE *out = NULL;
 	bool made_tmp = false, emulate = false, exact = false;
 
@@ -375,7 +375,7 @@ int roofline_record(int argc, char **argv)
 	fprintf(stderr, "%s: checking the %zu %s counters on kernels of known FLOPs, loads and stores\n", progname,
 		nevents, flop_vendor__name(vendor));
 	if (flop_counters__calibrate(events, nevents, NULL, &cal, &err) < 0) {
-		if (strstr(err.msg, "no hardware counter")) {
+		if (err.kind == LP_ERROR_NO_COUNTER) {
 			/* name every counter a roofline needs, not only the first that failed */
 			error("%s", err.msg);
 			fprintf(stderr, "%s: a roofline needs these hardware counters, missing here:", progname);

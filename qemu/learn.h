@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fpclass.h"
+#include "roofline/fpclass.h"
 
 /* Whether an instruction's accesses may differ from run to run (by its disassembly) */
 bool learn__may_vary(enum fp_arch arch, const char *disassembly);

@@ -35,10 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fpclass.h"
+#include "roofline/fpclass.h"
 #include "learn.h"
 #include "qemu-plugin-api.h"
-#include "regions.h"
+#include "plugin-regions.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = LP_QEMU_PLUGIN_API;
 
@@ -374,7 +374,7 @@ static void translated(qemu_plugin_id_t plugin, struct qemu_plugin_tb *tb)
 		uint64_t addr = qemu_plugin_insn_vaddr(insn);
 		char *text = qemu_plugin_insn_disas(insn);
 		struct fp_op op;
-		int fp = fp_classify(lpc.arch, text, &op);
+		int fp = fpclass__classify(lpc.arch, text, &op);
 		uint64_t hash = learn__hash(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
 		bool varies = learn__may_vary(lpc.arch, text);
 		uint32_t loaded, stored, record;

@@ -89,6 +89,17 @@ setup() {
 	assert_output ''
 }
 
+@test "check-layers refuses a bare header name, an include upwards and another folder's private header" {
+	mkdir -p tree/tools
+	cp -r "$TOP/lib" "$TOP/bpf" "$TOP/carm" tree/
+	cp "$TOP/tools/check-layers" tree/tools/
+	printf '#include "error.h"\n#include "record/recorder.h"\n#include "record/recorder-int.h"\n' >> tree/lib/base/strbuf.c
+	run -1 --separate-stderr tree/tools/check-layers
+	assert_line 'lib/base/strbuf.c includes "error.h": name it by its folder ("folder/error.h")'
+	assert_line --regexp '^lib/base/strbuf.c includes lib/record/recorder.h: base may not include record'
+	assert_line 'lib/base/strbuf.c includes lib/record/recorder-int.h: another folder'"'"'s private header'
+}
+
 @test "lp, the umbrella: lists the commands, runs lp-COMMAND beside it, opens the manual, says its version" {
 	run --separate-stderr "$LP_BUILD/bin/lp"
 	assert_success

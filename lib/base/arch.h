@@ -3,7 +3,7 @@
  * What differs between the architectures lp runs on: which user registers a
  * sample carries (perf's sample_regs_user bits, which come in bit order),
  * and the DWARF numbers CFI unwinding uses for them. The BPF side has its
- * twin in bpf/arch.h. Every architecture needs the same five: the
+ * twin in bpf/offcpu-arch.h. Every architecture needs the same five: the
  * instruction pointer, the stack pointer, the frame pointer, the "link"
  * register, where a function that has not stored it keeps its return address
  * (arm64 x30, riscv ra; on x86-64 rdi, where glibc's vfork keeps it, as the

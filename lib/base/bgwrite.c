@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "bgwrite.h"
+#include "base/bgwrite.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -8,7 +8,7 @@
 #ifndef LP_BGWRITE_H
 #define LP_BGWRITE_H
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct bgwrite;
 

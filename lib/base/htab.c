@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "htab.h"
+#include "base/htab.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hugemem.h"
+#include "base/hugemem.h"
 
 enum { HTAB_FIRST_SLOTS = 256 };
 

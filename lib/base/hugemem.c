@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "hugemem.h"
+#include "base/hugemem.h"
 
 #include <errno.h>
 #include <malloc.h>

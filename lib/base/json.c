@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "json.h"
+#include "base/json.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "xml.h"
+#include "base/xml.h"
 
 /* Names are nearly always plain ASCII: those need no copy and no escape. */
 static bool is_plain(const char *s, size_t len)
@@ -18,7 +18,7 @@ static bool is_plain(const char *s, size_t len)
 	return true;
 }
 
-int json_string(struct strbuf *b, const char *s, size_t len)
+int json__string(struct strbuf *b, const char *s, size_t len)
 {
 	struct strbuf clean = STRBUF_INIT;
 	int ret;
@@ -33,7 +33,7 @@ int json_string(struct strbuf *b, const char *s, size_t len)
 		b->s[b->len++] = '"';
 		return 0;
 	}
-	ret = utf8_sanitize(&clean, s, len);
+	ret = xml__utf8_sanitize(&clean, s, len);
 	if (ret == 0)
 		ret = strbuf__addc(b, '"');
 	for (size_t i = 0; ret == 0 && i < clean.len; i++) {

@@ -5,13 +5,13 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /*
  * Appends s as a quoted JSON string: quotes, backslashes and control
  * characters escaped; bytes that are not well-formed UTF-8 become U+FFFD, so
  * any input gives a document every JSON parser takes. -ENOMEM.
  */
-int json_string(struct strbuf *b, const char *s, size_t len);
+int json__string(struct strbuf *b, const char *s, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "lines.h"
+#include "base/lines.h"
 
 #include <errno.h>
 #include <stdint.h>

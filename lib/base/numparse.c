@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "numparse.h"
+#include "base/numparse.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int parse_u64(const char *s, size_t len, uint64_t *out)
+int numparse__u64(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -38,7 +38,7 @@ int parse_u64(const char *s, size_t len, uint64_t *out)
 	return 0;
 }
 
-int parse_hex_u64(const char *s, size_t len, uint64_t *out)
+int numparse__hex_u64(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -57,11 +57,11 @@ int parse_hex_u64(const char *s, size_t len, uint64_t *out)
 	return 0;
 }
 
-int parse_i64(const char *s, size_t len, int64_t *out)
+int numparse__i64(const char *s, size_t len, int64_t *out)
 {
 	int neg = len > 0 && s[0] == '-';
 	uint64_t v;
-	int ret = parse_u64(s + neg, len - neg, &v);
+	int ret = numparse__u64(s + neg, len - neg, &v);
 
 	if (ret < 0)
 		return ret;
@@ -71,7 +71,7 @@ int parse_i64(const char *s, size_t len, int64_t *out)
 	return 0;
 }
 
-int parse_decimal(const char *s, size_t len, double *out)
+int numparse__decimal(const char *s, size_t len, double *out)
 {
 	char buf[64], *end;
 	size_t i = 0, digits = 0;
@@ -103,7 +103,7 @@ int parse_decimal(const char *s, size_t len, double *out)
 	return 0;
 }
 
-char *format_u64(char *end, uint64_t v)
+char *numparse__format_u64(char *end, uint64_t v)
 {
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -123,7 +123,7 @@ char *format_u64(char *end, uint64_t v)
 	return p;
 }
 
-char *format_tenths(char *p, double v)
+char *numparse__format_tenths(char *p, double v)
 {
 	char digits[24], *end = digits + sizeof(digits), *d;
 	double k, off;
@@ -136,7 +136,7 @@ char *format_tenths(char *p, double v)
 	/* v * 10 - (k + 0.5) rounded once: its sign is the exact difference's */
 	off = fma(v, 10, -(k + 0.5));
 	tenths = (uint64_t)k + (off > 0 || (off == 0 && ((uint64_t)k & 1)));
-	d = format_u64(end, tenths / 10);
+	d = numparse__format_u64(end, tenths / 10);
 	memcpy(p, d, (size_t)(end - d));
 	p += end - d;
 	*p++ = '.';

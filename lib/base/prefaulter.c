@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "prefaulter.h"
+#include "base/prefaulter.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "hugemem.h"
-#include "thread.h"
+#include "base/hugemem.h"
+#include "base/thread.h"
 
 struct prefaulter {
 	struct worker w;	/* changed: a range was asked for, or the end */

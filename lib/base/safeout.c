@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "safeout.h"
+#include "base/safeout.h"
 
 #include <errno.h>
 #include <fcntl.h>

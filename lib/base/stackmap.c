@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "stackmap.h"
+#include "base/stackmap.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "hugemem.h"
+#include "base/hash.h"
+#include "base/hugemem.h"
 
 /*
  * A map's first chunk of keys comes from malloc; once it holds that much,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>

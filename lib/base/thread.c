@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "thread.h"
+#include "base/thread.h"
 
 #include <signal.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "xml.h"
+#include "base/xml.h"
 
 #include <stdint.h>
 
@@ -66,12 +66,12 @@ static int put(struct strbuf *out, const char *s, size_t len, int escape)
 	return ret;
 }
 
-int xml_escape(struct strbuf *out, const char *s, size_t len)
+int xml__escape(struct strbuf *out, const char *s, size_t len)
 {
 	return put(out, s, len, 1);
 }
 
-int utf8_sanitize(struct strbuf *out, const char *s, size_t len)
+int xml__utf8_sanitize(struct strbuf *out, const char *s, size_t len)
 {
 	return put(out, s, len, 0);
 }

@@ -5,16 +5,16 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /*
  * Appends s escaped for XML: & < > " ' as entities; bytes that are not
  * well-formed UTF-8, and control characters XML 1.0 forbids, become U+FFFD.
  * -ENOMEM.
  */
-int xml_escape(struct strbuf *out, const char *s, size_t len);
+int xml__escape(struct strbuf *out, const char *s, size_t len);
 
 /* Appends s with invalid UTF-8 and forbidden control characters replaced by U+FFFD. */
-int utf8_sanitize(struct strbuf *out, const char *s, size_t len);
+int xml__utf8_sanitize(struct strbuf *out, const char *s, size_t len);
 
 #endif

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "export.h"
-#include "lpstream.h"
-#include "strbuf.h"
+#include "base/error.h"
+#include "export/export.h"
+#include "stream/lpstream.h"
+#include "base/strbuf.h"
 
 struct export_event {
 	char *key, *title, *unit;	/* raw */
@@ -92,8 +92,8 @@ struct export_ops {
 	void (*free)(void *st);
 };
 
-extern const struct export_ops export_pprof_ops, export_speedscope_ops, export_trace_ops,
-	export_perf_script_ops;
+extern const struct export_ops export__pprof_ops, export__speedscope_ops, export__trace_ops,
+	export__perf_script_ops;
 
 /* The frames of the sample being handed to a format, root first; -errno with x->err set. */
 int export_sample__stack(struct export_ctx *x, struct export_stack *out);
@@ -114,18 +114,18 @@ int export_memo__get(struct export_memo *m, const struct lp_sample *s, const voi
 int export_memo__put(struct export_memo *m, const void *data, size_t len);
 
 /* The output could not be written: -EIO, with a message about the output, not the input being read. */
-int export_write_failed(struct export_ctx *x);
+int export__write_failed(struct export_ctx *x);
 
 /* Appends a string literal. */
 #define add_lit(b, lit) strbuf__add((b), (lit), sizeof(lit) - 1)
 
 /* Numbers without printf, which the per-sample formats would spend a third of their time in. */
-int export_put_u64(struct strbuf *b, uint64_t v);
-int export_put_i64(struct strbuf *b, int64_t v);
+int export__put_u64(struct strbuf *b, uint64_t v);
+int export__put_i64(struct strbuf *b, int64_t v);
 /* Lower-case hex, right-aligned in width columns (0: no padding). */
-int export_put_hex(struct strbuf *b, uint64_t v, unsigned width);
+int export__put_hex(struct strbuf *b, uint64_t v, unsigned width);
 
 /* Seconds and nanoseconds, "SSS.NNNNNNNNN". */
-int export_time(struct strbuf *b, uint64_t ns);
+int export__time(struct strbuf *b, uint64_t ns);
 
 #endif

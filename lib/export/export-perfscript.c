@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export-format.h"
-#include "strbuf.h"
+#include "export/export-format.h"
+#include "base/strbuf.h"
 
 struct perf_script {
 	struct strbuf line;
@@ -76,7 +76,7 @@ static int frame_lines(struct perf_script *ps, struct export_ctx *x, const struc
 
 		ret = strbuf__addc(b, '\t');
 		if (ret == 0)
-			ret = export_put_hex(b, f->offset, 16);
+			ret = export__put_hex(b, f->offset, 16);
 		if (ret == 0)
 			ret = strbuf__addc(b, ' ');
 		if (ret == 0)
@@ -103,14 +103,14 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 
 	ret = add_text(b, xs->comm, "-");
 	if (ret == 0)
-		ret = strbuf__addc(b, ' ') ?: export_put_i64(b, s->pid) ?: strbuf__addc(b, '/') ?:
-			export_put_i64(b, s->tid) ?: strbuf__addc(b, ' ');
+		ret = strbuf__addc(b, ' ') ?: export__put_i64(b, s->pid) ?: strbuf__addc(b, '/') ?:
+			export__put_i64(b, s->tid) ?: strbuf__addc(b, ' ');
 	if (ret == 0 && xs->cpu >= 0)
 		ret = strbuf__addf(b, "[%03" PRId64 "] ", xs->cpu);
 	if (ret == 0)
-		ret = export_time(b, s->time);
+		ret = export__time(b, s->time);
 	if (ret == 0)
-		ret = add_lit(b, ": ") ?: export_put_u64(b, s->weight) ?: strbuf__addc(b, ' ') ?:
+		ret = add_lit(b, ": ") ?: export__put_u64(b, s->weight) ?: strbuf__addc(b, ' ') ?:
 			strbuf__add(b, key, strlen(key)) ?: add_lit(b, ":\n");
 	if (ret == 0)
 		ret = frame_lines(ps, x, s);
@@ -119,7 +119,7 @@ static int sample(void *st, struct export_ctx *x, const struct export_sample *xs
 	if (ret < 0)
 		return ret == -ENOMEM ? lp_error__set(x->err, ret, "out of memory") : ret;
 	if (fwrite(b->s, 1, b->len, x->out) != b->len)
-		return export_write_failed(x);
+		return export__write_failed(x);
 	return 0;
 }
 
@@ -127,7 +127,7 @@ static int finish(void *st, struct export_ctx *x)
 {
 	(void)st;
 	if (fflush(x->out) != 0)
-		return export_write_failed(x);
+		return export__write_failed(x);
 	return 0;
 }
 
@@ -140,7 +140,7 @@ static void free_state(void *st)
 	free(ps);
 }
 
-const struct export_ops export_perf_script_ops = {
+const struct export_ops export__perf_script_ops = {
 	.begin = begin,
 	.sample = sample,
 	.finish = finish,

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "export-format.h"
+#include "export/export-format.h"
 #include "pprof.pb-c.h"
-#include "stackmap.h"
-#include "strbuf.h"
-#include "xml.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
+#include "base/xml.h"
 
 #define MAPPING_SPAN (UINT64_C(1) << 36)
 #define MEMO_BYTES ((size_t)256 << 20)
@@ -83,7 +83,7 @@ static int64_t string_id(struct pprof *pp, const char *s, size_t len)
 
 	strbuf__reset(&pp->text);
 	/* proto3 strings must be UTF-8, and NUL would end the C string: both made safe */
-	if ((ret = utf8_sanitize(&pp->text, s, len)) < 0 || (ret = strbuf__addc(&pp->text, 0)) < 0)
+	if ((ret = xml__utf8_sanitize(&pp->text, s, len)) < 0 || (ret = strbuf__addc(&pp->text, 0)) < 0)
 		return ret;
 	e = stackmap__add(pp->strings, pp->text.s, pp->text.len, 0, 0);
 	return e ? (int64_t)e->id : -errno;
@@ -546,11 +546,11 @@ static int finish(void *st, struct export_ctx *x)
 		ret = write_gzipped(&p, x->out);
 	arena_free(&a);
 	if (ret == -EIO)
-		return export_write_failed(x);
+		return export__write_failed(x);
 	return ret < 0 ? lp_error__set(x->err, ret, "%s", strerror(-ret)) : 0;
 }
 
-const struct export_ops export_pprof_ops = {
+const struct export_ops export__pprof_ops = {
 	.begin = begin,
 	.sample = sample,
 	.proc = proc,

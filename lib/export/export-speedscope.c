@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export-format.h"
-#include "hash.h"
-#include "htab.h"
-#include "json.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "export/export-format.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/json.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 enum {
 	SPILL_EVENTS = 1 << 21,		/* 32 MB of events in memory at most */
@@ -399,8 +399,8 @@ static int write_events(struct speedscope *ss, FILE *out, const struct frame_eve
 		ret = (*first ? 0 : strbuf__addc(&ss->out, ',')) ?:
 			(v[i].open ? add_lit(&ss->out, "{\"type\":\"O\",\"frame\":") :
 				     add_lit(&ss->out, "{\"type\":\"C\",\"frame\":")) ?:
-			export_put_u64(&ss->out, v[i].frame) ?: add_lit(&ss->out, ",\"at\":") ?:
-			export_put_u64(&ss->out, v[i].at) ?: strbuf__addc(&ss->out, '}');
+			export__put_u64(&ss->out, v[i].frame) ?: add_lit(&ss->out, ",\"at\":") ?:
+			export__put_u64(&ss->out, v[i].at) ?: strbuf__addc(&ss->out, '}');
 		*first = false;
 		if (ret == 0)
 			ret = flush_out(ss, out, false);
@@ -416,7 +416,7 @@ static int write_evented(struct speedscope *ss, FILE *out, const struct evprof *
 				  add_lit(&ss->out, ",\n{\"type\":\"evented\",\"name\":");
 
 	if (ret == 0)
-		ret = json_string(&ss->out, p->name, strlen(p->name));
+		ret = json__string(&ss->out, p->name, strlen(p->name));
 	if (ret == 0)
 		ret = strbuf__addf(&ss->out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
 				   ",\"endValue\":%" PRIu64 ",\"events\":[", p->start, p->last_end);
@@ -453,7 +453,7 @@ static int write_sampled(struct speedscope *ss, FILE *out, const struct export_e
 		total += stackmap__entry(m, i)->count[0];
 	ret = strbuf__addf(&ss->out, "%s{\"type\":\"sampled\",\"name\":", first ? "\n" : ",\n");
 	if (ret == 0)
-		ret = json_string(&ss->out, ev->title, strlen(ev->title));
+		ret = json__string(&ss->out, ev->title, strlen(ev->title));
 	if (ret == 0)
 		ret = strbuf__addf(&ss->out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
 				   unit_name(ev), total);
@@ -466,7 +466,7 @@ static int write_sampled(struct speedscope *ss, FILE *out, const struct export_e
 			uint32_t id;
 
 			memcpy(&id, ids + j, sizeof(id));
-			ret = (j ? strbuf__addc(&ss->out, ',') : 0) ?: export_put_u64(&ss->out, id);
+			ret = (j ? strbuf__addc(&ss->out, ',') : 0) ?: export__put_u64(&ss->out, id);
 		}
 		if (ret == 0)
 			ret = strbuf__addc(&ss->out, ']');
@@ -476,7 +476,7 @@ static int write_sampled(struct speedscope *ss, FILE *out, const struct export_e
 	if (ret == 0)
 		ret = add_lit(&ss->out, "],\"weights\":[");
 	for (uint32_t i = 0; ret == 0 && i < n; i++) {
-		ret = (i ? strbuf__addc(&ss->out, ',') : 0) ?: export_put_u64(&ss->out, stackmap__entry(m, i)->count[0]);
+		ret = (i ? strbuf__addc(&ss->out, ',') : 0) ?: export__put_u64(&ss->out, stackmap__entry(m, i)->count[0]);
 		if (ret == 0)
 			ret = flush_out(ss, out, false);
 	}
@@ -496,11 +496,11 @@ static int write_frames(struct speedscope *ss, FILE *out)
 
 		ret = i ? add_lit(&ss->out, ",\n{\"name\":") : add_lit(&ss->out, "\n{\"name\":");
 		if (ret == 0)
-			ret = json_string(&ss->out, e->key, namelen);
+			ret = json__string(&ss->out, e->key, namelen);
 		if (ret == 0 && e->len > namelen + 1) {
 			ret = add_lit(&ss->out, ",\"file\":");
 			if (ret == 0)
-				ret = json_string(&ss->out, e->key + namelen + 1, e->len - namelen - 1);
+				ret = json__string(&ss->out, e->key + namelen + 1, e->len - namelen - 1);
 		}
 		if (ret == 0)
 			ret = strbuf__addc(&ss->out, '}');
@@ -539,7 +539,7 @@ static int finish(void *st, struct export_ctx *x)
 	if (ret == 0) {
 		const char *name = x->o->name ? x->o->name : x->ninputs ? x->inputs[0].name : "lp";
 
-		ret = json_string(&ss->out, name, strlen(name));
+		ret = json__string(&ss->out, name, strlen(name));
 	}
 	if (ret == 0)
 		ret = add_lit(&ss->out, ",\"activeProfileIndex\":0,\"profiles\":[");
@@ -562,11 +562,11 @@ static int finish(void *st, struct export_ctx *x)
 	if (ret == 0 && fflush(x->out) != 0)
 		ret = -EIO;
 	if (ret == -EIO)
-		return export_write_failed(x);
+		return export__write_failed(x);
 	return ret < 0 ? lp_error__set(x->err, ret, "%s", strerror(-ret)) : 0;
 }
 
-const struct export_ops export_speedscope_ops = {
+const struct export_ops export__speedscope_ops = {
 	.in_time_order = true,
 	.begin = begin,
 	.sample = sample,

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export-format.h"
-#include "hash.h"
-#include "htab.h"
-#include "json.h"
-#include "strbuf.h"
+#include "export/export-format.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/json.h"
+#include "base/strbuf.h"
 
 struct thread {
 	int64_t pid, tid;
@@ -122,7 +122,7 @@ static int key_string(struct strbuf *b, const char *key, const char *s, size_t l
 {
 	int ret = strbuf__addf(b, ",\"%s\":", key);
 
-	return ret ? ret : json_string(b, s, len);
+	return ret ? ret : json__string(b, s, len);
 }
 
 /* Starts {"ph":PH,"pid":..,"tid":..[,"ts":..]: the caller adds the rest, then end_event. */
@@ -140,7 +140,7 @@ static int end_event(struct trace *tr, struct export_ctx *x)
 	if (ret < 0)
 		return lp_error__set(x->err, ret, "out of memory");
 	if (fwrite(tr->ev.s, 1, tr->ev.len, x->out) != tr->ev.len)
-		return export_write_failed(x);
+		return export__write_failed(x);
 	tr->first = false;
 	return 0;
 }
@@ -176,14 +176,14 @@ static int name_thread(struct trace *tr, struct export_ctx *x, struct thread *t,
 	strbuf__reset(&t->comm);
 	if ((ret = strbuf__add(&t->comm, comm.s, comm.len)) < 0 || (ret = start_event(tr, "M", t)) < 0 ||
 	    (ret = add_lit(&tr->ev, ",\"name\":\"thread_name\",\"args\":{\"name\":")) < 0 ||
-	    (ret = json_string(&tr->ev, comm.s, comm.len)) < 0 || (ret = strbuf__addc(&tr->ev, '}')) < 0)
+	    (ret = json__string(&tr->ev, comm.s, comm.len)) < 0 || (ret = strbuf__addc(&tr->ev, '}')) < 0)
 		return lp_error__set(x->err, ret, "out of memory");
 	if ((ret = end_event(tr, x)) < 0 || t->pid != t->tid)
 		return ret;
 	/* processes carry the host and rank of their recording, where it has them */
 	if ((ret = start_event(tr, "M", t)) < 0 ||
 	    (ret = add_lit(&tr->ev, ",\"name\":\"process_name\",\"args\":{\"name\":")) < 0 ||
-	    (ret = json_string(&tr->ev, comm.s, comm.len)) < 0 ||
+	    (ret = json__string(&tr->ev, comm.s, comm.len)) < 0 ||
 	    (in->host && (ret = key_string(&tr->ev, "host", in->host, strlen(in->host))) < 0) ||
 	    (in->rank && (ret = key_string(&tr->ev, "rank", in->rank, strlen(in->rank))) < 0) ||
 	    (ret = strbuf__addc(&tr->ev, '}')) < 0)
@@ -207,11 +207,11 @@ static int slice(struct trace *tr, struct thread *t, const char *cat, const char
 	    (ret = strbuf__addf(&tr->ev, ",\"name\":")) < 0)
 		return ret;
 	if (!*prefix)
-		return json_string(&tr->ev, name.s, name.len);
+		return json__string(&tr->ev, name.s, name.len);
 	/* the prefix and name as one string, built where the last one was */
 	strbuf__reset(&tr->name);
 	ret = strbuf__add(&tr->name, prefix, strlen(prefix)) ?: strbuf__add(&tr->name, name.s, name.len);
-	return ret ? ret : json_string(&tr->ev, tr->name.s, tr->name.len);
+	return ret ? ret : json__string(&tr->ev, tr->name.s, tr->name.len);
 }
 
 static int close_run(struct trace *tr, struct export_ctx *x, struct thread *t)
@@ -272,8 +272,8 @@ static int attrs_json(struct strbuf *b, const struct lp_span *attrs, size_t n)
 		const char *eq = memchr(attrs[i].s, '=', attrs[i].len);
 		size_t klen = eq ? (size_t)(eq - attrs[i].s) : attrs[i].len;
 
-		ret = strbuf__addc(b, ',') ?: json_string(b, attrs[i].s, klen) ?: strbuf__addc(b, ':') ?:
-			(eq ? json_string(b, eq + 1, attrs[i].len - klen - 1) : add_lit(b, "true"));
+		ret = strbuf__addc(b, ',') ?: json__string(b, attrs[i].s, klen) ?: strbuf__addc(b, ':') ?:
+			(eq ? json__string(b, eq + 1, attrs[i].len - klen - 1) : add_lit(b, "true"));
 	}
 	return ret;
 }
@@ -355,7 +355,7 @@ static int proc(void *st, struct export_ctx *x, const struct export_proc *xp)
 	if (ret == 0)
 		ret = add_lit(&tr->ev, ",\"args\":{");
 	if (ret == 0 && p->what == LP_PROC_EXEC)
-		ret = strbuf__addf(&tr->ev, "\"path\":") ?: json_string(&tr->ev, xp->path.s, xp->path.len);
+		ret = strbuf__addf(&tr->ev, "\"path\":") ?: json__string(&tr->ev, xp->path.s, xp->path.len);
 	if (ret == 0 && p->what == LP_PROC_SPAWN) {
 		ret = strbuf__addf(&tr->ev, "\"parent\":\"%" PRId64 "/%" PRId64 "\"", p->ppid, p->ptid);
 		if (ret == 0)
@@ -367,12 +367,12 @@ static int proc(void *st, struct export_ctx *x, const struct export_proc *xp)
 		bool any = false;
 
 		if (lp_attrs__find(xp->fields->v + 6, xp->fields->n - 6, "status", &v) == 1) {
-			ret = add_lit(&tr->ev, "\"status\":") ?: json_string(&tr->ev, v.s, v.len);
+			ret = add_lit(&tr->ev, "\"status\":") ?: json__string(&tr->ev, v.s, v.len);
 			any = true;
 		}
 		if (ret == 0 && lp_attrs__find(xp->fields->v + 6, xp->fields->n - 6, "signal", &v) == 1)
 			ret = (any ? add_lit(&tr->ev, ",\"signal\":") : add_lit(&tr->ev, "\"signal\":")) ?:
-				json_string(&tr->ev, v.s, v.len);
+				json__string(&tr->ev, v.s, v.len);
 	}
 	if (ret == 0)
 		ret = strbuf__addc(&tr->ev, '}');
@@ -398,7 +398,7 @@ static int thread_summary(void *st, struct export_ctx *x, const struct export_th
 	if (ret == 0)
 		ret = add_lit(&tr->ev, ",\"name\":\"thread_name\",\"args\":{\"name\":");
 	if (ret == 0)
-		ret = json_string(&tr->ev, xt->comm.s, xt->comm.len);
+		ret = json__string(&tr->ev, xt->comm.s, xt->comm.len);
 	if (ret == 0)
 		ret = attrs_json(&tr->ev, th->attrs, th->nattrs);
 	if (ret == 0)
@@ -427,11 +427,11 @@ static int finish(void *st, struct export_ctx *x)
 	(void)st;
 	if (fputs("\n],\n\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"lp-export\"}}\n", x->out) == EOF ||
 	    fflush(x->out) != 0)
-		return export_write_failed(x);
+		return export__write_failed(x);
 	return 0;
 }
 
-const struct export_ops export_trace_ops = {
+const struct export_ops export__trace_ops = {
 	.in_time_order = true,
 	.begin = begin,
 	.sample = sample,

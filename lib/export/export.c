@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "export.h"
+#include "export/export.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "export-format.h"
-#include "lines.h"
-#include "lpstream.h"
-#include "numparse.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "export/export-format.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
+#include "base/numparse.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 struct exporter {
 	struct export_opts o;
@@ -34,10 +34,10 @@ static const struct {
 	enum export_format format;
 	const struct export_ops *ops;
 } formats[] = {
-	{ "pprof", EXPORT_PPROF, &export_pprof_ops },
-	{ "speedscope", EXPORT_SPEEDSCOPE, &export_speedscope_ops },
-	{ "trace", EXPORT_TRACE, &export_trace_ops },
-	{ "perf-script", EXPORT_PERF_SCRIPT, &export_perf_script_ops },
+	{ "pprof", EXPORT_PPROF, &export__pprof_ops },
+	{ "speedscope", EXPORT_SPEEDSCOPE, &export__speedscope_ops },
+	{ "trace", EXPORT_TRACE, &export__trace_ops },
+	{ "perf-script", EXPORT_PERF_SCRIPT, &export__perf_script_ops },
 };
 
 int export_format__parse(const char *name, enum export_format *f)
@@ -177,10 +177,10 @@ static int sampling_line(struct exporter *e, const struct lp_meta *mp)
 	if (mp->nvalues < 3 || (ev = find_event(e, mp->values[0])) < 0 || e->x.events[ev].period)
 		return 0;
 	if (mp->values[2].len > 5 && memcmp(mp->values[2].s, "freq=", 5) == 0 &&
-	    parse_u64(mp->values[2].s + 5, mp->values[2].len - 5, &v) == 0 && v > 0 && e->x.events[ev].in_ns)
+	    numparse__u64(mp->values[2].s + 5, mp->values[2].len - 5, &v) == 0 && v > 0 && e->x.events[ev].in_ns)
 		e->x.events[ev].period = 1000000000 / v;
 	else if (mp->values[2].len > 7 && memcmp(mp->values[2].s, "period=", 7) == 0 &&
-		 parse_u64(mp->values[2].s + 7, mp->values[2].len - 7, &v) == 0)
+		 numparse__u64(mp->values[2].s + 7, mp->values[2].len - 7, &v) == 0)
 		e->x.events[ev].period = v;
 	return 0;
 }
@@ -242,7 +242,7 @@ static int event_def(void *ctx, struct lp_reader *r, const struct lp_event_def *
 }
 
 /* Unescapes span into e->text; its place there as offset and length. */
-static int unescape(struct exporter *e, struct lp_span s, size_t *at, size_t *len)
+static int unescape_field(struct exporter *e, struct lp_span s, size_t *at, size_t *len)
 {
 	int ret;
 
@@ -301,13 +301,13 @@ static int decode_stack(struct exporter *e, struct lp_span stack, struct lp_span
 		}
 		f = &e->frames[n++];
 		memset(f, 0, sizeof(*f));
-		if ((ret = unescape(e, item, &at, &len)) < 0)
+		if ((ret = unescape_field(e, item, &at, &len)) < 0)
 			return ret;
 		f->name = (struct lp_span){ (const char *)at, len };
 		if (lp_list_iter__next(&places, &place, NULL)) {
 			struct lp_loc loc;
 
-			if ((ret = unescape(e, place, &at, &len)) < 0)
+			if ((ret = unescape_field(e, place, &at, &len)) < 0)
 				return ret;
 			/* the DSO is the item's start */
 			lp_loc__parse(text_span(e, at, len), &loc);
@@ -346,9 +346,9 @@ static int sample_record(void *ctx, struct lp_reader *r, const struct lp_sample 
 		return 0;
 	xs.event = (size_t)ev;
 	xs.dur = sp->weight;
-	if (lp_sample__attr(sp, "dur", &v) && parse_u64(v.s, v.len, &xs.dur) < 0)
+	if (lp_sample__attr(sp, "dur", &v) && numparse__u64(v.s, v.len, &xs.dur) < 0)
 		return lp_error__set(err, -EINVAL, "dur= is not a number");
-	if (lp_sample__attr(sp, "cpu", &v) && parse_i64(v.s, v.len, &xs.cpu) < 0)
+	if (lp_sample__attr(sp, "cpu", &v) && numparse__i64(v.s, v.len, &xs.cpu) < 0)
 		return lp_error__set(err, -EINVAL, "cpu= is not a number");
 	strbuf__reset(&e->text);
 	if ((ret = unescape_comm(e, sp->comm, &xs.comm)) < 0)
@@ -389,7 +389,7 @@ static int proc_record(void *ctx, struct lp_reader *r, const struct lp_proc *pp)
 	strbuf__reset(&e->text);
 	ret = unescape_comm(e, pp->comm, &xp.comm);
 	if (ret == 0 && pp->what == LP_PROC_EXEC)
-		ret = unescape(e, pp->path, &path_at, &path_len);
+		ret = unescape_field(e, pp->path, &path_at, &path_len);
 	if (ret == 0 && pp->what == LP_PROC_SPAWN)
 		ret = decode_stack(e, pp->stack, pp->locs, &xp.stack);
 	if (ret < 0)
@@ -467,7 +467,7 @@ int exporter__finish(struct exporter *e, struct lp_error *err)
 	return e->ops->finish(e->state, &e->x);
 }
 
-int export_write_failed(struct export_ctx *x)
+int export__write_failed(struct export_ctx *x)
 {
 	int err = errno;
 
@@ -475,23 +475,23 @@ int export_write_failed(struct export_ctx *x)
 	return lp_error__set(x->err, -EIO, "cannot write the output: %s", strerror(err ? err : EIO));
 }
 
-int export_put_u64(struct strbuf *b, uint64_t v)
+int export__put_u64(struct strbuf *b, uint64_t v)
 {
-	char buf[20], *p = format_u64(buf + sizeof(buf), v);
+	char buf[20], *p = numparse__format_u64(buf + sizeof(buf), v);
 
 	return strbuf__add(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-int export_put_i64(struct strbuf *b, int64_t v)
+int export__put_i64(struct strbuf *b, int64_t v)
 {
 	int ret = 0;
 
 	if (v < 0 && (ret = strbuf__addc(b, '-')) < 0)
 		return ret;
-	return export_put_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
+	return export__put_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
-int export_put_hex(struct strbuf *b, uint64_t v, unsigned width)
+int export__put_hex(struct strbuf *b, uint64_t v, unsigned width)
 {
 	char buf[16], *p = buf + sizeof(buf);
 	int ret;
@@ -505,11 +505,11 @@ int export_put_hex(struct strbuf *b, uint64_t v, unsigned width)
 	return strbuf__add(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-int export_time(struct strbuf *b, uint64_t ns)
+int export__time(struct strbuf *b, uint64_t ns)
 {
 	char frac[10];
 	uint64_t f = ns % 1000000000;
-	int ret = export_put_u64(b, ns / 1000000000);
+	int ret = export__put_u64(b, ns / 1000000000);
 
 	frac[0] = '.';
 	for (int i = 9; i >= 1; i--, f /= 10)

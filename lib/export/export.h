@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum export_format {
 	EXPORT_PPROF,

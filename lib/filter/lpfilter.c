@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "lpfilter.h"
+#include "filter/lpfilter.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
-#include "escape.h"
-#include "folded.h"
-#include "hash.h"
-#include "htab.h"
-#include "lines.h"
-#include "lpstream.h"
-#include "numparse.h"
-#include "strbuf.h"
+#include "formats/detect.h"
+#include "stream/escape.h"
+#include "formats/folded.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
+#include "base/numparse.h"
+#include "base/strbuf.h"
 
 /*
  * A stack already cut (pure filters): recordings repeat the same stacks, and
@@ -314,7 +314,7 @@ static int folded_line(struct run *r, char *line, size_t len)
 	if (r->o->needs_exec)
 		return lp_error__set(r->err, -EINVAL,
 				     "EXEC statements need an lp stream: folded stacks have no executables");
-	if ((ret = folded_parse(line, len, &f, r->err)) < 0)
+	if ((ret = folded__parse(line, len, &f, r->err)) < 0)
 		return ret;
 	if ((ret = cut(r, (struct lp_span){ line, f.stacklen }, LP_SPAN("-"), true)) < 0)
 		return ret;

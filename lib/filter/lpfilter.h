@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "pyfilter.h"
+#include "base/error.h"
+#include "filter/pyfilter.h"
 
 /* Decides keep[i] for frames[i] (root first). -EINVAL with err's message set, -ENOMEM. */
 typedef int (*filter_decide_fn)(void *ctx, const struct filter_frame *frames, size_t n, bool *keep,

@@ -2,7 +2,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "pyfilter.h"
+#include "filter/pyfilter.h"
 
 #include <errno.h>
 #include <stdio.h>

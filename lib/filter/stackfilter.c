@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "stackfilter.h"
+#include "filter/stackfilter.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "htab.h"
-#include "strbuf.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/strbuf.h"
 
 enum target { TARGET_SYM, TARGET_EXEC, TARGET_ANY };
 
@@ -118,7 +118,7 @@ static int parse_line(struct stackfilter *f, char *line, size_t len, long lineno
 	char q[LP_QUOTE_SIZE];
 
 	return fail(err, lineno, (long)word + 1, "unknown keyword '%s' (SYM, EXEC, ANY or OR)",
-		    lp_quote(line + word, i - word, q, sizeof(q)));
+		    lp_error__quote(line + word, i - word, q, sizeof(q)));
 }
 
 struct stackfilter *stackfilter__load(const char *path, struct lp_error *err)

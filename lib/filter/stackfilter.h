@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct stackfilter;
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "detect.h"
+#include "formats/detect.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "folded.h"
-#include "lines.h"
-#include "lpstream.h"
-#include "perfscript.h"
+#include "formats/folded.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
+#include "formats/perfscript.h"
 
 /*
  * How far to look for a line that settles the format: past a perf header
@@ -52,7 +52,7 @@ static struct shape shape_of(const char *line, size_t len)
 	struct folded_line f;
 
 	s.indented = len > 0 && (line[0] == ' ' || line[0] == '\t');
-	s.folded = len > 0 && !s.indented && folded_parse(line, len, &f, NULL) == 0;
+	s.folded = len > 0 && !s.indented && folded__parse(line, len, &f, NULL) == 0;
 	return s;
 }
 

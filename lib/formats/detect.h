@@ -6,7 +6,7 @@
 #ifndef LP_DETECT_H
 #define LP_DETECT_H
 
-#include "error.h"
+#include "base/error.h"
 
 enum lp_format {
 	LP_FORMAT_AUTO,

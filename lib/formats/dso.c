@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "dso.h"
+#include "formats/dso.h"
 
 #include <string.h>
 
-bool dso_is_perf_map(const char *s, size_t len)
+bool dso__is_perf_map(const char *s, size_t len)
 {
 	const char *m = s, *end = s + len;
 

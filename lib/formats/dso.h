@@ -7,6 +7,6 @@
 #include <stddef.h>
 
 /* A JIT symbol map, /tmp/perf-PID.map (anywhere in s). */
-bool dso_is_perf_map(const char *s, size_t len);
+bool dso__is_perf_map(const char *s, size_t len);
 
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "folded.h"
+#include "formats/folded.h"
 
 #include <errno.h>
 #include <stdio.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 
 static int is_blank(char c)
 {
@@ -26,7 +26,7 @@ static int split_last(const char *s, size_t len, size_t *textlen, const char **n
 	return 0;
 }
 
-int folded_parse(const char *line, size_t len, struct folded_line *out, struct lp_error *err)
+int folded__parse(const char *line, size_t len, struct folded_line *out, struct lp_error *err)
 {
 	const char *num, *num1;
 	size_t textlen, numlen, text1len, num1len;
@@ -35,9 +35,9 @@ int folded_parse(const char *line, size_t len, struct folded_line *out, struct l
 
 	if (split_last(line, len, &textlen, &num, &numlen) < 0)
 		return lp_error__set(err, -EINVAL, "expected 'STACK COUNT', found no count");
-	ret = parse_u64(num, numlen, &out->count[0]);
+	ret = numparse__u64(num, numlen, &out->count[0]);
 	if (ret < 0)
-		return lp_error__set(err, -EINVAL, "count '%s' is %s", lp_quote(num, numlen, q, sizeof(q)),
+		return lp_error__set(err, -EINVAL, "count '%s' is %s", lp_error__quote(num, numlen, q, sizeof(q)),
 				     ret == -ERANGE ? "too large" : "not a non-negative integer");
 	out->ncounts = 1;
 	out->count[1] = 0;
@@ -49,9 +49,9 @@ int folded_parse(const char *line, size_t len, struct folded_line *out, struct l
 	text1len = textlen - num1len - 1;
 	if (num1len > 0 && num1len < textlen && is_blank(line[text1len])) {
 		out->count[1] = out->count[0];
-		if (parse_u64(num1, num1len, &out->count[0]) < 0)
+		if (numparse__u64(num1, num1len, &out->count[0]) < 0)
 			return lp_error__set(err, -EINVAL, "count '%s' is too large",
-					     lp_quote(num1, num1len, q, sizeof(q)));
+					     lp_error__quote(num1, num1len, q, sizeof(q)));
 		out->ncounts = 2;
 		textlen = text1len;
 	}

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct folded_line {
 	const char *stack;
@@ -20,6 +20,6 @@ struct folded_line {
  * white space, and a stack that itself ends in white space and digits holds
  * the first count of a differential line. -EINVAL with a message in err.
  */
-int folded_parse(const char *line, size_t len, struct folded_line *out, struct lp_error *err);
+int folded__parse(const char *line, size_t len, struct folded_line *out, struct lp_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "perfscript.h"
+#include "formats/perfscript.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dso.h"
-#include "numparse.h"
-#include "strbuf.h"
+#include "formats/dso.h"
+#include "base/numparse.h"
+#include "base/strbuf.h"
 
 /* The patterns of stackcollapse-perf.pl, kept verbatim so that edge cases match. */
 static const char RE_HEADER[] = "^(\\S.+?)\\s+(\\d+)\\/*(\\d+)*\\s+";
@@ -194,7 +194,7 @@ static int header(struct perfscript *p, const char *line, size_t len)
 		} else if (!(p->event_filter.len == eventlen &&
 			     memcmp(p->event_filter.s, event, eventlen) == 0)) {
 			if (p->filter_defaulted && !p->filter_warned) {
-				lp_warn(p->opts.warn, p->opts.ctx, NULL, 0,
+				lp_error__warn(p->opts.warn, p->opts.ctx, NULL, 0,
 					"counting only events of type '%.*s' (the first seen), "
 					"skipping '%.*s'; choose with --event-filter",
 					(int)(p->event_filter.len > 60 ? 60 : p->event_filter.len),
@@ -206,7 +206,7 @@ static int header(struct perfscript *p, const char *line, size_t len)
 	}
 	if (!period || span_is(period, periodlen, "0")) {
 		p->period = 1;
-	} else if ((ret = parse_u64(period, periodlen, &p->period)) < 0) {
+	} else if ((ret = numparse__u64(period, periodlen, &p->period)) < 0) {
 		snprintf(p->error, sizeof(p->error), "period '%.*s' does not fit 64 bits",
 			 (int)(periodlen > 40 ? 40 : periodlen), period);
 		return ret;
@@ -358,7 +358,7 @@ static int add_piece(struct perfscript *p, const char *raw, size_t rawlen, bool 
 		   !contains(mod, modlen, "unknown")) {
 		if (strbuf__add(f, "_[k]", 4) < 0)
 			return -ENOMEM;
-	} else if (p->opts.annotate_jit && dso_is_perf_map(mod, modlen) &&
+	} else if (p->opts.annotate_jit && dso__is_perf_map(mod, modlen) &&
 		   !contains(f->s, f->len, "_[j]")) {
 		if (strbuf__add(f, "_[j]", 4) < 0)
 			return -ENOMEM;

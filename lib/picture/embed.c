@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "embed.h"
+#include "picture/embed.h"
 
 #include <errno.h>
 #include <string.h>
 
-int embed_varint(struct strbuf *b, uint64_t v)
+int embed__varint(struct strbuf *b, uint64_t v)
 {
 	char buf[10];
 	size_t n = 0;

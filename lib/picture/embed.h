@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <zlib.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct embed {
 	FILE *out;
@@ -36,6 +36,6 @@ int embed__finish(struct embed *e);
 void embed__abort(struct embed *e);
 
 /* Appends v as an unsigned LEB128 varint: 7 bits a byte, low first. -ENOMEM. */
-int embed_varint(struct strbuf *b, uint64_t v);
+int embed__varint(struct strbuf *b, uint64_t v);
 
 #endif

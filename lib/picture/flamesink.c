@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "flamesink.h"
+#include "picture/flamesink.h"
 
 #include <errno.h>
 #include <string.h>

@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flamesvg.h"
-#include "flametree.h"
-#include "profile.h"
-#include "strbuf.h"
+#include "picture/flamesvg.h"
+#include "picture/flametree.h"
+#include "profile/profile.h"
+#include "base/strbuf.h"
 
 /* The frame that stands for the frames of a stack deeper than the depth limit. */
 #define FLAME_DEEPER "[deeper frames folded]"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "flamesvg.h"
+#include "picture/flamesvg.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "embed.h"
-#include "json.h"
-#include "namerank.h"
-#include "numparse.h"
-#include "strbuf.h"
-#include "xml.h"
+#include "picture/embed.h"
+#include "base/json.h"
+#include "picture/namerank.h"
+#include "base/numparse.h"
+#include "base/strbuf.h"
+#include "base/xml.h"
 
 /* Geometry, as in flamegraph.pl. */
 struct layout {
@@ -63,7 +63,7 @@ static void emitf(struct writer *w, const char *fmt, ...)
 static void emit_xml(struct writer *w, const char *s, size_t len)
 {
 	strbuf__reset(&w->b);
-	if (xml_escape(&w->b, s, len) < 0) {
+	if (xml__escape(&w->b, s, len) < 0) {
 		w->err = -ENOMEM;
 		return;
 	}
@@ -125,7 +125,7 @@ static double frame_y(const struct layout *l, uint32_t depth)
 /* before, then v as "%.1f": where it ends (printf's own is a third of the drawing's time) */
 static char *put_tenths(char *p, const char *before, double v)
 {
-	return format_tenths(stpcpy(p, before), v);
+	return numparse__format_tenths(stpcpy(p, before), v);
 }
 
 /* A colour as "%06x" */
@@ -323,18 +323,18 @@ static int node_columns(struct writer *w, uint64_t g, struct strbuf cols[NCOLS])
 			if (ret == 0)
 				ret = pack(&rank_codes, rank >= 1 && rank <= 3 ? rank - 1 : 3, 2);
 			if (ret == 0 && !(rank >= 1 && rank <= 3))
-				ret = embed_varint(&cols[COL_RARE], rank);
+				ret = embed__varint(&cols[COL_RARE], rank);
 			if (ret == 0 && rank == 0)
-				ret = embed_varint(&cols[COL_NEWNAME], n->name);
+				ret = embed__varint(&cols[COL_NEWNAME], n->name);
 		}
 		if (ret == 0)
 			ret = pack(&shapes, (kids < 3 ? (unsigned)kids : 3) | (self0 ? 4 : 0) | (self1 ? 8 : 0), 4);
 		if (ret == 0 && kids >= 3)
-			ret = embed_varint(&cols[COL_KIDS], kids);
+			ret = embed__varint(&cols[COL_KIDS], kids);
 		if (ret == 0 && self0)
-			ret = embed_varint(&cols[COL_SELF0], self0);
+			ret = embed__varint(&cols[COL_SELF0], self0);
 		if (ret == 0 && self1)
-			ret = embed_varint(&cols[COL_SELF1], self1);
+			ret = embed__varint(&cols[COL_SELF1], self1);
 	}
 	if (ret == 0)
 		ret = pack_finish(&rank_codes);
@@ -374,15 +374,15 @@ static int data_json(struct writer *w, struct strbuf *j, struct embed *z)
 		   o->flamechart ? "true" : "false", coloring_name(o->coloring),
 		   o->negate ? "true" : "false", w->l.scale_total, g, w->maxdelta);
 	if (ret == 0)
-		ret = o->unit ? json_string(j, o->unit, strlen(o->unit)) : strbuf__add(j, "null", 4);
+		ret = o->unit ? json__string(j, o->unit, strlen(o->unit)) : strbuf__add(j, "null", 4);
 	if (ret == 0)
 		ret = strbuf__add(j, ",\"countname\":", 13);
 	if (ret == 0)
-		ret = json_string(j, o->countname, strlen(o->countname));
+		ret = json__string(j, o->countname, strlen(o->countname));
 	if (ret == 0)
 		ret = strbuf__add(j, ",\"nametype\":", 12);
 	if (ret == 0)
-		ret = json_string(j, o->nametype, strlen(o->nametype));
+		ret = json__string(j, o->nametype, strlen(o->nametype));
 	if (ret == 0)
 		ret = strbuf__add(j, "},\"names\":[", 11);
 	for (size_t i = 0; ret == 0 && i < names; i++) {
@@ -391,7 +391,7 @@ static int data_json(struct writer *w, struct strbuf *j, struct embed *z)
 		if (i)
 			ret = strbuf__addc(j, ',');
 		if (ret == 0)
-			ret = json_string(j, name, len);
+			ret = json__string(j, name, len);
 	}
 	if (ret == 0)
 		ret = strbuf__add(j, "],\"colors\":[", 12);
@@ -403,11 +403,11 @@ static int data_json(struct writer *w, struct strbuf *j, struct embed *z)
 		if (i)
 			ret = strbuf__addc(j, ',');
 		if (ret == 0)
-			ret = json_string(j, o->frame_note_names[i], strlen(o->frame_note_names[i]));
+			ret = json__string(j, o->frame_note_names[i], strlen(o->frame_note_names[i]));
 		if (ret == 0)
 			ret = strbuf__addc(j, ':');
 		if (ret == 0)
-			ret = json_string(j, o->frame_notes[i], strlen(o->frame_notes[i]));
+			ret = json__string(j, o->frame_notes[i], strlen(o->frame_notes[i]));
 	}
 	if (ret == 0)
 		ret = strbuf__addf(j, "},\"count\":%zu,\"cols\":[", count);

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "flametree.h"
-#include "palette.h"
+#include "picture/flametree.h"
+#include "picture/palette.h"
 
 enum flame_coloring {
 	COLORING_PALETTE,	/* one profile, coloured by name */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "flametree.h"
+#include "picture/flametree.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "hugemem.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "base/hash.h"
+#include "base/hugemem.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 /*
  * A child in the table: found from the hash of its whole path (child_hash),

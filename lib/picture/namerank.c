@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "namerank.h"
+#include "picture/namerank.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "hash.h"
-#include "htab.h"
+#include "base/hash.h"
+#include "base/htab.h"
 
 /* A rank past the first few of its parent name's. */
 struct later_callee {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "palette.h"
+#include "picture/palette.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "flametree.h"
+#include "picture/flametree.h"
 
 static const char *const palettes[] = {
 	"hot", "mem", "io", "wakeup", "java", "js", "perl", "red", "green", "blue",

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum palette_hash {
 	HASH_NAME_RANDOM,	/* default: a random colour seeded by the name (the same everywhere) */
@@ -35,7 +35,7 @@ const char *palette__default_background(const char *palette);
 
 
 
-#include "stackmap.h"
+#include "base/stackmap.h"
 
 /*
  * flamegraph.pl's --cp palette map ("name->rgb(r,g,b)" lines): colours kept

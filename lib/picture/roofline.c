@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "roofline.h"
+#include "picture/roofline.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "lines.h"
-#include "lpstream.h"
-#include "strbuf.h"
-#include "xml.h"
+#include "base/json.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
+#include "base/strbuf.h"
+#include "base/xml.h"
 
 struct roof {
 	char *name, *isa, *label;
@@ -316,7 +316,7 @@ static void si(struct strbuf *b, double v)
 
 static void text_escaped(struct strbuf *b, const char *s)
 {
-	xml_escape(b, s, strlen(s));
+	xml__escape(b, s, strlen(s));
 }
 
 static const char *const level_colours[] = { "#1b7837", "#5aae61", "#2166ac", "#762a83" };
@@ -534,9 +534,9 @@ static void data_json(struct strbuf *b, const struct roofline *r, const struct a
 		const struct roof *f = &r->roofs[i];
 
 		strbuf__addf(b, "%s{\"name\":", i ? "," : "");
-		json_string(b, f->name, strlen(f->name));
+		json__string(b, f->name, strlen(f->name));
 		strbuf__addf(b, ",\"isa\":");
-		json_string(b, f->isa, strlen(f->isa));
+		json__string(b, f->isa, strlen(f->isa));
 		strbuf__addf(b, ",\"memory\":%s,\"value\":%.17g}", f->memory ? "true" : "false", f->value);
 	}
 	strbuf__addf(b, "],\"points\":[");
@@ -544,9 +544,9 @@ static void data_json(struct strbuf *b, const struct roofline *r, const struct a
 		const struct point *p = &r->points[i];
 
 		strbuf__addf(b, "%s{\"name\":", i ? "," : "");
-		json_string(b, p->name, strlen(p->name));
+		json__string(b, p->name, strlen(p->name));
 		strbuf__addf(b, ",\"how\":");
-		json_string(b, p->how, strlen(p->how));
+		json__string(b, p->how, strlen(p->how));
 		strbuf__addf(b, ",\"flops\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"seconds\":%.17g}", p->flops, p->bytes,
 			     p->seconds);
 	}

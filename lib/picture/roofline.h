@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct roofline_opts {
 	const char *title;

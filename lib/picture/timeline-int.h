@@ -10,16 +10,16 @@
 #ifndef LP_TIMELINE_INT_H
 #define LP_TIMELINE_INT_H
 
-#include "timeline.h"
+#include "picture/timeline.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "export-format.h"
-#include "htab.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "export/export-format.h"
+#include "base/htab.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 
 struct span {
@@ -131,10 +131,10 @@ struct layout {
 	size_t *kid_at;
 };
 
-void timeline_spans_order(struct spans *s);
-void timeline_close_regions(struct thread *t);
-int timeline_lay_out(struct layout *l);
-int timeline_finish(void *st, struct export_ctx *x);
-void timeline_free(void *st);
+void timeline__spans_order(struct spans *s);
+void timeline__close_regions(struct thread *t);
+int timeline__lay_out(struct layout *l);
+int timeline__finish(void *st, struct export_ctx *x);
+void timeline__free(void *st);
 
 #endif

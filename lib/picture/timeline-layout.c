@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The timeline laid out: bands (by rank when every input has one), rows nested by spawn tree. */
-#include "timeline-int.h"
+#include "picture/timeline-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "embed.h"
-#include "export-format.h"
-#include "hash.h"
-#include "htab.h"
-#include "json.h"
-#include "numparse.h"
-#include "srcline.h"
-#include "stackmap.h"
-#include "strbuf.h"
-#include "xml.h"
+#include "picture/embed.h"
+#include "export/export-format.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/json.h"
+#include "base/numparse.h"
+#include "symbols/srcline.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
+#include "base/xml.h"
 
 static int thread_start_cmp(const void *a, const void *b, void *ctx)
 {
@@ -71,8 +71,8 @@ static int rank_cmp(const void *a, const void *b, void *ctx)
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	uint64_t rx = 0, ry = 0;
 
-	parse_u64(tl->bands[x].rank, strlen(tl->bands[x].rank), &rx);
-	parse_u64(tl->bands[y].rank, strlen(tl->bands[y].rank), &ry);
+	numparse__u64(tl->bands[x].rank, strlen(tl->bands[x].rank), &rx);
+	numparse__u64(tl->bands[y].rank, strlen(tl->bands[y].rank), &ry);
 	if (rx != ry)
 		return rx < ry ? -1 : 1;
 	return (x > y) - (x < y);
@@ -86,7 +86,7 @@ static void order_bands(const struct timeline *tl, size_t *order)
 		uint64_t r;
 
 		order[b] = b;
-		if (!tl->bands[b].rank || parse_u64(tl->bands[b].rank, strlen(tl->bands[b].rank), &r) < 0)
+		if (!tl->bands[b].rank || numparse__u64(tl->bands[b].rank, strlen(tl->bands[b].rank), &r) < 0)
 			ranked = false;
 	}
 	if (ranked)
@@ -163,7 +163,7 @@ static int adopt_threads(struct timeline *tl)
 	return 0;
 }
 
-int timeline_lay_out(struct layout *l)
+int timeline__lay_out(struct layout *l)
 {
 	struct timeline *tl = l->tl;
 	size_t n = tl->nthreads, *roots = NULL, nroots = 0;

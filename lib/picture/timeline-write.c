@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The timeline written: one SVG, its threads' spans and stacks embedded as JSON for its script. */
-#include "timeline-int.h"
+#include "picture/timeline-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "embed.h"
-#include "export-format.h"
-#include "hash.h"
-#include "htab.h"
-#include "json.h"
-#include "numparse.h"
-#include "srcline.h"
-#include "stackmap.h"
-#include "strbuf.h"
-#include "xml.h"
+#include "picture/embed.h"
+#include "export/export-format.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/json.h"
+#include "base/numparse.h"
+#include "symbols/srcline.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
+#include "base/xml.h"
 
 struct clock {
 	bool aligned;		/* bands on CLOCK_REALTIME */
@@ -70,7 +70,7 @@ static int set_clock(struct timeline *tl, struct clock *c)
 
 static int add_str(struct strbuf *j, const char *s)
 {
-	return s ? json_string(j, s, strlen(s)) : strbuf__add(j, "null", 4);
+	return s ? json__string(j, s, strlen(s)) : strbuf__add(j, "null", 4);
 }
 
 /* The spawning stack, leaf first, each frame with its file:line where debug information has it. */
@@ -92,17 +92,17 @@ static int spawn_json(struct export_ctx *x, struct srclines *src, const struct t
 			ret = found;
 		/* said once per file: the picture comes out, without these lines */
 		if (reason)
-			lp_warn(x->o->warn, x->o->ctx, NULL, 0, "'%.*s': %s: spawning stacks without file:line",
+			lp_error__warn(x->o->warn, x->o->ctx, NULL, 0, "'%.*s': %s: spawning stacks without file:line",
 				(int)f->dso_len, dso, reason);
 		if (ret == 0 && found > 0) {
 			struct strbuf b = STRBUF_INIT;
 
 			ret = strbuf__addf(&b, "%.*s %s:%d", (int)f->name_len, name, line.file, line.line);
 			if (ret == 0)
-				ret = json_string(j, b.s, b.len);
+				ret = json__string(j, b.s, b.len);
 			strbuf__release(&b);
 		} else if (ret == 0) {
-			ret = json_string(j, name, f->name_len);
+			ret = json__string(j, name, f->name_len);
 		}
 	}
 	return ret ? ret : strbuf__addc(j, ']');
@@ -222,9 +222,9 @@ static int intervals(struct timeline *tl, const struct clock *c, const struct la
 					uint64_t a = rel(c, t->band, s->v[k].start), e = rel(c, t->band, s->v[k].end);
 
 					if (column == 0)
-						ret = embed_varint(b, a - prev) ?: embed_varint(b, e - a);
+						ret = embed__varint(b, a - prev) ?: embed__varint(b, e - a);
 					else
-						ret = embed_varint(b, si->pos[s->v[k].stack]);
+						ret = embed__varint(b, si->pos[s->v[k].stack]);
 					prev = e;
 				}
 				if (ret == 0)
@@ -245,12 +245,12 @@ static int stacks(const struct layout *l, const struct stack_index *si, struct e
 	for (size_t r = 0; ret == 0 && r < l->nrows; r++) {
 		size_t t = l->order[r];
 
-		ret = embed_varint(b, si->first[t + 1] - si->first[t]);
+		ret = embed__varint(b, si->first[t + 1] - si->first[t]);
 		for (size_t k = si->first[t]; ret == 0 && k < si->first[t + 1]; k++) {
 			const struct stack_entry *e = si->sorted[k];
 
-			ret = embed_varint(b, e->len - 8) ?: strbuf__add(b, e->key + 8, e->len - 8) ?:
-				embed_varint(b, e->count[0]) ?: embed_varint(b, e->count[1]);
+			ret = embed__varint(b, e->len - 8) ?: strbuf__add(b, e->key + 8, e->len - 8) ?:
+				embed__varint(b, e->count[0]) ?: embed__varint(b, e->count[1]);
 			if (ret == 0)
 				ret = embed__drain(z, b, 1 << 16);
 		}
@@ -361,7 +361,7 @@ static int wakes(struct timeline *tl, const struct clock *c, const struct layout
 			uint64_t at = rel(c, t->band, w->at);
 			size_t row = w->tid ? waker_row(tl, &h, next, t->band, w) : SIZE_MAX;
 
-			ret = embed_varint(b, at - prev) ?: embed_varint(b, !w->tid ? 0 : row == SIZE_MAX ? 1 : row + 2);
+			ret = embed__varint(b, at - prev) ?: embed__varint(b, !w->tid ? 0 : row == SIZE_MAX ? 1 : row + 2);
 			prev = at;
 		}
 		if (ret == 0)
@@ -389,8 +389,8 @@ static int regions(struct timeline *tl, const struct clock *c, const struct layo
 			const struct region_span *g = &t->regions.v[k];
 			uint64_t a = rel(c, t->band, g->start), e = rel(c, t->band, g->end);
 
-			ret = embed_varint(b, a >= prev ? a - prev : 0) ?: embed_varint(b, e > a ? e - a : 0) ?:
-				embed_varint(b, g->depth) ?: embed_varint(b, g->name);
+			ret = embed__varint(b, a >= prev ? a - prev : 0) ?: embed__varint(b, e > a ? e - a : 0) ?:
+				embed__varint(b, g->depth) ?: embed__varint(b, g->name);
 			if (a > prev)
 				prev = a;
 		}
@@ -413,7 +413,7 @@ static int emit(FILE *out, const char *s, size_t len)
 static int emit_xml_text(FILE *out, const char *s)
 {
 	struct strbuf b = STRBUF_INIT;
-	int ret = xml_escape(&b, s, strlen(s));
+	int ret = xml__escape(&b, s, strlen(s));
 
 	if (ret == 0)
 		ret = emit(out, b.s, b.len);
@@ -421,7 +421,7 @@ static int emit_xml_text(FILE *out, const char *s)
 	return ret;
 }
 
-int timeline_finish(void *st, struct export_ctx *x)
+int timeline__finish(void *st, struct export_ctx *x)
 {
 	struct timeline *tl = st;
 	const struct timeline_opts *o = tl->o;
@@ -439,18 +439,18 @@ int timeline_finish(void *st, struct export_ctx *x)
 	for (size_t i = 0; i < tl->nthreads; i++) {
 		struct thread *t = &tl->threads[i];
 
-		timeline_spans_order(&t->on);
-		timeline_spans_order(&t->off);
+		timeline__spans_order(&t->on);
+		timeline__spans_order(&t->off);
 		if (t->wakes.n > 1)
 			qsort(t->wakes.v, t->wakes.n, sizeof(*t->wakes.v), wake_cmp);
-		timeline_close_regions(t);
+		timeline__close_regions(t);
 	}
 	if (tl->nthreads == 0) {
 		ret = lp_error__set(x->err, -ENODATA, "no threads in the input: nothing to draw");
 		x->err->file = NULL;
 		goto cleanup;
 	}
-	if ((ret = timeline_lay_out(&l)) < 0 || (ret = set_clock(tl, &c)) < 0)
+	if ((ret = timeline__lay_out(&l)) < 0 || (ret = set_clock(tl, &c)) < 0)
 		goto nomem;
 	if (o->srclines && !(src = srclines__new()))
 		goto nomem;
@@ -468,7 +468,7 @@ int timeline_finish(void *st, struct export_ctx *x)
 	for (uint32_t k = 0; ret == 0 && k < stackmap__size(tl->region_names); k++) {
 		const struct stack_entry *e = stackmap__entry(tl->region_names, k);
 
-		ret = (k ? strbuf__addc(&j, ',') : 0) ?: json_string(&j, e->key, e->len);
+		ret = (k ? strbuf__addc(&j, ',') : 0) ?: json__string(&j, e->key, e->len);
 	}
 	if (ret == 0)
 		ret = strbuf__add(&j, "],\"bands\":[", 11);
@@ -530,7 +530,7 @@ int timeline_finish(void *st, struct export_ctx *x)
 	ret = 0;
 	goto cleanup;
 io:
-	ret = export_write_failed(x);
+	ret = export__write_failed(x);
 	goto cleanup;
 fail:
 	if (ret == -EIO)
@@ -553,7 +553,7 @@ cleanup:
 	return ret;
 }
 
-void timeline_free(void *st)
+void timeline__free(void *st)
 {
 	struct timeline *tl = st;
 

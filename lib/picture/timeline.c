@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "timeline-int.h"
+#include "picture/timeline-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "embed.h"
-#include "export-format.h"
-#include "hash.h"
-#include "htab.h"
-#include "json.h"
-#include "numparse.h"
-#include "srcline.h"
-#include "stackmap.h"
-#include "strbuf.h"
-#include "xml.h"
+#include "picture/embed.h"
+#include "export/export-format.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/json.h"
+#include "base/numparse.h"
+#include "symbols/srcline.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
+#include "base/xml.h"
 
 static char *dup_span(struct lp_span s)
 {
@@ -101,7 +101,7 @@ static int regions__push(struct region_spans *g, struct region_span r)
 }
 
 /* Regions still open as the input ends: to their thread's end. */
-void timeline_close_regions(struct thread *t)
+void timeline__close_regions(struct thread *t)
 {
 	uint64_t end = t->has_end ? t->end : t->last;
 
@@ -125,7 +125,7 @@ static int span_cmp(const void *a, const void *b)
  * a sample's CPU time before it can overlap the one before by the timer's
  * jitter. Each keeps its stack: a flame chart draws them one by one.
  */
-void timeline_spans_order(struct spans *s)
+void timeline__spans_order(struct spans *s)
 {
 	uint64_t end = 0;
 
@@ -453,7 +453,7 @@ static int tl_input_end(void *st, struct export_ctx *x)
 	b->realtime = in->realtime;
 	b->has_realtime = in->has_realtime;
 	if (!b->has_procs && b->seen)
-		lp_warn(x->o->warn, x->o->ctx, in->name, 0,
+		lp_error__warn(x->o->warn, x->o->ctx, in->name, 0,
 			"no P records: threads are placed by their samples and not nested under their parents");
 	htab__clear(&tl->live);
 	return 0;
@@ -500,13 +500,13 @@ static int tl_region(void *st, struct export_ctx *x, const struct lp_region *c)
 	return 0;
 }
 
-const struct export_ops timeline_ops = {
+const struct export_ops timeline__ops = {
 	.region = tl_region,
 	.begin = tl_begin,
 	.sample = tl_sample,
 	.proc = tl_proc,
 	.thread = tl_thread,
 	.input_end = tl_input_end,
-	.finish = timeline_finish,
-	.free = timeline_free,
+	.finish = timeline__finish,
+	.free = timeline__free,
 };

@@ -27,6 +27,6 @@ struct timeline_opts {
 
 /* The exporter's format: export_opts.format_opts points to a struct timeline_opts. */
 struct export_ops;
-extern const struct export_ops timeline_ops;
+extern const struct export_ops timeline__ops;
 
 #endif

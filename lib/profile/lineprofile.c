@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "lineprofile.h"
+#include "profile/lineprofile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lines.h"
-#include "lpstream.h"
-#include "srcline.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
+#include "symbols/srcline.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 struct line_profile {
 	struct line_profile_opts o;
@@ -141,7 +141,7 @@ static int frame_key(struct line_profile *p, struct lp_span name, const struct l
 		if (found < 0)
 			return found;
 		if (reason)
-			lp_warn(p->o.warn, p->o.ctx, p->file, 0, "%.*s: %s", (int)l->dso.len, l->dso.s, reason);
+			lp_error__warn(p->o.warn, p->o.ctx, p->file, 0, "%.*s: %s", (int)l->dso.len, l->dso.s, reason);
 	}
 	if (found && p->o.annotate) {
 		/* both NUL-terminated: the key holds the strings annotate reads */

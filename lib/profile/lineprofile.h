@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct line_profile_opts {
 	const char *const *events;	/* NULL: cpu and offcpu */

@@ -8,18 +8,18 @@
 #ifndef LP_PROFILE_INT_H
 #define LP_PROFILE_INT_H
 
-#include "profile.h"
+#include "profile/profile.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "htab.h"
-#include "lines.h"
-#include "lpregions.h"
-#include "lpstream.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "base/htab.h"
+#include "base/lines.h"
+#include "stream/lpregions.h"
+#include "stream/lpstream.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 
 /* One sample kept for --time-ordered. */
@@ -83,13 +83,13 @@ struct spawn_note {
 };
 
 /* A warning at the line being read. */
-void profile_warn(struct profile *c, const char *msg);
+void profile__warn(struct profile *c, const char *msg);
 
 /* Adds weight to the stack key (and, --time-ordered, to the thread's samples in time order). */
-int profile_add(struct profile *c, const char *key, size_t len, int col, uint64_t weight,
+int profile__add(struct profile *c, const char *key, size_t len, int col, uint64_t weight,
 		uint64_t time, const char *thread, size_t threadlen, struct lp_error *err);
 
 /* Reads perf script text from c->lines into column col; -errno with err filled. */
-int profile_read_perf(struct profile *c, int col, struct lp_error *err);
+int profile__read_perf(struct profile *c, int col, struct lp_error *err);
 
 #endif

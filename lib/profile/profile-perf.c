@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perf script text into a profile: stackcollapse-perf.pl's folding, on two cores for a big file. */
-#include "profile-int.h"
+#include "profile/profile-int.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfscript.h"
+#include "formats/perfscript.h"
 
 static void perf_warn(void *ctx, const struct lp_error *w)
 {
-	profile_warn(ctx, w->msg);
+	profile__warn(ctx, w->msg);
 }
 
 /*
@@ -51,7 +51,7 @@ static void *read_half(void *arg)
 	struct perf_half *h = arg;
 
 	h->q->lines = lines__new_range(h->q->fd, h->from, h->to, 0);
-	h->ret = h->q->lines ? profile_read_perf(h->q, h->col, &h->err) : -ENOMEM;
+	h->ret = h->q->lines ? profile__read_perf(h->q, h->col, &h->err) : -ENOMEM;
 	lines__free(h->q->lines);
 	h->q->lines = NULL;
 	return NULL;
@@ -162,7 +162,7 @@ static int perf_lines(struct profile *c, struct perfscript *p, int col, struct p
 		if (ret == 0)
 			continue;
 		s = perfscript__sample(p);
-		ret = profile_add(c, s->key, s->keylen, col, s->period, c->seq, s->thread, s->threadlen, err);
+		ret = profile__add(c, s->key, s->keylen, col, s->period, c->seq, s->thread, s->threadlen, err);
 		if (ret < 0) {
 			err->line = lines__lineno(c->lines);
 			return ret;
@@ -175,7 +175,7 @@ static int perf_lines(struct profile *c, struct perfscript *p, int col, struct p
 	return 0;
 }
 
-int profile_read_perf(struct profile *c, int col, struct lp_error *err)
+int profile__read_perf(struct profile *c, int col, struct lp_error *err)
 {
 	struct perfscript_opts po = {
 		.naming = c->o.naming,
@@ -209,7 +209,7 @@ int profile_read_perf(struct profile *c, int col, struct lp_error *err)
 		}
 	}
 	if (ret == 0 && perfscript__pending(p))
-		profile_warn(c, "the last sample has no blank line after it and is dropped, "
+		profile__warn(c, "the last sample has no blank line after it and is dropped, "
 			"as stackcollapse-perf.pl does");
 	profile__free(h.q);
 	free(h.event);

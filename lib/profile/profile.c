@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "profile-int.h"
+#include "profile/profile-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,18 +9,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dso.h"
-#include "error.h"
-#include "escape.h"
-#include "folded.h"
-#include "hash.h"
-#include "htab.h"
-#include "lines.h"
-#include "lpstream.h"
-#include "numparse.h"
-#include "srcline.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "formats/dso.h"
+#include "base/error.h"
+#include "stream/escape.h"
+#include "formats/folded.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
+#include "base/numparse.h"
+#include "symbols/srcline.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 struct profile *profile__new(const struct profile_opts *opts)
 {
@@ -82,9 +82,9 @@ void profile__free(struct profile *c)
 	free(c);
 }
 
-void profile_warn(struct profile *c, const char *msg)
+void profile__warn(struct profile *c, const char *msg)
 {
-	lp_warn(c->o.warn, c->o.ctx, c->file, c->lines ? lines__lineno(c->lines) : 0, "%s", msg);
+	lp_error__warn(c->o.warn, c->o.ctx, c->file, c->lines ? lines__lineno(c->lines) : 0, "%s", msg);
 }
 
 /* One more sample in column col of stack id, for a half's merge into a sink. */
@@ -131,7 +131,7 @@ static int strip_hex(struct strbuf *out, const char *s, size_t len)
 	return 0;
 }
 
-int profile_add(struct profile *c, const char *key, size_t len, int col, uint64_t weight,
+int profile__add(struct profile *c, const char *key, size_t len, int col, uint64_t weight,
 	       uint64_t time, const char *thread, size_t threadlen, struct lp_error *err)
 {
 	struct stack_entry *e, *t;
@@ -192,7 +192,7 @@ static int read_folded(struct profile *c, int col, struct lp_error *err)
 		if (len == 0 || line[0] == '#')
 			continue;
 		err->line = lines__lineno(c->lines);
-		ret = folded_parse(line, len, &f, err);
+		ret = folded__parse(line, len, &f, err);
 		if (ret < 0)
 			return ret;
 		if (f.ncounts == 2 && !c->o.diff)
@@ -200,11 +200,11 @@ static int read_folded(struct profile *c, int col, struct lp_error *err)
 		if (f.ncounts == 2 && c->o.samples)
 			return lp_error__set(err, -EINVAL, "--samples cannot count differential lines");
 		if (f.ncounts == 2) {
-			ret = profile_add(c, f.stack, f.stacklen, 0, f.count[0], 0, "", 0, err);
+			ret = profile__add(c, f.stack, f.stacklen, 0, f.count[0], 0, "", 0, err);
 			if (ret == 0)
-				ret = profile_add(c, f.stack, f.stacklen, 1, f.count[1], 0, "", 0, err);
+				ret = profile__add(c, f.stack, f.stacklen, 1, f.count[1], 0, "", 0, err);
 		} else {
-			ret = profile_add(c, f.stack, f.stacklen, col, f.count[0], c->seq, "", 0, err);
+			ret = profile__add(c, f.stack, f.stacklen, col, f.count[0], c->seq, "", 0, err);
 		}
 		if (ret < 0)
 			return ret;
@@ -322,7 +322,7 @@ static int check_unit(struct profile *c, struct lp_span event)
 			 "summing events of different units ('%.*s' is not in the unit of the "
 			 "first event); choose events with --event",
 			 (int)(event.len > 60 ? 60 : event.len), event.s);
-		profile_warn(c, msg);
+		profile__warn(c, msg);
 	}
 cleanup:
 	strbuf__release(&id);
@@ -410,7 +410,7 @@ static int lp_key(struct profile *c, const struct lp_sample *s, const struct lp_
 			continue;
 		if (c->o.annotate_kernel && lp_loc__is_kernel(loc))
 			ret = strbuf__add(k, "_[k]", 4);
-		else if (c->o.annotate_jit && dso_is_perf_map(loc.s, loc.len))
+		else if (c->o.annotate_jit && dso__is_perf_map(loc.s, loc.len))
 			ret = strbuf__add(k, "_[j]", 4);
 		if (ret < 0)
 			return ret;
@@ -487,7 +487,7 @@ static int spawn_note(struct profile *c, const struct lp_proc *p, struct lp_erro
 				ret = found;
 			/* said once per file */
 			if (reason)
-				lp_warn(c->o.warn, c->o.ctx, NULL, 0, "'%.*s': %s: spawning stacks without file:line",
+				lp_error__warn(c->o.warn, c->o.ctx, NULL, 0, "'%.*s': %s: spawning stacks without file:line",
 					(int)loc.dso.len, loc.dso.s, reason);
 		}
 		if (ret == 0 && found > 0)
@@ -640,7 +640,7 @@ static int lp_region(void *ctx, struct lp_reader *r, const struct lp_region *g)
 	if ((ret = lp_regions__add(c->regions, g)) < 0)
 		return ret;
 	if (ret == 1)
-		lp_warn(c->o.warn, c->o.ctx, c->file, lp_reader__lineno(r),
+		lp_error__warn(c->o.warn, c->o.ctx, c->file, lp_reader__lineno(r),
 			"the end of region '%.*s', which thread %" PRId64 " is not in: left out", (int)g->name.len,
 			g->name.s, g->tid);
 	return 0;
@@ -694,7 +694,7 @@ static int lp_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
 	tid[0] = 0;
 	if (c->o.time_ordered)
 		snprintf(tid, sizeof(tid), "%" PRId64, s->tid);
-	return profile_add(c, c->key.s, c->key.len,
+	return profile__add(c, c->key.s, c->key.len,
 		   c->o.offcpu_column && lp_span__eq(s->event, "offcpu", 6) ? 1 : x->col, s->weight, s->time,
 		   tid, strlen(tid), err);
 }
@@ -745,7 +745,7 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
 		ret = read_lp(c, col, err);
 		break;
 	case LP_FORMAT_PERF:
-		ret = profile_read_perf(c, col, err);
+		ret = profile__read_perf(c, col, err);
 		break;
 	default:
 		ret = read_folded(c, col, err);
@@ -761,7 +761,7 @@ cleanup:
 
 static int put_count(FILE *out, uint64_t v)
 {
-	char buf[24], *p = format_u64(buf + sizeof(buf), v);
+	char buf[24], *p = numparse__format_u64(buf + sizeof(buf), v);
 
 	return fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out) ==
 	       (size_t)(buf + sizeof(buf) - p) ? 0 : -EIO;

@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "detect.h"
-#include "lpstream.h"
-#include "perfscript.h"
+#include "base/error.h"
+#include "formats/detect.h"
+#include "stream/lpstream.h"
+#include "formats/perfscript.h"
 
 /* What off-CPU samples show of waits: lp-svg --waits. */
 enum profile_waits {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "eventlist.h"
+#include "record/eventlist.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,9 +11,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pfmload.h"
+#include "record/pfmload.h"
 
-#include "tracefs.h"
+#include "record/tracefs.h"
 
 struct walk {
 	char *glob;		/* the pattern as a glob, or NULL: every event */
@@ -145,17 +145,17 @@ static void pfm_events(struct walk *w)
 	char name[512];
 	int p;
 
-	if (lp_pfm_initialize() != PFM_SUCCESS)
+	if (pfmload__initialize() != PFM_SUCCESS)
 		return;
 	pfm_for_all_pmus(p) {
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (lp_pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present || pinfo.type == PFM_PMU_TYPE_OS_GENERIC)
+		if (pfmload__get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present || pinfo.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;
-		for (int i = pinfo.first_event; i != -1 && !w->stop; i = lp_pfm_get_event_next(i)) {
+		for (int i = pinfo.first_event; i != -1 && !w->stop; i = pfmload__get_event_next(i)) {
 			memset(&info, 0, sizeof(info));
 			info.size = sizeof(info);
-			if (lp_pfm_get_event_info(i, PFM_OS_PERF_EVENT, &info) != PFM_SUCCESS)
+			if (pfmload__get_event_info(i, PFM_OS_PERF_EVENT, &info) != PFM_SUCCESS)
 				continue;
 			snprintf(name, sizeof(name), "%s::%s", pinfo.name, info.name);
 			visit(w, name, EVENT_PFM);

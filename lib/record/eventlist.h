@@ -3,7 +3,7 @@
 #ifndef LP_EVENTLIST_H
 #define LP_EVENTLIST_H
 
-#include "eventspec.h"
+#include "record/eventspec.h"
 
 struct event_info {
 	const char *name;	/* as -e takes it */

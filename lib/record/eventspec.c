@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "eventspec.h"
+#include "record/eventspec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfmload.h"
+#include "record/pfmload.h"
 
-#include "numparse.h"
-#include "tracefs.h"
+#include "base/numparse.h"
+#include "record/tracefs.h"
 
 struct named {
 	const char *name;
@@ -161,7 +161,7 @@ static int parse_number(const char *s, size_t len, uint64_t *v)
 		*v = x;
 		return 0;
 	}
-	return parse_u64(s, len, v);
+	return numparse__u64(s, len, v);
 }
 
 static char *read_line(const char *path, struct lp_error *err)
@@ -315,7 +315,7 @@ static int resolve_pmu(struct event_spec *e, const struct event_env *env, struct
 	snprintf(path, sizeof(path), "%s/%s/type", dir, pmu);
 	if (!(type = read_line(path, NULL)))
 		return lp_error__set(err, -ENOENT, "no PMU '%s' on this machine (see %s)", pmu, dir);
-	ret = parse_u64(type, strlen(type), &t);
+	ret = numparse__u64(type, strlen(type), &t);
 	free(type);
 	if (ret < 0 || t > UINT32_MAX)
 		return lp_error__set(err, -EINVAL, "cannot read the type of PMU '%s' from '%s'", pmu, path);
@@ -374,18 +374,18 @@ static int resolve_pfm(struct event_spec *e, struct lp_error *err)
 	int ret;
 
 	if (!initialized)
-		initialized = lp_pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+		initialized = pfmload__initialize() == PFM_SUCCESS ? 1 : -1;
 	if (initialized < 0)
 		return 1;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	ret = lp_pfm_get_os_event_encoding(e->name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+	ret = pfmload__get_os_event_encoding(e->name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 	if (ret == PFM_ERR_NOTFOUND)
 		return 1;
 	if (ret != PFM_SUCCESS)
-		return lp_error__set(err, -EINVAL, "libpfm4 cannot encode '%s': %s", e->name, lp_pfm_strerror(ret));
+		return lp_error__set(err, -EINVAL, "libpfm4 cannot encode '%s': %s", e->name, pfmload__strerror(ret));
 	e->kind = EVENT_PFM;
 	e->type = attr.type;
 	e->config = attr.config;
@@ -498,7 +498,7 @@ int event_spec__parse(struct event_spec *e, const char *arg, const struct event_
 				unit = c + 1;
 			}
 		}
-		if (*period && (parse_u64(period, strlen(period), &p) < 0 || p == 0)) {
+		if (*period && (numparse__u64(period, strlen(period), &p) < 0 || p == 0)) {
 			ret = lp_error__set(err, -EINVAL, "the period of '%s' must be a whole number of events from 1, got '%s'",
 					    e->name, period);
 			goto cleanup;

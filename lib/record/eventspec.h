@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum event_kind {
 	EVENT_HARDWARE, EVENT_CACHE, EVENT_SOFTWARE, EVENT_RAW, EVENT_PMU, EVENT_TRACEPOINT, EVENT_PFM,

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "followgate.h"
+#include "record/followgate.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "htab.h"
-#include "perfrecord.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "record/perfrecord.h"
 
 /* A thread seen: followed, or once followed and gone (open addressing keeps its slot). */
 struct followed {

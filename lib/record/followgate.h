@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "perfevent.h"
+#include "record/perfevent.h"
 
 struct follow_gate;
 

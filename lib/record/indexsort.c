@@ -6,7 +6,7 @@
  * huge page the host took back costs some milliseconds, more than sorting
  * 40000 records; and a long recording's index is hundreds of MB.
  */
-#include "recorder-int.h"
+#include "record/recorder-int.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

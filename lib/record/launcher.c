@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "launcher.h"
+#include "record/launcher.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 
 static const char *const rank_vars[] = {
 	"OMPI_COMM_WORLD_RANK",	/* Open MPI's mpirun */
@@ -26,7 +26,7 @@ int launcher__detect(launcher_env_fn env, struct launcher_info *li, struct lp_er
 
 		if (!v || !*v)
 			continue;
-		if (parse_u64(v, strlen(v), &n) < 0)
+		if (numparse__u64(v, strlen(v), &n) < 0)
 			return lp_error__set(err, -EINVAL, "%s='%s' is not a rank (a number)", rank_vars[i], v);
 		li->rank = v;
 		li->rank_var = rank_vars[i];

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "strbuf.h"
+#include "base/error.h"
+#include "base/strbuf.h"
 
 /* A getenv: the tests pass their own environments. */
 typedef const char *(*launcher_env_fn)(const char *name);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "offcpu-sampler.h"
+#include "record/offcpu-sampler.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "offcpu.skel.h"
-#include "tracefs.h"
+#include "record/tracefs.h"
 
 /* Threads the raw_tp fallback keeps slots for (each holds a record, ~3.6 KB). */
 enum { RAW_TP_THREADS = 8192 };

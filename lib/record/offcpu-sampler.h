@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "offcpu.h"
-#include "perfevent.h"
+#include "bpf/offcpu.h"
+#include "record/perfevent.h"
 
 struct offcpu_opts {
 	int64_t freq;		/* ticks a second (> 0), or -1: every interval */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "perfevent.h"
+#include "record/perfevent.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
+#include "base/arch.h"
 
 /* Bytes of user stack copied with each sample of a custom event. */
 enum { CUSTOM_SNAPSHOT = 512, FORK_SNAPSHOT = 2048 };
@@ -34,7 +34,7 @@ struct custom_id {
 	int index;
 };
 
-struct perf_session {
+struct event_rings {
 	struct perf_opts o;
 	int ncpus;
 	/* per CPU that could be opened: task-clock samples, task records, then each custom event's */
@@ -66,7 +66,7 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-long perf_sysctl(const char *name)
+long event_rings__sysctl(const char *name)
 {
 	char path[128], buf[32];
 	FILE *f;
@@ -82,7 +82,7 @@ long perf_sysctl(const char *name)
 	return v;
 }
 
-int perf_counts_cycles(void)
+int event_rings__counts_cycles(void)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a), .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES,
@@ -96,7 +96,7 @@ int perf_counts_cycles(void)
 	return 0;
 }
 
-unsigned perf_ring_pages_for(unsigned stack_snapshot)
+unsigned event_rings__pages_for(unsigned stack_snapshot)
 {
 	unsigned pages = 256;
 
@@ -256,7 +256,7 @@ static void fork_attr(const struct perf_opts *o, bool on_cpus, struct perf_event
 		a->sample_stack_user = FORK_SNAPSHOT;
 }
 
-static int keep_fd(struct perf_session *s, int fd)
+static int keep_fd(struct event_rings *s, int fd)
 {
 	if (s->nfds == s->fds_cap) {
 		size_t cap = s->fds_cap ? s->fds_cap * 2 : 16;
@@ -275,8 +275,8 @@ static int keep_fd(struct perf_session *s, int fd)
  * Opens one event of pid on cpu into ring (mapping the ring when it has none
  * yet: the first task). -errno, ENODEV for an offline CPU.
  */
-static int open_into(struct perf_session *s, struct perf_event_attr *attr, pid_t pid, int cpu, struct ring *r,
-		     unsigned pages, struct lp_error *err, const char *what)
+static int open_into(struct event_rings *s, struct perf_event_attr *attr, pid_t pid, int cpu, struct ring *r,
+		     unsigned pages, struct lp_error *err, enum lp_error_kind kind, const char *what)
 {
 	int fd = sys_perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC), ret;
 
@@ -284,7 +284,7 @@ static int open_into(struct perf_session *s, struct perf_event_attr *attr, pid_t
 		ret = errno;
 		if (ret == ENODEV || ret == ENXIO)
 			return -ENODEV;
-		lp_error__set(err, 0, "perf_event_open of %s", what);
+		lp_error__set_kind(err, kind, 0, "perf_event_open of %s", what);
 		return -ret;
 	}
 	if ((ret = keep_fd(s, fd)) < 0) {
@@ -309,7 +309,7 @@ static int open_into(struct perf_session *s, struct perf_event_attr *attr, pid_t
 	return fd;
 }
 
-static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_error *err)
+static int open_task(struct event_rings *s, pid_t pid, bool first, struct lp_error *err)
 {
 	struct perf_event_attr attr;
 	/* events on the CPUs: the first task's opening serves every task followed */
@@ -330,12 +330,12 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			continue;
 		if (perf_opts__samples(&s->o)) {
 			clock_attr(&s->o, &attr);
-			fd = open_into(s, &attr, pid, cpu, samples, perf_opts__clock_pages(&s->o), err, "task-clock");
+			fd = open_into(s, &attr, pid, cpu, samples, perf_opts__clock_pages(&s->o), err, LP_ERROR_OTHER, "task-clock");
 			if (fd == -EINVAL && s->o.read_values && first && cpu == 0) {
 				/* older kernels refuse PERF_SAMPLE_READ with inherit */
 				s->o.read_values = false;
 				clock_attr(&s->o, &attr);
-				fd = open_into(s, &attr, pid, cpu, samples, perf_opts__clock_pages(&s->o), err, "task-clock");
+				fd = open_into(s, &attr, pid, cpu, samples, perf_opts__clock_pages(&s->o), err, LP_ERROR_OTHER, "task-clock");
 			}
 			if (fd == -ENODEV)
 				continue;
@@ -343,7 +343,7 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 				return fd;
 		}
 		life_attr(&s->o, on_cpus, &attr);
-		fd = open_into(s, &attr, life_pid, cpu, life, LIFE_PAGES, err, "task and mapping records");
+		fd = open_into(s, &attr, life_pid, cpu, life, LIFE_PAGES, err, LP_ERROR_OTHER, "task and mapping records");
 		if ((fd == -EACCES || fd == -EPERM) && on_cpus && !s->o.system_wide && opened == 0) {
 			/* events on a CPU for every task need CAP_PERFMON (or perf_event_paranoid <= 0) */
 			lp_error__clear(err);
@@ -371,12 +371,12 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 			if (!s->no_lost_format)
 				attr.read_format |= PERF_FORMAT_LOST;
 			fd = open_into(s, &attr, pid, cpu, &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu],
-				       s->o.mmap_pages * PERF_CUSTOM_RING_FACTOR, err, what);
+				       s->o.mmap_pages * PERF_CUSTOM_RING_FACTOR, err, LP_ERROR_EVENT, what);
 			if (fd == -EINVAL && !s->no_lost_format) {
 				s->no_lost_format = true;
 				attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 				fd = open_into(s, &attr, pid, cpu, &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu],
-					       s->o.mmap_pages * PERF_CUSTOM_RING_FACTOR, err, what);
+					       s->o.mmap_pages * PERF_CUSTOM_RING_FACTOR, err, LP_ERROR_EVENT, what);
 			}
 			if (fd < 0)
 				return fd;
@@ -419,9 +419,9 @@ static int open_task(struct perf_session *s, pid_t pid, bool first, struct lp_er
 	return 0;
 }
 
-struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, struct lp_error *err)
+struct event_rings *event_rings__open(pid_t pid, const struct perf_opts *o, struct lp_error *err)
 {
-	struct perf_session *s = calloc(1, sizeof(*s));
+	struct event_rings *s = calloc(1, sizeof(*s));
 	int ret;
 
 	if (!s)
@@ -447,7 +447,7 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 	}
 	ret = open_task(s, pid, true, err);
 	if (ret < 0) {
-		perf_session__free(s);
+		event_rings__free(s);
 		errno = -ret;
 		return NULL;
 	}
@@ -455,7 +455,7 @@ struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, st
 }
 
 /* The uprobe PMU's type (sysfs), or -errno. */
-static int uprobe_type(struct perf_session *s)
+static int uprobe_type(struct event_rings *s)
 {
 	char buf[32];
 	FILE *f;
@@ -473,7 +473,7 @@ static int uprobe_type(struct perf_session *s)
 	return s->uprobe_type = (int)v;
 }
 
-int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t offset, int index,
+int event_rings__add_uprobe(struct event_rings *s, const char *path, uint64_t offset, int index,
 			     bool with_regs, struct lp_error *err)
 {
 	struct perf_event_attr a;
@@ -517,7 +517,7 @@ int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t 
 
 		if (s->o.cpu_mask && (cpu >= 1024 || !(s->o.cpu_mask[cpu / 64] >> (cpu % 64) & 1)))
 			continue;
-		fd = open_into(s, &a, -1, cpu, &s->region_rings[cpu], REGION_PAGES, err, "a region probe");
+		fd = open_into(s, &a, -1, cpu, &s->region_rings[cpu], REGION_PAGES, err, LP_ERROR_OTHER, "a region probe");
 		if (fd == -ENODEV)
 			continue;
 		if (fd < 0)
@@ -540,7 +540,7 @@ int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t 
 	return 0;
 }
 
-int perf_session__region_of(const struct perf_session *s, uint64_t id)
+int event_rings__region_of(const struct event_rings *s, uint64_t id)
 {
 	for (size_t i = 0; s && i < s->nregion_ids; i++)
 		if (s->region_ids[i].id == id)
@@ -548,12 +548,12 @@ int perf_session__region_of(const struct perf_session *s, uint64_t id)
 	return -1;
 }
 
-int perf_session__add_task(struct perf_session *s, pid_t pid, struct lp_error *err)
+int event_rings__add_task(struct event_rings *s, pid_t pid, struct lp_error *err)
 {
 	return open_task(s, pid, false, err);
 }
 
-void perf_session__close_events(struct perf_session *s)
+void event_rings__close_events(struct event_rings *s)
 {
 	if (!s)
 		return;
@@ -572,11 +572,11 @@ void perf_session__close_events(struct perf_session *s)
 	s->nfds = 0;
 }
 
-void perf_session__free(struct perf_session *s)
+void event_rings__free(struct event_rings *s)
 {
 	if (!s)
 		return;
-	perf_session__close_events(s);
+	event_rings__close_events(s);
 	free(s->region_rings);
 	free(s->region_ids);
 	free(s->fds);
@@ -587,7 +587,7 @@ void perf_session__free(struct perf_session *s)
 	free(s);
 }
 
-static int ioctl_all(struct perf_session *s, unsigned long request)
+static int ioctl_all(struct event_rings *s, unsigned long request)
 {
 	for (size_t i = 0; i < s->nfds; i++)
 		if (ioctl(s->fds[i], request, 0) < 0)
@@ -595,22 +595,22 @@ static int ioctl_all(struct perf_session *s, unsigned long request)
 	return 0;
 }
 
-int perf_session__enable(struct perf_session *s)
+int event_rings__enable(struct event_rings *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
 }
 
-int perf_session__disable(struct perf_session *s)
+int event_rings__disable(struct event_rings *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
 }
 
-void perf_session__poll_also(struct perf_session *s, int fd)
+void event_rings__poll_also(struct event_rings *s, int fd)
 {
 	s->extra_fd = fd;
 }
 
-struct perf_layout perf_session__layout(const struct perf_session *s)
+struct perf_layout event_rings__layout(const struct event_rings *s)
 {
 	return (struct perf_layout){
 		.read_value = s->o.read_values,
@@ -618,7 +618,7 @@ struct perf_layout perf_session__layout(const struct perf_session *s)
 	};
 }
 
-int perf_session__custom_of(const struct perf_session *s, uint64_t id)
+int event_rings__custom_of(const struct event_rings *s, uint64_t id)
 {
 	for (size_t i = 0; s && i < s->ncustom_ids; i++)
 		if (s->custom_ids[i].id == id)
@@ -626,7 +626,7 @@ int perf_session__custom_of(const struct perf_session *s, uint64_t id)
 	return -1;
 }
 
-int perf_session__clock_total(const struct perf_session *s, uint64_t *total)
+int event_rings__clock_total(const struct event_rings *s, uint64_t *total)
 {
 	uint64_t sum = 0, v;
 	int n = 0;
@@ -648,7 +648,7 @@ int perf_session__clock_total(const struct perf_session *s, uint64_t *total)
 	return 0;
 }
 
-int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t *value, uint64_t *enabled,
+int event_rings__custom_times(const struct event_rings *s, size_t k, uint64_t *value, uint64_t *enabled,
 			       uint64_t *running, uint64_t *lost)
 {
 	uint64_t v[4] = { 0 };
@@ -680,7 +680,7 @@ int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t 
 	return n ? 0 : -ENOENT;
 }
 
-uint64_t perf_session__lost(const struct perf_session *s, int event)
+uint64_t event_rings__lost(const struct event_rings *s, int event)
 {
 	uint64_t n = 0;
 
@@ -692,7 +692,7 @@ uint64_t perf_session__lost(const struct perf_session *s, int event)
 	return n;
 }
 
-bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id)
+bool event_rings__is_fork_id(const struct event_rings *s, uint64_t id)
 {
 	for (size_t i = 0; s && i < s->nfork_ids; i++)
 		if (s->fork_ids[i] == id)
@@ -700,7 +700,7 @@ bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id)
 	return false;
 }
 
-static int drain(struct perf_session *s, struct ring *r, perf_record_fn fn, void *ctx)
+static int drain(struct event_rings *s, struct ring *r, perf_record_fn fn, void *ctx)
 {
 	struct perf_event_mmap_page *pg = r->base;
 	char *data = (char *)r->base + s->page;
@@ -746,7 +746,7 @@ static int drain(struct perf_session *s, struct ring *r, perf_record_fn fn, void
 	return ret < 0 ? ret : n;
 }
 
-int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn, void *ctx,
+int event_rings__read(struct event_rings *s, int timeout_ms, perf_record_fn fn, void *ctx,
 		       bool *hangup)
 {
 	struct pollfd pfd[256];

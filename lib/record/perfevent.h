@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "perfrecord.h"
+#include "base/error.h"
+#include "record/perfrecord.h"
 
 enum capture {
 	CAPTURE_USER = 1,
@@ -68,7 +68,7 @@ struct perf_opts {
  * user stack: at least 256, and room for 64 samples with the whole copy
  * (the kernel reserves it all in the ring, whatever it writes).
  */
-unsigned perf_ring_pages_for(unsigned stack_snapshot);
+unsigned event_rings__pages_for(unsigned stack_snapshot);
 
 /* The data pages of task-clock's rings per CPU. */
 static inline unsigned perf_opts__clock_pages(const struct perf_opts *o)
@@ -97,27 +97,27 @@ static inline bool perf_opts__life_on_cpus(const struct perf_opts *o)
 	return o->system_wide || (!perf_opts__samples(o) && o->ncustoms == 0);
 }
 
-struct perf_session;
+struct event_rings;
 
 /*
  * Opens the events on task pid (and, inherited, its future children) on
  * every online CPU. NULL with errno set; err says which call failed.
  */
-struct perf_session *perf_session__open(pid_t pid, const struct perf_opts *o, struct lp_error *err);
-void perf_session__free(struct perf_session *s);
+struct event_rings *event_rings__open(pid_t pid, const struct perf_opts *o, struct lp_error *err);
+void event_rings__free(struct event_rings *s);
 /*
  * Closes the events and unmaps their rings, keeping what the session
  * learned (ids, layout, losses): for once every record is read. Closing a
  * tracepoint's last event waits out an RCU grace period (14 ms here), which
  * a caller may spend on another thread. Nothing may be read or enabled after.
  */
-void perf_session__close_events(struct perf_session *s);
+void event_rings__close_events(struct event_rings *s);
 
 /* Adds the events of another task (another thread of an attached process). */
-int perf_session__add_task(struct perf_session *s, pid_t pid, struct lp_error *err);
+int event_rings__add_task(struct event_rings *s, pid_t pid, struct lp_error *err);
 
-int perf_session__enable(struct perf_session *s);
-int perf_session__disable(struct perf_session *s);
+int event_rings__enable(struct event_rings *s);
+int event_rings__disable(struct event_rings *s);
 
 /*
  * Waits up to timeout_ms for data, then hands every record (a complete copy,
@@ -125,11 +125,11 @@ int perf_session__disable(struct perf_session *s);
  * *hangup is set when every event's task has exited.
  */
 typedef int (*perf_record_fn)(void *ctx, const struct perf_event_header *h);
-int perf_session__read(struct perf_session *s, int timeout_ms, perf_record_fn fn, void *ctx,
+int event_rings__read(struct event_rings *s, int timeout_ms, perf_record_fn fn, void *ctx,
 		       bool *hangup);
 
-/* Another descriptor perf_session__read's wait returns for when it is readable. */
-void perf_session__poll_also(struct perf_session *s, int fd);
+/* Another descriptor event_rings__read's wait returns for when it is readable. */
+void event_rings__poll_also(struct event_rings *s, int fd);
 
 /*
  * What the samples carry beyond LP_SAMPLE_TYPE, as opened: the sampling
@@ -137,7 +137,7 @@ void perf_session__poll_also(struct perf_session *s, int fd);
  * really counted, where the period is only the kernel's aim; dropped where
  * the kernel refused it) and the user registers and stack snapshot.
  */
-struct perf_layout perf_session__layout(const struct perf_session *s);
+struct perf_layout event_rings__layout(const struct event_rings *s);
 
 /*
  * The questions asked of a session about its records answer "no" and 0
@@ -145,7 +145,7 @@ struct perf_layout perf_session__layout(const struct perf_session *s);
  */
 
 /* Event ids of the sampling event and of the fork tracepoint, per CPU. */
-bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id);
+bool event_rings__is_fork_id(const struct event_rings *s, uint64_t id);
 
 /*
  * Whether custom event c's samples go without PERF_SAMPLE_PERIOD: with it the
@@ -156,9 +156,9 @@ bool perf_session__is_fork_id(const struct perf_session *s, uint64_t id);
 bool perf_custom__no_period(const struct perf_custom *c);
 
 /* The custom event (its index in perf_opts.customs) a sample's id belongs to, or -1. */
-int perf_session__custom_of(const struct perf_session *s, uint64_t id);
+int event_rings__custom_of(const struct event_rings *s, uint64_t id);
 
-/* Which events' rings perf_session__lost counts: task-clock's, the task records', the region probes', or a custom index. */
+/* Which events' rings event_rings__lost counts: task-clock's, the task records', the region probes', or a custom index. */
 enum { PERF_SESSION_CLOCK = -1, PERF_SESSION_LIFE = -2, PERF_SESSION_REGIONS = -3 };
 
 /*
@@ -166,25 +166,25 @@ enum { PERF_SESSION_CLOCK = -1, PERF_SESSION_LIFE = -2, PERF_SESSION_REGIONS = -
  * every CPU, whoever runs it (the recorder keeps its own processes' samples),
  * its samples (REGION_SAMPLE_TYPE; with_regs: with all of REGION_REGS and
  * REGION_STACK bytes of stack, where a probe's argument may be) into rings of
- * their own, which perf_session__read waits on and drains too but that never
+ * their own, which event_rings__read waits on and drains too but that never
  * end a recording. index
- * is the caller's name for the probe: perf_session__region_of gives it back
+ * is the caller's name for the probe: event_rings__region_of gives it back
  * for a sample's id. -errno with err set (-EACCES: not allowed here).
  */
 #define REGION_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 enum { REGION_STACK = 256, REGION_PAGES = 512 };
-int perf_session__add_uprobe(struct perf_session *s, const char *path, uint64_t offset, int index,
+int event_rings__add_uprobe(struct event_rings *s, const char *path, uint64_t offset, int index,
 			     bool with_regs, struct lp_error *err);
 
 /* The region probe (its index) a sample's id belongs to, or -1. */
-int perf_session__region_of(const struct perf_session *s, uint64_t id);
+int event_rings__region_of(const struct event_rings *s, uint64_t id);
 
 /*
  * task-clock's total over the first task's events (its own time and, added as
  * they exited, its descendants'), in ns; -errno (none, or not readable).
  */
-int perf_session__clock_total(const struct perf_session *s, uint64_t *total);
+int event_rings__clock_total(const struct event_rings *s, uint64_t *total);
 
 /*
  * Custom event k's count and the time it was enabled and really counting
@@ -193,16 +193,16 @@ int perf_session__clock_total(const struct perf_session *s, uint64_t *total);
  * own: its children's are in their LOST records alone), summed over the
  * first task's CPUs; -errno.
  */
-int perf_session__custom_times(const struct perf_session *s, size_t k, uint64_t *value, uint64_t *enabled,
+int event_rings__custom_times(const struct event_rings *s, size_t k, uint64_t *value, uint64_t *enabled,
 			       uint64_t *running, uint64_t *lost);
 
 /* Records the kernel lost in the rings of event (PERF_RECORD_LOST), so far. */
-uint64_t perf_session__lost(const struct perf_session *s, int event);
+uint64_t event_rings__lost(const struct event_rings *s, int event);
 
 /* The kernel's limits, from /proc/sys/kernel (or -1). */
-long perf_sysctl(const char *name);
+long event_rings__sysctl(const char *name);
 
 /* Whether this machine counts cycles in hardware (a PMU): 0, or -errno of opening them (-ENOENT: none). */
-int perf_counts_cycles(void);
+int event_rings__counts_cycles(void);
 
 #endif

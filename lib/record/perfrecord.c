@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "perfrecord.h"
+#include "record/perfrecord.h"
 
 #include <string.h>
 
-#include "arch.h"
+#include "base/arch.h"
 
 /*
  * Byte offsets, from the record's start (after its 8-byte header), of the
@@ -24,7 +24,7 @@ enum { MMAP2_ADDR = 16, MMAP2_LEN = 24, MMAP2_PGOFF = 32, MMAP2_MAJ = 40, MMAP2_
 
 /* In a kept sample's dynamic size: the copy is a difference, its reference follows (no kernel sets it). */
 #define STACK_DELTA (1ULL << 63)
-/* ... and the kernel's copy was short of the size it reserved (perf_sample's stack_short) */
+/* ... and the kernel's copy was short of the size it reserved (ring_sample's stack_short) */
 #define STACK_SHORT (1ULL << 62)
 
 static uint64_t u64_at(const void *p, size_t off)
@@ -43,13 +43,13 @@ static uint32_t u32_at(const void *p, size_t off)
 	return v;
 }
 
-uint64_t perf_sample__id(const struct perf_event_header *h)
+uint64_t ring_sample__id(const struct perf_event_header *h)
 {
 	return h->size >= SAMPLE_ID + 8 ? u64_at(h, SAMPLE_ID) : 0;
 }
 
-bool perf_sample__decode(const struct perf_event_header *h, const struct perf_layout *l, bool raw,
-			 struct perf_sample *s)
+bool ring_sample__decode(const struct perf_event_header *h, const struct perf_layout *l, bool raw,
+			 struct ring_sample *s)
 {
 	size_t off = l->no_period ? SAMPLE_PERIOD : SAMPLE_AFTER_PERIOD, size = h->size;
 	uint64_t regs[LP_SAMPLE_NREGS];
@@ -132,7 +132,7 @@ bool perf_sample__decode(const struct perf_event_header *h, const struct perf_la
 	return true;
 }
 
-size_t perf_sample__kept_size(const struct perf_event_header *h, const struct perf_sample *s)
+size_t ring_sample__kept_size(const struct perf_event_header *h, const struct ring_sample *s)
 {
 	size_t head, kept;
 
@@ -143,7 +143,7 @@ size_t perf_sample__kept_size(const struct perf_event_header *h, const struct pe
 	return kept < h->size ? kept : h->size;
 }
 
-void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+void ring_sample__copy_kept(const struct perf_event_header *h, const struct ring_sample *s, void *dst,
 			    size_t kept)
 {
 	char *d = dst;
@@ -163,12 +163,12 @@ void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf
 	((struct perf_event_header *)dst)->size = (uint16_t)kept;
 }
 
-size_t perf_sample__delta_size(const struct perf_event_header *h, const struct perf_sample *s, size_t prefix)
+size_t ring_sample__delta_size(const struct perf_event_header *h, const struct ring_sample *s, size_t prefix)
 {
 	return (size_t)(s->stack - (const uint8_t *)h) + prefix + 16;
 }
 
-void perf_sample__copy_delta(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+void ring_sample__copy_delta(const struct perf_event_header *h, const struct ring_sample *s, void *dst,
 			     size_t prefix, uint32_t key)
 {
 	char *d = dst;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cfi.h"
+#include "symbols/cfi.h"
 
 /* Records and their parts are 8-byte aligned. */
 static inline size_t perf_round8(size_t n)
@@ -30,7 +30,7 @@ struct perf_layout {
 };
 
 /* A sample record taken apart: pointers are into the record. */
-struct perf_sample {
+struct ring_sample {
 	uint64_t id, time, period, value, nr;
 	bool has_value;
 	pid_t pid, tid;
@@ -43,7 +43,7 @@ struct perf_sample {
 	const uint8_t *stack;	/* the user stack snapshot, what the kernel could copy */
 	uint64_t stack_size;
 	/*
-	 * A record lp-record keeps as a difference (perf_sample__copy_delta):
+	 * A record lp-record keeps as a difference (ring_sample__copy_delta):
 	 * the whole copy is stack_whole bytes, of which stack holds the first
 	 * stack_size; the rest is in sample stack_key's copy (a seq). Else 0.
 	 */
@@ -58,11 +58,11 @@ struct perf_sample {
 };
 
 /* Decodes a sample (raw: it carries PERF_SAMPLE_RAW and no value); false if malformed. */
-bool perf_sample__decode(const struct perf_event_header *h, const struct perf_layout *l, bool raw,
-			 struct perf_sample *s);
+bool ring_sample__decode(const struct perf_event_header *h, const struct perf_layout *l, bool raw,
+			 struct ring_sample *s);
 
 /* The sampling event's id of a sample, without decoding the rest. */
-uint64_t perf_sample__id(const struct perf_event_header *h);
+uint64_t ring_sample__id(const struct perf_event_header *h);
 
 /* A record's time: a sample's own, else the sample_id_all trailer's (0 if it has none). */
 /*
@@ -71,17 +71,17 @@ uint64_t perf_sample__id(const struct perf_event_header *h);
  * (s, decoded) without the part left unwritten, and the copy of it that size
  * into dst (its stack size field says so; the record stays well formed).
  */
-size_t perf_sample__kept_size(const struct perf_event_header *h, const struct perf_sample *s);
-void perf_sample__copy_kept(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+size_t ring_sample__kept_size(const struct perf_event_header *h, const struct ring_sample *s);
+void ring_sample__copy_kept(const struct perf_event_header *h, const struct ring_sample *s, void *dst,
 			    size_t kept);
 
 /*
  * The size of sample h (s, decoded, with a whole stack copy) kept with only
  * the first prefix bytes of its copy (a multiple of 8), and that record in
- * dst: the rest of the copy is that of sample key (perf_sample.stack_key).
+ * dst: the rest of the copy is that of sample key (ring_sample.stack_key).
  */
-size_t perf_sample__delta_size(const struct perf_event_header *h, const struct perf_sample *s, size_t prefix);
-void perf_sample__copy_delta(const struct perf_event_header *h, const struct perf_sample *s, void *dst,
+size_t ring_sample__delta_size(const struct perf_event_header *h, const struct ring_sample *s, size_t prefix);
+void ring_sample__copy_delta(const struct perf_event_header *h, const struct ring_sample *s, void *dst,
 			     size_t prefix, uint32_t key);
 
 uint64_t perf_record__time(const struct perf_event_header *h);

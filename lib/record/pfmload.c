@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "pfmload.h"
+#include "record/pfmload.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -33,35 +33,35 @@ static void load(void)
 		*(void **)&pfm.initialize = dlsym(h, "pfm_initialize");
 }
 
-pfm_err_t lp_pfm_initialize(void)
+pfm_err_t pfmload__initialize(void)
 {
 	pthread_once(&loaded, load);
 	return pfm.initialize ? pfm.initialize() : PFM_ERR_NOINIT;
 }
 
-/* The others are called after lp_pfm_initialize succeeded, as libpfm's own must be. */
+/* The others are called after pfmload__initialize succeeded, as libpfm's own must be. */
 
-int lp_pfm_get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os, void *args)
+int pfmload__get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os, void *args)
 {
 	return pfm.initialize ? pfm.get_os_event_encoding(str, dfl_plm, os, args) : PFM_ERR_NOINIT;
 }
 
-const char *lp_pfm_strerror(int code)
+const char *pfmload__strerror(int code)
 {
 	return pfm.initialize ? pfm.strerror(code) : "libpfm4 (" LIBPFM_SONAME ") cannot be loaded";
 }
 
-pfm_err_t lp_pfm_get_pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *output)
+pfm_err_t pfmload__get_pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *output)
 {
 	return pfm.initialize ? pfm.get_pmu_info(pmu, output) : PFM_ERR_NOINIT;
 }
 
-int lp_pfm_get_event_next(int idx)
+int pfmload__get_event_next(int idx)
 {
 	return pfm.initialize ? pfm.get_event_next(idx) : -1;
 }
 
-pfm_err_t lp_pfm_get_event_info(int idx, pfm_os_t os, pfm_event_info_t *output)
+pfm_err_t pfmload__get_event_info(int idx, pfm_os_t os, pfm_event_info_t *output)
 {
 	return pfm.initialize ? pfm.get_event_info(idx, os, output) : PFM_ERR_NOINIT;
 }

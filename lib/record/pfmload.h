@@ -12,11 +12,11 @@
 
 #include <perfmon/pfmlib_perf_event.h>
 
-pfm_err_t lp_pfm_initialize(void);
-int lp_pfm_get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os, void *args);
-const char *lp_pfm_strerror(int code);
-pfm_err_t lp_pfm_get_pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *output);
-int lp_pfm_get_event_next(int idx);
-pfm_err_t lp_pfm_get_event_info(int idx, pfm_os_t os, pfm_event_info_t *output);
+pfm_err_t pfmload__initialize(void);
+int pfmload__get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os, void *args);
+const char *pfmload__strerror(int code);
+pfm_err_t pfmload__get_pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *output);
+int pfmload__get_event_next(int idx);
+pfm_err_t pfmload__get_event_info(int idx, pfm_os_t os, pfm_event_info_t *output);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "privilege.h"
+#include "record/privilege.h"
 
 #include <linux/capability.h>
 #include <sys/syscall.h>

@@ -1,29 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The stream's header, its counts and its trailer: what a recording says of itself. */
-#include "writer-int.h"
+#include "record/writer-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpchain.h"
-#include "hash.h"
-#include "offcpu-sampler.h"
-#include "perfevent.h"
-#include "regions.h"
-#include "stackmap.h"
-#include "stackroot.h"
-#include "symload.h"
-#include "tpfields.h"
-#include "tracefs.h"
+#include "symbols/fpchain.h"
+#include "base/hash.h"
+#include "record/offcpu-sampler.h"
+#include "record/perfevent.h"
+#include "record/regions.h"
+#include "base/stackmap.h"
+#include "symbols/stackroot.h"
+#include "symbols/symload.h"
+#include "record/tpfields.h"
+#include "record/tracefs.h"
 #include <sys/utsname.h>
 
 /*
  * What the kernel lost of each event and the rate it sampled at: the end of
  * the header, or of a live recording's stream (known once recording ended).
  */
-int writer_write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st)
+int writer__write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st)
 {
 	char buf[64];
 	const char *v[2];
@@ -61,7 +61,7 @@ int writer_write_counts(struct recorder *r, struct lp_writer *out, const struct 
 }
 
 /* The stream's header; its counts (write_counts) at its end, or in a live recording's trailer. */
-int writer_write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live)
+int writer__write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live)
 {
 	struct utsname u;
 	char buf[64];
@@ -136,12 +136,12 @@ int writer_write_header(struct recorder *r, struct lp_writer *out, const struct 
 		ret = lp_writer__meta(out, "event", d, 5);
 	}
 	if (ret == 0 && !live)
-		ret = writer_write_counts(r, out, st);
+		ret = writer__write_counts(r, out, st);
 	return ret;
 }
 
 /* What is known only once every stack is unwound, then the stream's last line. */
-int writer_write_trailer(struct lp_writer *out, const struct record_stats *st)
+int writer__write_trailer(struct lp_writer *out, const struct record_stats *st)
 {
 	char buf[24];
 	const char *v[2] = { "cpu", buf };
@@ -165,20 +165,20 @@ int writer_write_trailer(struct lp_writer *out, const struct record_stats *st)
 }
 
 /* The losses and rates the kernel's counts give, known once recording ended. */
-void writer_count_losses(struct recorder *r, struct record_stats *stats)
+void writer__count_losses(struct recorder *r, struct record_stats *stats)
 {
 	stats->offcpu_drops = r->offcpu_drops;
 	stats->offcpu_drop_causes = r->offcpu_drop_causes;
-	stats->lost = perf_session__lost(r->session, PERF_SESSION_CLOCK);
-	stats->task_records_lost = perf_session__lost(r->session, PERF_SESSION_LIFE);
-	stats->regions_lost = perf_session__lost(r->session, PERF_SESSION_REGIONS);
+	stats->lost = event_rings__lost(r->session, PERF_SESSION_CLOCK);
+	stats->task_records_lost = event_rings__lost(r->session, PERF_SESSION_LIFE);
+	stats->regions_lost = event_rings__lost(r->session, PERF_SESSION_REGIONS);
 	stats->region_probes = region_probes__count(r->regions);
 	snprintf(stats->regions_off, sizeof(stats->regions_off), "%s", r->regions_off);
 	/* counts a PMU shared with other events, or made up, are not data: say so */
 	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++) {
 		const typeof(r->custom_times[0]) *t = &r->custom_times[k];
 
-		stats->custom_lost[k] = perf_session__lost(r->session, (int)k);
+		stats->custom_lost[k] = event_rings__lost(r->session, (int)k);
 		/* the kernel's own count: drops whose LOST record never came (no sample after them) too */
 		if (t->known && t->lost > stats->custom_lost[k])
 			stats->custom_lost[k] = t->lost;

@@ -5,15 +5,15 @@
  * open is counted, not written; an end of an outer region closes the inner
  * ones still open, and a thread's exit those still open, each counted.
  */
-#include "writer-int.h"
+#include "record/writer-int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lpregions.h"
-#include "perfevent.h"
-#include "regions.h"
+#include "stream/lpregions.h"
+#include "record/perfevent.h"
+#include "record/regions.h"
 
 static void note_first(char *first, size_t size, const char *name)
 {
@@ -35,7 +35,7 @@ static int write_ends(struct writer *w, pid_t pid, pid_t tid, size_t keep, uint6
 	return 0;
 }
 
-int writer_write_region(struct writer *w, const struct perf_event_header *h, int index)
+int writer__write_region(struct writer *w, const struct perf_event_header *h, int index)
 {
 	char buf[LP_REGION_NAME_CAP];
 	struct region_hit hit;
@@ -81,7 +81,7 @@ int writer_write_region(struct writer *w, const struct perf_event_header *h, int
 	return lp_regions__add(w->open_regions, &c) < 0 ? -ENOMEM : 0;
 }
 
-int writer_close_regions(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
+int writer__close_regions(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
 {
 	const struct lp_span *names;
 	size_t n = w->open_regions ? lp_regions__open(w->open_regions, tid, &names) : 0;

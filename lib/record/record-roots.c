@@ -4,16 +4,16 @@
  * reaches its roots, for lp-record's advice), and its last stack that
  * reached its root, which gives the callers of its stacks deeper than the copy.
  */
-#include "writer-int.h"
+#include "record/writer-int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "symbolizer.h"
+#include "base/hash.h"
+#include "symbols/symbolizer.h"
 
-struct stack_top *writer_stack_top(struct writer *w, pid_t tid)
+struct stack_top *writer__stack_top(struct writer *w, pid_t tid)
 {
 	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
 	struct stack_top *e;
@@ -32,12 +32,12 @@ struct stack_top *writer_stack_top(struct writer *w, pid_t tid)
  * Keeps the n user frames (leaf first, with their places) of a stack of tid
  * that ends where its unwinding could go no further, not where the copy did
  * (root_unknown: at a frame whose callers the learned roots give), for
- * writer_complete_root.
+ * writer__complete_root.
  */
-int writer_remember_root(struct writer *w, pid_t tid, const struct sym_frame *frames, const uint64_t *cfas, size_t n,
+int writer__remember_root(struct writer *w, pid_t tid, const struct sym_frame *frames, const uint64_t *cfas, size_t n,
 			 bool root_unknown)
 {
-	struct stack_top *t = writer_stack_top(w, tid);
+	struct stack_top *t = writer__stack_top(w, tid);
 
 	if (!t)
 		return -ENOMEM;
@@ -66,10 +66,10 @@ int writer_remember_root(struct writer *w, pid_t tid, const struct sym_frame *fr
  * changed (a deep recursion's root, when a shallower sample saw it). The
  * new count of frames, or 0 when no such stack was seen; -errno.
  */
-ssize_t writer_complete_root(struct writer *w, pid_t pid, pid_t tid, struct frame_buf *buf, size_t n,
+ssize_t writer__complete_root(struct writer *w, pid_t pid, pid_t tid, struct frame_buf *buf, size_t n,
 			     bool *root_unknown)
 {
-	struct stack_top *t = writer_stack_top(w, tid);
+	struct stack_top *t = writer__stack_top(w, tid);
 	uint64_t place = buf->cfas[n - 1], ip = buf->v[n - 1].ip;
 	size_t j;
 	int ret;
@@ -88,7 +88,7 @@ ssize_t writer_complete_root(struct writer *w, pid_t pid, pid_t tid, struct fram
 	if (j >= t->root_n - (t->root_n > 0) || t->root_cfas[j] != place ||
 	    !symbolizer__same_function(w->sym, pid, t->root_frames[j].ip, ip))
 		return 0;
-	if ((ret = writer_frames_reserve(buf, n + t->root_n - j + 1)) < 0)
+	if ((ret = writer__frames_reserve(buf, n + t->root_n - j + 1)) < 0)
 		return ret;
 	memcpy(&buf->v[n], &t->root_frames[j + 1], (t->root_n - j - 1) * sizeof(*buf->v));
 	memcpy(&buf->cfas[n], &t->root_cfas[j + 1], (t->root_n - j - 1) * sizeof(*buf->cfas));
@@ -96,7 +96,7 @@ ssize_t writer_complete_root(struct writer *w, pid_t pid, pid_t tid, struct fram
 	return (ssize_t)(n + t->root_n - j - 1);
 }
 
-void writer_forget_stacks(struct writer *w, pid_t tid)
+void writer__forget_stacks(struct writer *w, pid_t tid)
 {
 	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
 	struct stack_top *e;
@@ -110,7 +110,7 @@ void writer_forget_stacks(struct writer *w, pid_t tid)
 		}
 }
 
-uint64_t writer_stack_needed(const struct writer *w)
+uint64_t writer__stack_needed(const struct writer *w)
 {
 	const struct stack_top *t;
 	uint64_t needed = 0;

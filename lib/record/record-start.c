@@ -4,7 +4,7 @@
  * open, or the threads of running processes attached (with what they had
  * mapped before, from /proc); the off-CPU program loaded.
  */
-#include "recorder-int.h"
+#include "record/recorder-int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "followgate.h"
-#include "offcpu-sampler.h"
-#include "perfevent.h"
-#include "threadstat.h"
+#include "record/followgate.h"
+#include "record/offcpu-sampler.h"
+#include "record/perfevent.h"
+#include "record/threadstat.h"
 
 /* The id of sched:sched_process_fork and its child_pid's offset, from a tracefs directory; -1 if absent. */
 static int read_fork_tracepoint(struct recorder *r, const char *dir)
@@ -66,7 +66,7 @@ static int fork_tracepoint(struct recorder *r)
 
 static void set_layout(struct recorder *r)
 {
-	r->layout = perf_session__layout(r->session);
+	r->layout = event_rings__layout(r->session);
 }
 
 /*
@@ -137,7 +137,7 @@ static int start_command(struct recorder *r, struct lp_error *err)
 		ret = 0;
 		goto let_go;
 	}
-	r->session = perf_session__open(r->child, &r->o.perf, err);
+	r->session = event_rings__open(r->child, &r->o.perf, err);
 	ret = r->session ? 0 : -errno;
 	if (ret == 0 && r->gate && (ret = follow_gate__follow(r->gate, r->child)) < 0)
 		lp_error__set(err, ret, "following the command");
@@ -165,7 +165,7 @@ let_go:
 	if (n == sizeof(e)) {
 		waitpid(r->child, &r->wait_status, 0);
 		r->exited = true;
-		return lp_error__set(err, -e, "exec");
+		return lp_error__set_kind(err, LP_ERROR_EXEC, -e, "cannot run the command");
 	}
 	return ret;
 }
@@ -223,7 +223,7 @@ static int synthesize_process(struct recorder *r, pid_t pid)
 				      r->start_ns);
 		if (h)
 			ret = recorder__keep(r, h);
-		if (ret == 0 && thread_cpu_so_far(pid, tid, &before))
+		if (ret == 0 && thread_stats__cpu_so_far(pid, tid, &before))
 			ret = recorder__note_cpu_before(r, tid, before);
 	}
 	closedir(tasks);
@@ -248,12 +248,12 @@ static int attach_threads(struct recorder *r, pid_t pid, const struct perf_opts 
 		if (tid <= 0)
 			continue;
 		if (!r->session) {
-			r->session = perf_session__open(tid, o, err);
+			r->session = event_rings__open(tid, o, err);
 			ret = r->session ? 0 : -errno;
 			if (r->session)
 				set_layout(r);
 		} else {
-			ret = perf_session__add_task(r->session, tid, err);
+			ret = event_rings__add_task(r->session, tid, err);
 		}
 		if (ret == 0 && r->gate && (ret = follow_gate__follow(r->gate, tid)) < 0)
 			lp_error__set(err, ret, "following process %d", (int)pid);
@@ -283,7 +283,7 @@ static int attach(struct recorder *r, struct lp_error *err)
 		if ((ret = synthesize_process(r, r->o.pids[i])) < 0)
 			return lp_error__set(err, ret, "reading the process's mappings");
 	}
-	return r->session ? perf_session__enable(r->session) : -ESRCH;
+	return r->session ? event_rings__enable(r->session) : -ESRCH;
 }
 
 /*
@@ -299,14 +299,14 @@ static int start_system_wide(struct recorder *r, struct lp_error *err)
 	int ret = 0;
 
 	o.enable_on_exec = false;
-	r->session = perf_session__open(-1, &o, err);
+	r->session = event_rings__open(-1, &o, err);
 	if (!r->session)
 		return -errno;
 	set_layout(r);
 	recorder__mark_start(r);
 	if (r->offcpu)
 		offcpu__start(r->offcpu, r->start_ns);
-	if ((ret = perf_session__enable(r->session)) < 0)
+	if ((ret = event_rings__enable(r->session)) < 0)
 		return lp_error__set(err, ret, "enabling the events");
 	if (!(proc = opendir("/proc")))
 		return lp_error__set(err, -errno, "reading /proc");
@@ -325,7 +325,7 @@ static int start_system_wide(struct recorder *r, struct lp_error *err)
 	}
 	closedir(proc);
 	if (unreadable)
-		lp_warn(r->o.warn, r->o.ctx, NULL, 0, "the mappings of %zu running processes cannot be read "
+		lp_error__warn(r->o.warn, r->o.ctx, NULL, 0, "the mappings of %zu running processes cannot be read "
 			"(/proc/PID/maps): their frames before an exec show as addresses", unreadable);
 	if (ret == 0 && r->o.argv)
 		ret = start_command(r, err);
@@ -340,7 +340,7 @@ static int start_offcpu(struct recorder *r, struct lp_error *err)
 		return 0;
 	if (r->o.offcpu_required)
 		return errno ? -errno : -ENOTSUP;
-	lp_warn(r->o.warn, r->o.ctx, NULL, 0, "off-CPU sampling is off: %s: %s%s", err->msg, strerror(errno),
+	lp_error__warn(r->o.warn, r->o.ctx, NULL, 0, "off-CPU sampling is off: %s: %s%s", err->msg, strerror(errno),
 		errno == EPERM || errno == EACCES ? " (it needs root or CAP_BPF and CAP_PERFMON)" : "");
 	lp_error__clear(err);
 	return 0;
@@ -363,7 +363,7 @@ int recorder__start(struct recorder *r, struct lp_error *err)
 		ret = attach(r, err);
 	}
 	if (ret == 0 && r->offcpu)
-		perf_session__poll_also(r->session, offcpu__fd(r->offcpu));
+		event_rings__poll_also(r->session, offcpu__fd(r->offcpu));
 	/*
 	 * Started once the command is (a thread is no company for a fork), and
 	 * not for the whole system: every program it runs, sampled or not. A

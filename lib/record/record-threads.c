@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Threads and processes while writing: spawns with their stacks, names, ends, exact times, T records. */
-#include "writer-int.h"
+#include "record/writer-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpchain.h"
-#include "hash.h"
-#include "offcpu-sampler.h"
-#include "perfevent.h"
-#include "stackmap.h"
-#include "stackroot.h"
-#include "symload.h"
-#include "tpfields.h"
-#include "tracefs.h"
+#include "symbols/fpchain.h"
+#include "base/hash.h"
+#include "record/offcpu-sampler.h"
+#include "record/perfevent.h"
+#include "base/stackmap.h"
+#include "symbols/stackroot.h"
+#include "symbols/symload.h"
+#include "record/tpfields.h"
+#include "record/tracefs.h"
 #include <sys/wait.h>
 
-struct thread_end *writer_thread_end_of(struct writer *w, pid_t tid, bool add)
+struct thread_end *writer__thread_end_of(struct writer *w, pid_t tid, bool add)
 {
 	uint64_t h = hash_mix((uint64_t)(uint32_t)tid);
 	struct thread_end *e;
@@ -42,13 +42,13 @@ struct thread_end *writer_thread_end_of(struct writer *w, pid_t tid, bool add)
  * A thread that exited has its summary written: what comes after (its last
  * switch away, as it dies) is counted nowhere, not as a thread of its own.
  */
-struct thread_stat *writer_account(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
+struct thread_stat *writer__account(struct writer *w, pid_t pid, pid_t tid, uint64_t time)
 {
 	struct thread_stat *t = thread_stats__get(w->threads, pid, tid);
 	const struct thread_end *e;
 
 	if (t && !t->has_start) {
-		if ((e = writer_thread_end_of(w, tid, false)) && e->exited) {
+		if ((e = writer__thread_end_of(w, tid, false)) && e->exited) {
 			thread_stats__remove(w->threads, tid);
 			memset(&w->gone, 0, sizeof(w->gone));
 			return &w->gone;
@@ -60,7 +60,7 @@ struct thread_stat *writer_account(struct writer *w, pid_t pid, pid_t tid, uint6
 }
 
 /* The wait status of pid, from the kernel (the off-CPU program) or from waiting for the command. */
-bool writer_exit_status(const struct writer *w, pid_t pid, int *status)
+bool writer__exit_status(const struct writer *w, pid_t pid, int *status)
 {
 	uint64_t h = hash_mix((uint64_t)(uint32_t)pid);
 	const struct proc_end *e;
@@ -81,7 +81,7 @@ bool writer_exit_status(const struct writer *w, pid_t pid, int *status)
  * Adds each PERF_RECORD_READ (one per CPU's counter, as the thread exits,
  * just after its EXIT record) to that EXIT's total.
  */
-int writer_collect_clocks(struct writer *w, size_t from, size_t to)
+int writer__collect_clocks(struct writer *w, size_t from, size_t to)
 {
 	const struct recorder *r = w->r;
 
@@ -120,7 +120,7 @@ int writer_collect_clocks(struct writer *w, size_t from, size_t to)
 	return 0;
 }
 
-bool writer_exit_clock(const struct writer *w, size_t exit, uint64_t *total)
+bool writer__exit_clock(const struct writer *w, size_t exit, uint64_t *total)
 {
 	uint64_t h = hash_mix(exit);
 	const struct exit_clock *e;
@@ -134,7 +134,7 @@ bool writer_exit_clock(const struct writer *w, size_t exit, uint64_t *total)
 }
 
 /* Collects the processes' and threads' ends the off-CPU program reported. */
-int writer_collect_ends(struct writer *w, size_t from, size_t to)
+int writer__collect_ends(struct writer *w, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++) {
 		const struct offcpu_event *ev;
@@ -155,7 +155,7 @@ int writer_collect_ends(struct writer *w, size_t from, size_t to)
 		e->pid = (pid_t)ev->pid;
 		e->status = (int)ev->weight;
 
-		struct thread_end *t = writer_thread_end_of(w, (pid_t)ev->tid, true);
+		struct thread_end *t = writer__thread_end_of(w, (pid_t)ev->tid, true);
 
 		if (!t)
 			return -ENOMEM;
@@ -167,9 +167,9 @@ int writer_collect_ends(struct writer *w, size_t from, size_t to)
 }
 
 /* The exact on-CPU time of the thread whose EXIT is index entry exit, from its end near it. */
-bool writer_exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cpu)
+bool writer__exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cpu)
 {
-	struct thread_end *e = writer_thread_end_of(w, tid, false);
+	struct thread_end *e = writer__thread_end_of(w, tid, false);
 
 	if (!e || !e->has_end || e->taken || (e->at > exit ? e->at - exit : exit - e->at) >= EXIT_READ_WINDOW)
 		return false;
@@ -179,7 +179,7 @@ bool writer_exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cp
 }
 
 /* A process's exit record says how it ended: status=N, or signal=SIGNAME when a signal killed it. */
-int writer_put_exit_status(struct writer *w, int status)
+int writer__put_exit_status(struct writer *w, int status)
 {
 	char name[32];
 	const char *abbrev;
@@ -195,26 +195,26 @@ int writer_put_exit_status(struct writer *w, int status)
 	return lp_writer__attr_u64(&w->out, "status", (uint64_t)WEXITSTATUS(status));
 }
 
-int writer_write_comm(struct writer *w, size_t i, uint64_t time)
+int writer__write_comm(struct writer *w, size_t i, uint64_t time)
 {
 	struct perf_comm c;
 	const char *path;
 	int ret;
 
 	perf_comm__decode(w->r->index[i].h, &c);
-	path = c.exec ? writer_exec_path(w->r, i, c.pid) : NULL;
-	writer_set_comm(w->r, c.tid, c.comm);
+	path = c.exec ? writer__exec_path(w->r, i, c.pid) : NULL;
+	writer__set_comm(w->r, c.tid, c.comm);
 	if (c.exec && (ret = symbolizer__exec(w->sym, c.pid)) < 0)
 		return ret;
 	if (c.exec) {
-		struct thread_stat *t = writer_account(w, c.pid, c.tid, time);
+		struct thread_stat *t = writer__account(w, c.pid, c.tid, time);
 
 		if (!t)
 			return -ENOMEM;
 		stack_roots__forget(w->roots, c.pid);
 		t->exec_pending = true;
 	}
-	if (path && (ret = writer_check_frame_pointers(w, path)) < 0)
+	if (path && (ret = writer__check_frame_pointers(w, path)) < 0)
 		return ret;
 	if ((ret = lp_writer__proc(&w->out, time, c.pid, c.tid, c.exec ? LP_PROC_EXEC : LP_PROC_COMM, c.comm)) < 0 ||
 	    (path && (ret = lp_writer__exec_path(&w->out, path)) < 0))
@@ -222,21 +222,21 @@ int writer_write_comm(struct writer *w, size_t i, uint64_t time)
 	return lp_writer__end(&w->out);
 }
 
-int writer_write_fork(struct writer *w, size_t i, uint64_t time)
+int writer__write_fork(struct writer *w, size_t i, uint64_t time)
 {
 	struct recorder *r = w->r;
-	size_t at = writer_fork_sample(w, i);
+	size_t at = writer__fork_sample(w, i);
 	const struct perf_event_header *tp = at ? r->index[at - 1].h : NULL;
 	struct thread_end *e;
-	struct perf_sample sm;
+	struct ring_sample sm;
 	struct perf_task t;
 	int ret;
 
 	perf_task__decode(r->index[i].h, &t);
-	writer_set_comm(r, t.tid, writer_comm_of(r, t.ptid));
-	if ((e = writer_thread_end_of(w, t.tid, false)))
+	writer__set_comm(r, t.tid, writer__comm_of(r, t.ptid));
+	if ((e = writer__thread_end_of(w, t.tid, false)))
 		e->exited = false;
-	if (!writer_account(w, t.pid, t.tid, time))
+	if (!writer__account(w, t.pid, t.tid, time))
 		return -ENOMEM;
 	if (t.pid != t.ppid) {
 		w->stats->processes++;
@@ -247,9 +247,9 @@ int writer_write_fork(struct writer *w, size_t i, uint64_t time)
 	}
 	strbuf__reset(&w->stack);
 	strbuf__reset(&w->locs);
-	if (tp && perf_sample__decode(tp, &r->layout, true, &sm) && (ret = writer_callchain(w, &sm, t.ppid, false, NULL, 0)) < 0)
+	if (tp && ring_sample__decode(tp, &r->layout, true, &sm) && (ret = writer__callchain(w, &sm, t.ppid, false, NULL, 0)) < 0)
 		return ret;
-	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, writer_comm_of(r, t.tid))) < 0 ||
+	if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_SPAWN, writer__comm_of(r, t.tid))) < 0 ||
 	    (ret = lp_writer__spawn_parent(&w->out, t.ppid, t.ptid, lp_span__of(&w->stack), lp_span__of(&w->locs))) < 0)
 		return ret;
 	return lp_writer__end(&w->out);
@@ -263,7 +263,7 @@ int writer_write_fork(struct writer *w, size_t i, uint64_t time)
  */
 static int write_unsampled(struct writer *w, const struct thread_stat *t, uint64_t rest, uint64_t time)
 {
-	int ret = lp_writer__sample(&w->out, time, t->pid, t->tid, writer_comm_of(w->r, t->tid), "cpu", rest,
+	int ret = lp_writer__sample(&w->out, time, t->pid, t->tid, writer__comm_of(w->r, t->tid), "cpu", rest,
 				    LP_SPAN(SYM_NOT_SAMPLED), LP_SPAN(""));
 
 	w->stats->unsampled_ns += rest;
@@ -276,10 +276,10 @@ static int write_unsampled(struct writer *w, const struct thread_stat *t, uint64
  * the kernel said, and what the samples say; then, when the two disagree by
  * more than the tolerance, a #lp.warning naming it.
  */
-int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint64_t time, bool ended)
+int writer__write_thread(struct writer *w, const struct thread_stat *thread, uint64_t time, bool ended)
 {
 	struct thread_stat s = *thread, *t = &s;
-	const char *comm = writer_comm_of(w->r, t->tid);
+	const char *comm = writer__comm_of(w->r, t->tid);
 	char text[256];
 	const char *v[1] = { text };
 	int ret;
@@ -334,21 +334,21 @@ int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint
 }
 
 /* The summaries of the threads still alive when recording ended (attached, or system-wide). */
-int writer_write_living_threads(struct writer *w)
+int writer__write_living_threads(struct writer *w)
 {
 	struct thread_stat *t;
 	int ret = 0;
 
 	for (size_t i = 0; ret == 0 && (t = thread_stats__next(w->threads, &i));) {
 		if (!t->has_cpu)
-			t->has_cpu = thread_cpu_so_far(t->pid, t->tid, &t->cpu);
-		ret = writer_write_thread(w, t, w->r->end_ns, false);
+			t->has_cpu = thread_stats__cpu_so_far(t->pid, t->tid, &t->cpu);
+		ret = writer__write_thread(w, t, w->r->end_ns, false);
 	}
 	return ret;
 }
 
 /* 1 + the index of the tracepoint sample of the FORK record at index fork, or 0 */
-size_t writer_fork_sample(const struct writer *w, size_t fork)
+size_t writer__fork_sample(const struct writer *w, size_t fork)
 {
 	uint64_t h = hash_mix(fork);
 	const struct fork_sample *e;
@@ -377,18 +377,18 @@ static int remember_fork_sample(struct writer *w, size_t fork, size_t sample)
 }
 
 /* Matches each FORK record of from..to with the tracepoint sample of the same child, taken in the parent. */
-int writer_match_fork_stacks(struct writer *w, size_t from, size_t to)
+int writer__match_fork_stacks(struct writer *w, size_t from, size_t to)
 {
 	struct recorder *r = w->r;
 
 	for (size_t i = from; i < to; i++) {
 		const struct perf_event_header *h = r->index[i].h;
-		struct perf_sample sm;
+		struct ring_sample sm;
 		int32_t child;
 
 		if (!r->index[i].fork_sample)
 			continue;
-		if (!perf_sample__decode(h, &r->layout, true, &sm) || sm.raw_size < r->fork_child_offset + 4)
+		if (!ring_sample__decode(h, &r->layout, true, &sm) || sm.raw_size < r->fork_child_offset + 4)
 			continue;
 		memcpy(&child, sm.raw + r->fork_child_offset, 4);
 		/* the FORK record is near in time: search around */

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A sample's chain of frames: the kernel's, the user stack walked over its copy and unwound with CFI, and the roots learned. */
-#include "writer-int.h"
+#include "record/writer-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpchain.h"
-#include "hash.h"
-#include "offcpu-sampler.h"
-#include "perfevent.h"
-#include "stackmap.h"
-#include "stackroot.h"
-#include "symload.h"
-#include "tpfields.h"
-#include "tracefs.h"
+#include "symbols/fpchain.h"
+#include "base/hash.h"
+#include "record/offcpu-sampler.h"
+#include "record/perfevent.h"
+#include "base/stackmap.h"
+#include "symbols/stackroot.h"
+#include "symbols/symload.h"
+#include "record/tpfields.h"
+#include "record/tracefs.h"
 
 /*
  * How many frames of the chain to keep: a frame-pointer loop at its root
@@ -41,7 +41,7 @@ static size_t without_loop(const struct sym_frame *frames, size_t n)
  * The first user frame of sm (where its thread was interrupted or went to
  * sleep), or 0 when it has none.
  */
-static uint64_t user_leaf(const struct perf_sample *sm)
+static uint64_t user_leaf(const struct ring_sample *sm)
 {
 	bool user = false;
 
@@ -71,7 +71,7 @@ struct unwound {
 };
 
 /* Room for cap frames in b, with their walked return addresses and places. */
-int writer_frames_reserve(struct frame_buf *b, size_t cap)
+int writer__frames_reserve(struct frame_buf *b, size_t cap)
 {
 	struct sym_frame *v;
 	uint64_t *walked, *cfas;
@@ -91,7 +91,7 @@ int writer_frames_reserve(struct frame_buf *b, size_t cap)
 	return 0;
 }
 
-void writer_frames_release(struct frame_buf *b)
+void writer__frames_release(struct frame_buf *b)
 {
 	free(b->v);
 	free(b->walked);
@@ -132,11 +132,11 @@ static struct whole_copy *whole_for(struct frame_buf *buf, uint32_t key)
  * together in buf. Where the other copy cannot give it (it never can, but
  * a record is not trusted), the part kept alone, which unwinding ends in.
  */
-static const struct perf_sample *whole_copy(struct writer *w, const struct perf_sample *sm, struct frame_buf *buf,
-					    struct perf_sample *out)
+static const struct ring_sample *whole_copy(struct writer *w, const struct ring_sample *sm, struct frame_buf *buf,
+					    struct ring_sample *out)
 {
 	const struct recorder *r = w->r;
-	struct perf_sample key;
+	struct ring_sample key;
 	struct whole_copy *whole;
 	uint64_t from, rest, base;
 
@@ -145,7 +145,7 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 	*out = *sm;
 	out->stack_whole = 0;
 	if (!r->at_seq || sm->stack_key >= r->n ||
-	    !perf_sample__decode(r->index[r->at_seq[sm->stack_key]].h, &r->layout, false, &key) || !key.stack ||
+	    !ring_sample__decode(r->index[r->at_seq[sm->stack_key]].h, &r->layout, false, &key) || !key.stack ||
 	    key.stack_whole || sm->stack_whole < sm->stack_size || sm->stack_size > WHOLE_ROOM)
 		return out;
 	from = sm->regs.sp + sm->stack_size;
@@ -180,7 +180,7 @@ static const struct perf_sample *whole_copy(struct writer *w, const struct perf_
 	return out;
 }
 
-static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_t pid, struct frame_buf *buf,
+static int unwind_chain(struct writer *w, const struct ring_sample *sample, pid_t pid, struct frame_buf *buf,
 			struct unwound *u);
 static bool changes_process(const struct perf_event_header *h, pid_t pid);
 static bool ends_thread(const struct perf_event_header *h, pid_t tid);
@@ -195,12 +195,12 @@ enum { LATER_RECORDS = 4096 };
  * 0, or -errno.
  */
 static int whole_later(struct writer *w, const struct perf_event_header *h, pid_t pid, pid_t tid,
-		       struct perf_sample *sm, struct unwound *u)
+		       struct ring_sample *sm, struct unwound *u)
 {
 	int ret;
 
 	if (!clock_sample(w->r, h) || perf_record__tid(h, NULL) != tid ||
-	    !perf_sample__decode(h, &w->r->layout, false, sm) || !sm->has_regs || (!sm->stack_size && !sm->stack_whole))
+	    !ring_sample__decode(h, &w->r->layout, false, sm) || !sm->has_regs || (!sm->stack_size && !sm->stack_whole))
 		return 0;
 	w->peeking = true;
 	ret = unwind_chain(w, sm, pid, &w->later, u);
@@ -220,15 +220,15 @@ static int whole_later(struct writer *w, const struct perf_event_header *h, pid_
  * stack shows no such frame (or none comes, before the process changes:
  * an exec, a new mapping, the thread's end); -errno.
  */
-static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct perf_sample *cur, struct frame_buf *buf,
+static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct ring_sample *cur, struct frame_buf *buf,
 				     size_t n, size_t user)
 {
 	const struct recorder *r = w->r;
-	struct stack_top *t = writer_stack_top(w, cur->tid);
+	struct stack_top *t = writer__stack_top(w, cur->tid);
 	uint64_t place = n - 1 == user ? cur->regs.sp : buf->cfas[n - 1];
 	uint64_t ip = buf->v[n - 1].ip + (buf->v[n - 1].precise ? 1 : 0);
 	size_t j, at, limit = w->at + LATER_RECORDS < w->visible ? w->at + LATER_RECORDS : w->visible;
-	struct perf_sample sm;
+	struct ring_sample sm;
 	struct unwound u;
 	int ret = 0;
 
@@ -250,7 +250,7 @@ static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct p
 				break;
 		}
 		/* (unwinding may have grown the table t is in) */
-		if (!(t = writer_stack_top(w, cur->tid)))
+		if (!(t = writer__stack_top(w, cur->tid)))
 			return -ENOMEM;
 		t->later_looked = j;
 		if (ret <= 0)
@@ -265,7 +265,7 @@ static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct p
 
 		if (there != place || !symbolizer__same_function(w->sym, pid, f->ip + (f->precise ? 1 : 0), ip))
 			continue;
-		if ((ret = writer_frames_reserve(buf, n + u.n - i + 1)) < 0)
+		if ((ret = writer__frames_reserve(buf, n + u.n - i + 1)) < 0)
 			return ret;
 		memcpy(&buf->v[n], &w->later.v[i + 1], (u.n - i - 1) * sizeof(*buf->v));
 		memcpy(&buf->cfas[n], &w->later.cfas[i + 1], (u.n - i - 1) * sizeof(*buf->cfas));
@@ -281,7 +281,7 @@ static ssize_t writer_complete_later(struct writer *w, pid_t pid, const struct p
  * them: each caller's frame is above its callee's); how CFI ended, or
  * SYM_UNWIND_NO_RULE where it could not start; -errno.
  */
-static int unwind_from(struct writer *w, pid_t pid, const struct perf_sample *sm, struct frame_buf *buf, size_t *n,
+static int unwind_from(struct writer *w, pid_t pid, const struct ring_sample *sm, struct frame_buf *buf, size_t *n,
 		       uint64_t bp, enum sym_unwind_end *end)
 {
 	uint64_t ras[MAX_UNWIND], cfas[MAX_UNWIND], exact;
@@ -299,7 +299,7 @@ static int unwind_from(struct writer *w, pid_t pid, const struct perf_sample *sm
 		at = (size_t)(sp - sm->regs.sp);
 		k = symbolizer__unwind_on(w->sym, pid, from->ip + (from->precise ? 1 : 0), sp, bp, sm->stack + at,
 					  sm->stack_size - at, ras, MAX_UNWIND, &exact, end, cfas, &bp);
-		if ((ret = writer_frames_reserve(buf, *n + k + 1)) < 0)
+		if ((ret = writer__frames_reserve(buf, *n + k + 1)) < 0)
 			return ret;
 		for (size_t i = 0; i < k; i++) {
 			buf->v[*n + i] = (struct sym_frame){ ras[i], false, exact >> i & 1 };
@@ -317,7 +317,7 @@ static int unwind_from(struct writer *w, pid_t pid, const struct perf_sample *sm
  * were (libc's __libc_start_call_main, and past it __libc_start_main and
  * _start: every process's main thread). As unwind_from.
  */
-static int unwind_on(struct writer *w, pid_t pid, const struct perf_sample *sm, struct frame_buf *buf, size_t *n,
+static int unwind_on(struct writer *w, pid_t pid, const struct ring_sample *sm, struct frame_buf *buf, size_t *n,
 		     enum sym_unwind_end *end)
 {
 	uint64_t sp = buf->cfas[*n - 1], bp;
@@ -352,11 +352,11 @@ static bool rbp_is_data(struct writer *w, pid_t pid, const uint64_t *ras, uint64
  * that frame-pointer walking lost recovered from CFI, and SYM_STOPPED_IP as
  * the root where what is rootward is unknown.
  */
-static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_t pid, struct frame_buf *buf,
+static int unwind_chain(struct writer *w, const struct ring_sample *sample, pid_t pid, struct frame_buf *buf,
 			struct unwound *u)
 {
-	struct perf_sample put_together;
-	const struct perf_sample *sm = whole_copy(w, sample, buf, &put_together);
+	struct ring_sample put_together;
+	const struct ring_sample *sm = whole_copy(w, sample, buf, &put_together);
 	bool kernel = false, first = true, fp_astray = false, fp_tail = true, outermost = false, unknown_root = false;
 	bool walk_cut = false, walked_here = false, remember;
 	enum sym_unwind_end end = SYM_UNWIND_NO_RULE;
@@ -368,7 +368,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 
 	*u = (struct unwound){ 0 };
 	/* room for the chain, the leaf and walk of a copy, every caller unwinding may add and a marker */
-	if ((ret = writer_frames_reserve(buf, sm->nr + 1 + walk_max + MAX_UNWIND + 1)) < 0)
+	if ((ret = writer__frames_reserve(buf, sm->nr + 1 + walk_max + MAX_UNWIND + 1)) < 0)
 		return ret;
 	frames = buf->v;
 	cfa = buf->cfas;
@@ -559,7 +559,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 	remember = !u->past_copy && !fp_astray;
 	if (unknown_root && !outermost && u->past_copy && n > user + 1 && !fp_astray) {
 		bool root_unknown;
-		ssize_t completed = writer_complete_root(w, pid, sm->tid, buf, n, &root_unknown);
+		ssize_t completed = writer__complete_root(w, pid, sm->tid, buf, n, &root_unknown);
 
 		if (completed < 0)
 			return (int)completed;
@@ -585,7 +585,7 @@ static int unwind_chain(struct writer *w, const struct perf_sample *sample, pid_
 		}
 	}
 	if (remember && user != SIZE_MAX && !w->peeking &&
-	    (ret = writer_remember_root(w, sm->tid, &buf->v[user], &buf->cfas[user], n - user, unknown_root && !outermost)) < 0)
+	    (ret = writer__remember_root(w, sm->tid, &buf->v[user], &buf->cfas[user], n - user, unknown_root && !outermost)) < 0)
 		return ret;
 	if (unknown_root && !outermost)
 		buf->v[n++] = (struct sym_frame){ SYM_STOPPED_IP, false, false };
@@ -600,9 +600,9 @@ static bool clock_sample(const struct recorder *r, const struct perf_event_heade
 
 	if (h->type != PERF_RECORD_SAMPLE)
 		return false;
-	id = perf_sample__id(h);
-	return !perf_session__is_fork_id(r->session, id) && perf_session__custom_of(r->session, id) < 0 &&
-	       perf_session__region_of(r->session, id) < 0;
+	id = ring_sample__id(h);
+	return !event_rings__is_fork_id(r->session, id) && event_rings__custom_of(r->session, id) < 0 &&
+	       event_rings__region_of(r->session, id) < 0;
 }
 
 static struct looked_ahead *looked_ahead_of(struct writer *w, pid_t pid)
@@ -676,13 +676,13 @@ static int look_ahead(struct writer *w, pid_t pid)
 		return -ENOMEM;
 	for (j = mark->until > w->at ? mark->until : w->at + 1; j < w->visible && ret == 0; j++) {
 		const struct perf_event_header *h = r->index[j].h;
-		struct perf_sample sm;
+		struct ring_sample sm;
 		struct unwound u;
 		uint64_t leaf;
 
 		if (changes_process(h, pid))
 			break;
-		if (!clock_sample(r, h) || !perf_sample__decode(h, &r->layout, false, &sm) || sm.pid != pid)
+		if (!clock_sample(r, h) || !ring_sample__decode(h, &r->layout, false, &sm) || sm.pid != pid)
 			continue;
 		/* taken inside an exec: the registers are the old program's */
 		if (!(leaf = user_leaf(&sm)) || !symbolizer__maps(w->sym, pid, leaf))
@@ -712,7 +712,7 @@ static void measure_depth(struct writer *w, const struct unwound *u, bool stoppe
 {
 	struct stack_top *t;
 
-	if (!u->sp || !(u->whole_stack || stopped_past_copy) || !(t = writer_stack_top(w, u->tid)))
+	if (!u->sp || !(u->whole_stack || stopped_past_copy) || !(t = writer__stack_top(w, u->tid)))
 		return;
 	if (u->whole_stack && u->last_cfa > t->top)
 		t->top = u->last_cfa;
@@ -785,7 +785,7 @@ static int cached_callers(struct writer *w, pid_t pid, const struct unwound *u)
  * give; CHAIN_IN_PARTS, callers kept in the symbolizer's cache are left
  * there (w->has_callers), for put_sample.
  */
-int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
+int writer__callchain(struct writer *w, const struct ring_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
 		     unsigned how)
 {
 	struct unwound u;
@@ -824,12 +824,12 @@ int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, 
 static bool stack_seen(const struct writer *w, const struct perf_event_header *h)
 {
 	const struct recorder *r = w->r;
-	struct perf_sample sm;
+	struct ring_sample sm;
 
-	if (!writer_taken_in_kernel(h))
+	if (!writer__taken_in_kernel(h))
 		return true;
 	/* (the others' layouts differ: they tell nothing) */
-	return clock_sample(r, h) && perf_sample__decode(h, &r->layout, false, &sm) && sm.has_regs &&
+	return clock_sample(r, h) && ring_sample__decode(h, &r->layout, false, &sm) && sm.has_regs &&
 	       (sm.stack_size || sm.stack_whole);
 }
 
@@ -881,7 +881,7 @@ static bool exec_comes(struct writer *w, struct thread_stat *t)
  * program's, but its stack is gone, and the kernel copied nothing of it
  * (exec_comes tells that from a page fault on the stack).
  */
-bool writer_inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel)
+bool writer__inside_exec(struct writer *w, struct thread_stat *t, const struct ring_sample *sm, bool in_kernel)
 {
 	uint64_t leaf;
 
@@ -896,7 +896,7 @@ bool writer_inside_exec(struct writer *w, struct thread_stat *t, const struct pe
 }
 
 /* The stack of a sample inside an execve: EXEC_FRAME, then the kernel's frames where they were captured. */
-int writer_exec_chain(struct writer *w, const struct perf_sample *sm)
+int writer__exec_chain(struct writer *w, const struct ring_sample *sm)
 {
 	uint64_t first = sm->nr, end = sm->nr;
 	int ret;
@@ -923,13 +923,13 @@ int writer_exec_chain(struct writer *w, const struct perf_sample *sm)
 }
 
 /* Whether a sample record was taken while its thread ran in the kernel. */
-bool writer_taken_in_kernel(const struct perf_event_header *h)
+bool writer__taken_in_kernel(const struct perf_event_header *h)
 {
 	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 }
 
 /* Whether the kernel stopped sm's chain at its depth limit (it holds a context marker besides the frames). */
-bool writer_cut_at_max_stack(const struct writer *w, const struct perf_sample *sm)
+bool writer__cut_at_max_stack(const struct writer *w, const struct ring_sample *sm)
 {
 	return w->r->max_stack > 0 && sm->nr >= (uint64_t)w->r->max_stack + 1;
 }

@@ -3,7 +3,7 @@
  * Writing a recording: records in time order, symbolised (frames unwound
  * with CFI where frame pointers lose callers), handed to the stream writer.
  */
-#include "writer-int.h"
+#include "record/writer-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,16 +12,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fpchain.h"
-#include "hash.h"
-#include "offcpu-sampler.h"
-#include "perfevent.h"
-#include "prefaulter.h"
-#include "stackmap.h"
-#include "stackroot.h"
-#include "symload.h"
-#include "tpfields.h"
-#include "tracefs.h"
+#include "symbols/fpchain.h"
+#include "base/hash.h"
+#include "record/offcpu-sampler.h"
+#include "record/perfevent.h"
+#include "base/prefaulter.h"
+#include "base/stackmap.h"
+#include "symbols/stackroot.h"
+#include "symbols/symload.h"
+#include "record/tpfields.h"
+#include "record/tracefs.h"
 
 static struct thread_name *name_slot(struct recorder *r, pid_t tid)
 {
@@ -38,14 +38,14 @@ static struct thread_name *name_slot(struct recorder *r, pid_t tid)
 	return t;
 }
 
-const char *writer_comm_of(struct recorder *r, pid_t tid)
+const char *writer__comm_of(struct recorder *r, pid_t tid)
 {
 	struct thread_name *t = name_slot(r, tid);
 
 	return t && t->comm[0] ? t->comm : "[unknown]";
 }
 
-void writer_set_comm(struct recorder *r, pid_t tid, const char *comm)
+void writer__set_comm(struct recorder *r, pid_t tid, const char *comm)
 {
 	struct thread_name *t = name_slot(r, tid);
 
@@ -61,7 +61,7 @@ void writer_set_comm(struct recorder *r, pid_t tid, const char *comm)
  * thread was last scheduled in, again and again: an advance well beyond the time
  * since the counter's previous sample is cut down to that time, and counted.
  */
-static uint64_t sample_weight(struct writer *w, const struct perf_sample *sm)
+static uint64_t sample_weight(struct writer *w, const struct ring_sample *sm)
 {
 	uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->cpu, h = hash_mix(key), before, before_time, advance, elapsed;
 	struct last_value *v;
@@ -103,26 +103,26 @@ static int put_sample(struct writer *w, uint64_t time, pid_t pid, pid_t tid, con
 		const struct lp_span locs[2] = { w->callers_locs, lp_span__of(&w->locs) };
 
 		w->has_callers = false;
-		return lp_writer__sample_parts(&w->out, time, pid, tid, writer_comm_of(w->r, tid), event, weight, stack, locs);
+		return lp_writer__sample_parts(&w->out, time, pid, tid, writer__comm_of(w->r, tid), event, weight, stack, locs);
 	}
-	return lp_writer__sample(&w->out, time, pid, tid, writer_comm_of(w->r, tid), event, weight, lp_span__of(&w->stack),
+	return lp_writer__sample(&w->out, time, pid, tid, writer__comm_of(w->r, tid), event, weight, lp_span__of(&w->stack),
 				 lp_span__of(&w->locs));
 }
 
 static int write_sample(struct writer *w, const struct perf_event_header *h)
 {
 	struct thread_stat *t;
-	struct perf_sample sm;
+	struct ring_sample sm;
 	uint64_t weight;
 	int ret;
 
-	if (!perf_sample__decode(h, &w->r->layout, false, &sm))
+	if (!ring_sample__decode(h, &w->r->layout, false, &sm))
 		return 0;
 	/* (all of it again when a live recording's writer waits for the root: -EAGAIN) */
-	if (!(t = writer_account(w, sm.pid, sm.tid, sm.time)))
+	if (!(t = writer__account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
-	ret = writer_inside_exec(w, t, &sm, writer_taken_in_kernel(h)) ? writer_exec_chain(w, &sm) :
-	      writer_callchain(w, &sm, sm.pid, writer_cut_at_max_stack(w, &sm), &w->stats->stopped_past_copy,
+	ret = writer__inside_exec(w, t, &sm, writer__taken_in_kernel(h)) ? writer__exec_chain(w, &sm) :
+	      writer__callchain(w, &sm, sm.pid, writer__cut_at_max_stack(w, &sm), &w->stats->stopped_past_copy,
 			CHAIN_MAY_WAIT | CHAIN_IN_PARTS);
 	if (ret < 0)
 		return ret;
@@ -168,7 +168,7 @@ static int load_tp_fields(struct writer *w)
 		if (!text) {
 			if (errno == ENOMEM)
 				return -ENOMEM;
-			lp_warn(r->o.warn, r->o.ctx, NULL, 0, "cannot read the format of tracepoint '%s': its "
+			lp_error__warn(r->o.warn, r->o.ctx, NULL, 0, "cannot read the format of tracepoint '%s': its "
 				"fields are left out", e->name);
 			continue;
 		}
@@ -177,7 +177,7 @@ static int load_tp_fields(struct writer *w)
 		if (!w->tp[k]) {
 			if (errno == ENOMEM)
 				return -ENOMEM;
-			lp_warn(r->o.warn, r->o.ctx, NULL, 0, "%s: its fields are left out", err.msg);
+			lp_error__warn(r->o.warn, r->o.ctx, NULL, 0, "%s: its fields are left out", err.msg);
 		}
 	}
 	return 0;
@@ -189,20 +189,20 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 	const struct event_spec *e = &w->r->o.events[k];
 	struct perf_layout layout = w->r->layout;
 	struct thread_stat *t;
-	struct perf_sample sm;
+	struct ring_sample sm;
 	int ret;
 
 	/* no counter value: that is task-clock's */
 	layout.read_value = false;
 	layout.no_period = perf_custom__no_period(&w->r->o.perf.customs[k]);
-	if (!perf_sample__decode(h, &layout, e->kind == EVENT_TRACEPOINT, &sm))
+	if (!ring_sample__decode(h, &layout, e->kind == EVENT_TRACEPOINT, &sm))
 		return 0;
 	if (layout.no_period)
 		sm.period = e->period;
-	if (!(t = writer_account(w, sm.pid, sm.tid, sm.time)))
+	if (!(t = writer__account(w, sm.pid, sm.tid, sm.time)))
 		return -ENOMEM;
-	ret = writer_inside_exec(w, t, &sm, writer_taken_in_kernel(h)) ? writer_exec_chain(w, &sm) :
-	      writer_callchain(w, &sm, sm.pid, writer_cut_at_max_stack(w, &sm), NULL, 0);
+	ret = writer__inside_exec(w, t, &sm, writer__taken_in_kernel(h)) ? writer__exec_chain(w, &sm) :
+	      writer__callchain(w, &sm, sm.pid, writer__cut_at_max_stack(w, &sm), NULL, 0);
 	if (ret < 0)
 		return ret;
 	if (k < RECORD_MAX_EVENTS)
@@ -253,7 +253,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 	const uint8_t *stack;
 	const uint64_t *ips;
 	const struct offcpu_event *ev = offcpu_record__parts(h, &stack, &ips);
-	struct perf_sample sm = {
+	struct ring_sample sm = {
 		.time = ev->start,
 		.pid = (pid_t)ev->pid,
 		.tid = (pid_t)ev->tid,
@@ -283,11 +283,11 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 			w->chain[n++] = SYM_STOPPED_IP;
 	}
 	sm.nr = n;
-	if (!(t = writer_account(w, sm.pid, sm.tid, ev->start)))
+	if (!(t = writer__account(w, sm.pid, sm.tid, ev->start)))
 		return -ENOMEM;
 	/* off the CPU, a thread is in the kernel */
-	ret = writer_inside_exec(w, t, &sm, true) ? writer_exec_chain(w, &sm) :
-	      writer_callchain(w, &sm, sm.pid, ev->truncated == 1, NULL,
+	ret = writer__inside_exec(w, t, &sm, true) ? writer__exec_chain(w, &sm) :
+	      writer__callchain(w, &sm, sm.pid, ev->truncated == 1, NULL,
 			       ev->truncated == OFFCPU_CALLERS_UNKNOWN ? CHAIN_MEMORY_GONE : 0);
 	if (ret < 0)
 		return ret;
@@ -308,7 +308,7 @@ static int write_offcpu(struct writer *w, const struct perf_event_header *h)
 }
 
 /* The path of the program pid execs: its first file mapping after the exec. */
-const char *writer_exec_path(struct recorder *r, size_t from, pid_t pid)
+const char *writer__exec_path(struct recorder *r, size_t from, pid_t pid)
 {
 	for (size_t i = from + 1; i < r->n && i < from + 64; i++) {
 		const struct perf_event_header *h = r->index[i].h;
@@ -324,7 +324,7 @@ const char *writer_exec_path(struct recorder *r, size_t from, pid_t pid)
 }
 
 /* Warns, once per program, about one the workload ran that seems built without frame pointers. */
-int writer_check_frame_pointers(struct writer *w, const char *path)
+int writer__check_frame_pointers(struct writer *w, const char *path)
 {
 	struct stack_entry *seen = stackmap__add(w->programs, path, strlen(path), 0, 1);
 	int share;
@@ -333,7 +333,7 @@ int writer_check_frame_pointers(struct writer *w, const char *path)
 		return -ENOMEM;
 	if (seen->count[0] > 1 || (share = symbolizer__frame_pointer_share(w->sym, path)) < 0 || share >= 50)
 		return 0;
-	lp_warn(w->r->o.warn, w->r->o.ctx, NULL, 0,
+	lp_error__warn(w->r->o.warn, w->r->o.ctx, NULL, 0,
 		"'%s' seems built without frame pointers (%d%% of its biggest functions set one "
 		"up): callers beyond the stack snapshot may be missing; rebuild it with "
 		"-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer", path, share);
@@ -351,12 +351,12 @@ static int write_record(struct writer *w, size_t i)
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (perf_session__is_fork_id(r->session, perf_sample__id(h)))
+		if (event_rings__is_fork_id(r->session, ring_sample__id(h)))
 			return 0;
-		if ((ret = perf_session__custom_of(r->session, perf_sample__id(h))) >= 0)
+		if ((ret = event_rings__custom_of(r->session, ring_sample__id(h))) >= 0)
 			return write_custom(w, h, (size_t)ret);
-		if ((ret = perf_session__region_of(r->session, perf_sample__id(h))) >= 0)
-			return writer_write_region(w, h, ret);
+		if ((ret = event_rings__region_of(r->session, ring_sample__id(h))) >= 0)
+			return writer__write_region(w, h, ret);
 		return write_sample(w, h);
 	case LP_RECORD_OFFCPU:
 		return write_offcpu(w, h);
@@ -364,18 +364,18 @@ static int write_record(struct writer *w, size_t i)
 		perf_mmap2__decode(h, &m);
 		return symbolizer__mmap(w->sym, m.pid, m.start, m.len, m.pgoff, m.path, m.dev, m.ino);
 	case PERF_RECORD_COMM:
-		return writer_write_comm(w, i, time);
+		return writer__write_comm(w, i, time);
 	case PERF_RECORD_FORK:
-		return writer_write_fork(w, i, time);
+		return writer__write_fork(w, i, time);
 	case LP_RECORD_PROC_END: {
 		const struct offcpu_event *ev = (const struct offcpu_event *)(h + 1);
-		const struct thread_end *e = writer_thread_end_of(w, (pid_t)ev->tid, false);
+		const struct thread_end *e = writer__thread_end_of(w, (pid_t)ev->tid, false);
 		struct thread_stat *ts;
 
 		/* its summary was written with it already, at its EXIT just before */
 		if (e && e->taken && e->at == i)
 			return 0;
-		if (!(ts = writer_account(w, (pid_t)ev->pid, (pid_t)ev->tid, time)))
+		if (!(ts = writer__account(w, (pid_t)ev->pid, (pid_t)ev->tid, time)))
 			return -ENOMEM;
 		ts->cpu = ev->end;
 		ts->has_cpu = true;
@@ -386,27 +386,27 @@ static int write_record(struct writer *w, size_t i)
 		struct thread_stat *ts;
 
 		perf_task__decode(h, &t);
-		if ((ret = writer_close_regions(w, t.pid, t.tid, time)) < 0)
+		if ((ret = writer__close_regions(w, t.pid, t.tid, time)) < 0)
 			return ret;
 		if (t.pid == t.tid)
 			stack_roots__forget(w->roots, t.pid);
-		writer_forget_stacks(w, t.tid);
-		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, writer_comm_of(r, t.tid))) < 0 ||
-		    (t.pid == t.tid && writer_exit_status(w, t.pid, &status) && (ret = writer_put_exit_status(w, status)) < 0) ||
+		writer__forget_stacks(w, t.tid);
+		if ((ret = lp_writer__proc(&w->out, time, t.pid, t.tid, LP_PROC_EXIT, writer__comm_of(r, t.tid))) < 0 ||
+		    (t.pid == t.tid && writer__exit_status(w, t.pid, &status) && (ret = writer__put_exit_status(w, status)) < 0) ||
 		    (ret = lp_writer__end(&w->out)) < 0)
 			return ret;
 		/* then its summary, with the task-clock totals its exit gave and the exact time its end did */
-		if ((ts = thread_stats__find(w->threads, t.tid)) && writer_exit_clock(w, i, &ts->clock))
+		if ((ts = thread_stats__find(w->threads, t.tid)) && writer__exit_clock(w, i, &ts->clock))
 			ts->has_clock = true;
-		if (ts && writer_exact_at_exit(w, t.tid, i, &ts->cpu))
+		if (ts && writer__exact_at_exit(w, t.tid, i, &ts->cpu))
 			ts->has_cpu = true;
 		if (ts) {
-			ret = writer_write_thread(w, ts, time, true);
+			ret = writer__write_thread(w, ts, time, true);
 			thread_stats__remove(w->threads, t.tid);
 			if (ret < 0)
 				return ret;
 		}
-		if (!(e = writer_thread_end_of(w, t.tid, true)))
+		if (!(e = writer__thread_end_of(w, t.tid, true)))
 			return -ENOMEM;
 		e->exited = true;
 		return 0;
@@ -450,9 +450,9 @@ static void writer_free(struct writer *w)
 	thread_stats__free(w->threads);
 	stackmap__free(w->programs);
 	htab__release(&w->fork_samples);
-	writer_frames_release(&w->frames);
-	writer_frames_release(&w->ahead);
-	writer_frames_release(&w->later);
+	writer__frames_release(&w->frames);
+	writer__frames_release(&w->ahead);
+	writer__frames_release(&w->later);
 	htab__release(&w->looked);
 	{
 		struct stack_top *t;
@@ -519,7 +519,7 @@ static struct writer *writer_new(struct recorder *r, FILE *out, struct record_st
 /* Has the records from..to known what they need of the records near them: forks' stacks, ends, clocks. */
 static int collect(struct writer *w, size_t from, size_t to)
 {
-	if (writer_match_fork_stacks(w, from, to) < 0 || writer_collect_ends(w, from, to) < 0 || writer_collect_clocks(w, from, to) < 0)
+	if (writer__match_fork_stacks(w, from, to) < 0 || writer__collect_ends(w, from, to) < 0 || writer__collect_clocks(w, from, to) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -574,13 +574,13 @@ static int write_records(struct writer *w, size_t from, size_t to, size_t *end)
 /* The end of a stream: the threads still living, what only the end knows, the last batch. */
 static int write_end(struct writer *w, bool live)
 {
-	int ret = writer_write_living_threads(w);
+	int ret = writer__write_living_threads(w);
 
-	w->stats->stack_needed = writer_stack_needed(w);
+	w->stats->stack_needed = writer__stack_needed(w);
 	if (ret == 0 && live)
-		ret = writer_write_counts(w->r, &w->out, w->stats);
+		ret = writer__write_counts(w->r, &w->out, w->stats);
 	if (ret == 0)
-		ret = writer_write_trailer(&w->out, w->stats);
+		ret = writer__write_trailer(&w->out, w->stats);
 	if (ret == 0)
 		ret = lp_writer__foreground(&w->out);
 	return ret;
@@ -629,7 +629,7 @@ static int live_settled(struct recorder_follower *f, uint64_t settled)
 	for (size_t i = w->done; i < r->n; i++) {
 		if (r->index[i].seq < oldest)
 			oldest = r->index[i].seq;
-		if (i < w->collected && r->index[i].type == PERF_RECORD_FORK && (tp = writer_fork_sample(w, i)) &&
+		if (i < w->collected && r->index[i].type == PERF_RECORD_FORK && (tp = writer__fork_sample(w, i)) &&
 		    r->index[tp - 1].seq < oldest)
 			oldest = r->index[tp - 1].seq;
 	}
@@ -661,7 +661,7 @@ int recorder__write_live(struct recorder *r, FILE *out, struct record_stats *sta
 		return -errno;
 	w->follower = (struct recorder_follower){ .mapped = live_mapped, .settled = live_settled, .free = live_free };
 	r->follower = &w->follower;
-	if ((ret = writer_write_header(r, &w->out, w->stats, true)) == 0)
+	if ((ret = writer__write_header(r, &w->out, w->stats, true)) == 0)
 		ret = lp_writer__flush(&w->out);
 	stats->write_errno = w->out.err;
 	return ret;
@@ -676,7 +676,7 @@ static int finish_live(struct recorder *r, struct record_stats *stats)
 	r->follower = NULL;
 	index__sort(r->index + w->visible, r->n - w->visible);
 	w->visible = r->n;
-	writer_count_losses(r, w->stats);
+	writer__count_losses(r, w->stats);
 	if ((ret = r->follower_error) == 0 && (ret = collect(w, w->collected, r->n)) == 0)
 		ret = write_records(w, w->done, r->n, &w->done);
 	if (ret == 0)
@@ -724,20 +724,20 @@ int recorder__write(struct recorder *r, FILE *out, struct record_stats *stats)
 	if (more_than_one_cpu())
 		w->prefaulter = prefaulter__new();
 	/* counted as the records came, for the header */
-	writer_count_losses(r, stats);
+	writer__count_losses(r, stats);
 	w->visible = r->n;
 	if ((ret = collect(w, 0, r->n)) < 0)
 		goto cleanup;
 	/* a fork's stack is read when its FORK record is written, maybe after the rest of its chunk */
 	if (recorder__plan_release(r) == 0)
 		for (size_t i = 0; i < r->n; i++) {
-			if (r->index[i].type == PERF_RECORD_FORK && (tp = writer_fork_sample(w, i)))
+			if (r->index[i].type == PERF_RECORD_FORK && (tp = writer__fork_sample(w, i)))
 				recorder__hold(r, r->index[tp - 1].h, i);
 			/* and the copy a difference refers to, when its sample is written */
 			if (r->index[i].stack_key)
 				recorder__hold(r, r->index[r->at_seq[r->index[i].stack_key - 1]].h, i);
 		}
-	if ((ret = writer_write_header(r, &w->out, stats, false)) < 0)
+	if ((ret = writer__write_header(r, &w->out, stats, false)) < 0)
 		goto cleanup;
 	ret = write_records(w, 0, r->n, &w->done);
 	if (ret == 0)

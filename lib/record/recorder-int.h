@@ -9,10 +9,10 @@
 
 #include <stdbool.h>
 
-#include "htab.h"
-#include "perfrecord.h"
-#include "recorder.h"
-#include "thread.h"
+#include "base/htab.h"
+#include "record/perfrecord.h"
+#include "record/recorder.h"
+#include "base/thread.h"
 
 /* Our own record type among the kept ones: an off-CPU interval from the BPF ring buffer. */
 enum { LP_RECORD_OFFCPU = 0x4c50, LP_RECORD_PROC_END = 0x4c51 };
@@ -56,7 +56,7 @@ struct cpu_before {
 
 struct recorder {
 	struct record_opts o;
-	struct perf_session *session;
+	struct event_rings *session;
 	struct perf_layout layout;	/* of the session's samples */
 	struct offcpu *offcpu;
 	uint64_t offcpu_drops;
@@ -168,7 +168,7 @@ struct recorder_follower {
 const struct offcpu_event *offcpu_record__parts(const struct perf_event_header *h, const uint8_t **stack,
 						const uint64_t **ips);
 
-uint64_t monotonic_ns(void);
+uint64_t recorder__monotonic_ns(void);
 /* Notes when recording begins, on both clocks. */
 void recorder__mark_start(struct recorder *r);
 

@@ -4,7 +4,7 @@
  * into an arena, indexed, counted for the header. Starting is in
  * record-start.c, writing in record-write.c.
  */
-#include "recorder-int.h"
+#include "record/recorder-int.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -15,16 +15,16 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "followgate.h"
-#include "hash.h"
-#include "hugemem.h"
-#include "offcpu-sampler.h"
-#include "perfevent.h"
-#include "regions.h"
-#include "spill.h"
-#include "stackdelta.h"
-#include "symbolizer.h"
-#include "symload.h"
+#include "record/followgate.h"
+#include "base/hash.h"
+#include "base/hugemem.h"
+#include "record/offcpu-sampler.h"
+#include "record/perfevent.h"
+#include "record/regions.h"
+#include "record/spill.h"
+#include "record/stackdelta.h"
+#include "symbols/symbolizer.h"
+#include "symbols/symload.h"
 
 /* Chunks of records: large, or a few of a small spill_after (a record is under 64 KiB) */
 enum { ARENA_CHUNK = 8 << 20, SMALLEST_CHUNK = 64 << 10 };
@@ -67,7 +67,7 @@ struct recorder *recorder__new(const struct record_opts *o)
 		return NULL;
 	r->o = *o;
 	r->child = -1;
-	r->max_stack = perf_sysctl("perf_event_max_stack");
+	r->max_stack = event_rings__sysctl("perf_event_max_stack");
 	r->fork_child_offset = 20;
 	r->names = HTAB_INIT(struct thread_name);
 	r->cpu_before = HTAB_INIT(struct cpu_before);
@@ -124,7 +124,7 @@ void recorder__free(struct recorder *r)
 	stack_deltas__free(r->deltas);
 	follow_gate__free(r->gate);
 	free(r->at_seq);
-	perf_session__free(r->session);
+	event_rings__free(r->session);
 	region_probes__free(r->regions);
 	offcpu__free(r->offcpu);
 	/* (waits for a chunk being written) */
@@ -175,7 +175,7 @@ uint64_t recorder__cpu_before(const struct recorder *r, pid_t tid, uint64_t cpu)
 	return 0;
 }
 
-uint64_t monotonic_ns(void)
+uint64_t recorder__monotonic_ns(void)
 {
 	struct timespec ts;
 
@@ -187,7 +187,7 @@ void recorder__mark_start(struct recorder *r)
 {
 	struct timespec ts;
 
-	r->start_ns = monotonic_ns();
+	r->start_ns = recorder__monotonic_ns();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -217,18 +217,18 @@ static uint64_t record_time(const struct perf_event_header *h)
  * counted (lost records are counted by the session, per ring) and decoded
  * into *s (else s->stack is NULL).
  */
-static bool count(struct recorder *r, const struct perf_event_header *h, struct perf_sample *s)
+static bool count(struct recorder *r, const struct perf_event_header *h, struct ring_sample *s)
 {
 	uint64_t id;
 
 	s->stack = NULL;
 	if (h->type != PERF_RECORD_SAMPLE)
 		return false;
-	id = perf_sample__id(h);
-	if (perf_session__is_fork_id(r->session, id))
+	id = ring_sample__id(h);
+	if (event_rings__is_fork_id(r->session, id))
 		return true;
-	if (perf_session__custom_of(r->session, id) < 0 && perf_session__region_of(r->session, id) < 0 &&
-	    perf_sample__decode(h, &r->layout, false, s)) {
+	if (event_rings__custom_of(r->session, id) < 0 && event_rings__region_of(r->session, id) < 0 &&
+	    ring_sample__decode(h, &r->layout, false, s)) {
 		r->counts.samples++;
 		r->counts.sample_ns += s->period;
 	}
@@ -545,10 +545,10 @@ static void load_mapped(struct recorder *r, const struct perf_event_header *h)
 int recorder__keep(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *r = ctx;
-	struct perf_sample s;
+	struct ring_sample s;
 	bool fork_sample = count(r, h, &s);
 	/* kept without the stack copy's unwritten part: a big copy of a small stack costs what it holds */
-	size_t kept = perf_sample__kept_size(h, &s), prefix = 0;
+	size_t kept = ring_sample__kept_size(h, &s), prefix = 0;
 	uint32_t key = 0;
 	bool delta = false;
 	struct chunk *c;
@@ -563,7 +563,7 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 			delta = true;
 			/* a word at least: a copy of size 0 has no dynamic size after it to mark it */
 			prefix = perf_round8(s.stack_size - shared + (shared == s.stack_size));
-			kept = perf_sample__delta_size(h, &s, prefix);
+			kept = ring_sample__delta_size(h, &s, prefix);
 		} else if ((ret = stack_deltas__keep(r->deltas, s.tid, (uint32_t)r->n, s.regs.sp, s.stack,
 						     s.stack_size)) < 0) {
 			return ret;
@@ -573,9 +573,9 @@ int recorder__keep(void *ctx, const struct perf_event_header *h)
 		return -errno;
 	copy = (struct perf_event_header *)(c->data + c->used);
 	if (delta)
-		perf_sample__copy_delta(h, &s, copy, prefix, key);
+		ring_sample__copy_delta(h, &s, copy, prefix, key);
 	else
-		perf_sample__copy_kept(h, &s, copy, kept);
+		ring_sample__copy_kept(h, &s, copy, kept);
 	c->used += perf_round8(kept);
 	if (r->deltas && h->type == PERF_RECORD_EXIT) {
 		struct perf_task t;
@@ -709,7 +709,7 @@ static int keep_followed(void *ctx, const struct perf_event_header *h)
 /* One round of reading the rings (waiting up to timeout_ms for data); -errno. */
 static int read_round(struct recorder *r, int timeout_ms, bool *hangup)
 {
-	int ret = perf_session__read(r->session, timeout_ms, r->gate ? keep_followed : recorder__keep, r, hangup);
+	int ret = event_rings__read(r->session, timeout_ms, r->gate ? keep_followed : recorder__keep, r, hangup);
 
 	if (ret >= 0 && r->gate)
 		ret = follow_gate__end_round(r->gate, recorder__keep, r);
@@ -722,7 +722,7 @@ static void *close_now(void *arg)
 {
 	struct recorder *r = arg;
 
-	perf_session__close_events(r->session);
+	event_rings__close_events(r->session);
 	offcpu__close(r->offcpu);
 	return NULL;
 }
@@ -772,13 +772,13 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 		if (r->exited || (!r->o.argv && (*stop || (!r->o.perf.system_wide && (hangup || !attached_alive(r))))))
 			break;
 	}
-	r->end_ns = monotonic_ns();
+	r->end_ns = recorder__monotonic_ns();
 	/* what the kernel still holds */
-	perf_session__disable(r->session);
-	if (r->exited && !r->o.perf.system_wide && perf_session__clock_total(r->session, &r->clock_total) < 0)
+	event_rings__disable(r->session);
+	if (r->exited && !r->o.perf.system_wide && event_rings__clock_total(r->session, &r->clock_total) < 0)
 		r->clock_total = 0;
 	for (size_t k = 0; k < r->o.nevents && k < RECORD_MAX_EVENTS; k++)
-		r->custom_times[k].known = perf_session__custom_times(r->session, k, &r->custom_times[k].value,
+		r->custom_times[k].known = event_rings__custom_times(r->session, k, &r->custom_times[k].value,
 								      &r->custom_times[k].enabled,
 								      &r->custom_times[k].running,
 								      &r->custom_times[k].lost) == 0;

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "offcpu-sampler.h"
-#include "demangle.h"
-#include "eventspec.h"
-#include "perfevent.h"
+#include "record/offcpu-sampler.h"
+#include "symbols/demangle.h"
+#include "record/eventspec.h"
+#include "record/perfevent.h"
 
 /* Custom events (-e) at most. */
 #define RECORD_MAX_EVENTS 32
@@ -84,7 +84,7 @@ void recorder__free(struct recorder *r);
 
 /*
  * Starts the command (stopped until its events are open) or attaches. -errno
- * with err saying what failed ("exec" when the command cannot run: -ENOENT, -EACCES).
+ * with err saying what failed (kind LP_ERROR_EXEC when the command cannot run: -ENOENT, -EACCES).
  */
 int recorder__start(struct recorder *r, struct lp_error *err);
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Code regions' probes: found in each mapped file, attached, and their samples read. */
-#include "regions.h"
+#include "record/regions.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
-#include "perfevent.h"
-#include "sdt.h"
+#include "base/arch.h"
+#include "record/perfevent.h"
+#include "symbols/sdt.h"
 
 struct region_probe {
 	char *name;		/* the region's (macro form), or NULL: in the argument */
@@ -73,7 +73,7 @@ static int seen(struct region_probes *rp, const char *path, uint64_t dev, uint64
 
 struct scan {
 	struct region_probes *rp;
-	struct perf_session *s;
+	struct event_rings *s;
 	const char *path;
 	struct lp_error *err;
 	int attached;
@@ -123,7 +123,7 @@ static int add_probe(void *ctx, const struct sdt_probe *p)
 		rp->cap = cap;
 	}
 	/* a mark's name is its probe's; the function form's is on the stack, at its argument */
-	if ((ret = perf_session__add_uprobe(sc->s, sc->path, p->offset, (int)rp->n, !q.name, sc->err)) < 0) {
+	if ((ret = event_rings__add_uprobe(sc->s, sc->path, p->offset, (int)rp->n, !q.name, sc->err)) < 0) {
 		free(q.name);
 		return ret;
 	}
@@ -132,7 +132,7 @@ static int add_probe(void *ctx, const struct sdt_probe *p)
 	return 0;
 }
 
-int region_probes__scan(struct region_probes *rp, struct perf_session *s, const char *path, uint64_t dev,
+int region_probes__scan(struct region_probes *rp, struct event_rings *s, const char *path, uint64_t dev,
 			uint64_t ino, struct lp_error *err)
 {
 	struct scan sc = { rp, s, path, err, 0 };

@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "base/error.h"
 
-struct perf_session;
+struct event_rings;
 struct perf_event_header;
 struct region_probes;
 
@@ -30,7 +30,7 @@ void region_probes__free(struct region_probes *rp);
  * file seen before: each is scanned once): the number attached, 0 when it has
  * none, or -errno with err set (a file that is not ELF has none).
  */
-int region_probes__scan(struct region_probes *rp, struct perf_session *s, const char *path, uint64_t dev,
+int region_probes__scan(struct region_probes *rp, struct event_rings *s, const char *path, uint64_t dev,
 			uint64_t ino, struct lp_error *err);
 
 /* Probes attached so far. */
@@ -45,7 +45,7 @@ struct region_hit {
 };
 
 /*
- * Reads sample h of region probe index (perf_session__region_of): 0 and
+ * Reads sample h of region probe index (event_rings__region_of): 0 and
  * *hit (a function form's name copied into buf), -EINVAL for a malformed
  * sample, -ENOENT when its name cannot be read (its argument off the copied
  * stack, or no name there).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A temporary file written once and read through a mapping. See spill.h. */
-#include "spill.h"
+#include "record/spill.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "thread.h"
+#include "base/thread.h"
 
 struct spill {
 	int fd;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "stackdelta.h"
+#include "record/stackdelta.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "htab.h"
+#include "base/hash.h"
+#include "base/htab.h"
 
 /* Below this a reference saves too little for what reading it back costs. */
 enum { MIN_SHARED = 512 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "syscheck.h"
+#include "record/syscheck.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "offcpu-sampler.h"
-#include "perfevent.h"
-#include "privilege.h"
-#include "tracefs.h"
+#include "record/offcpu-sampler.h"
+#include "record/perfevent.h"
+#include "record/privilege.h"
+#include "record/tracefs.h"
 
 const char *check_status__name(enum check_status s)
 {
@@ -36,7 +36,7 @@ static void set(struct check *c, enum check_status s, const char *remedy, const 
 
 static void paranoid(struct check *c)
 {
-	long p = perf_sysctl("perf_event_paranoid");
+	long p = event_rings__sysctl("perf_event_paranoid");
 
 	c->name = "perf_event_paranoid";
 	if (p < 0)
@@ -53,7 +53,7 @@ static void paranoid(struct check *c)
 
 static void sample_rate(struct check *c, unsigned long freq)
 {
-	long max = perf_sysctl("perf_event_max_sample_rate");
+	long max = event_rings__sysctl("perf_event_max_sample_rate");
 	char remedy[128];
 
 	c->name = "perf_event_max_sample_rate";
@@ -66,7 +66,7 @@ static void sample_rate(struct check *c, unsigned long freq)
 
 static void max_stack(struct check *c)
 {
-	long n = perf_sysctl("perf_event_max_stack");
+	long n = event_rings__sysctl("perf_event_max_stack");
 
 	c->name = "perf_event_max_stack";
 	if (n >= 0 && n < 127)
@@ -78,7 +78,7 @@ static void max_stack(struct check *c)
 
 static void kptr(struct check *c)
 {
-	long k = perf_sysctl("kptr_restrict");
+	long k = event_rings__sysctl("kptr_restrict");
 
 	c->name = "kptr_restrict";
 	if (k >= 2 || (k == 1 && !privilege__has(CAP_SYSLOG)))
@@ -130,7 +130,7 @@ static void tracefs(struct check *c)
 
 static void pmu(struct check *c)
 {
-	int ret = perf_counts_cycles();
+	int ret = event_rings__counts_cycles();
 
 	c->name = "hardware PMU";
 	if (ret == 0)
@@ -205,6 +205,6 @@ void syscheck__run(unsigned long freq, bool probe, void (*fn)(void *ctx, const s
 	btf(&c), fn(ctx, &c);
 	if (probe)
 		bpf(&c), fn(ctx, &c);
-	syscheck__numa(&c, perf_sysctl("numa_balancing"), nodes, spanned);
+	syscheck__numa(&c, event_rings__sysctl("numa_balancing"), nodes, spanned);
 	fn(ctx, &c);
 }

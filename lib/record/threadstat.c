@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "threadstat.h"
+#include "record/threadstat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hash.h"
-#include "htab.h"
+#include "base/hash.h"
+#include "base/htab.h"
 
 struct entry {
 	struct htab_entry head;
@@ -105,7 +105,7 @@ bool thread_stat__strays(const struct thread_stat *s, unsigned tolerance_pct, ui
 	return diff * 100 > (uint64_t)tolerance_pct * s->cpu;
 }
 
-bool thread_cpu_so_far(pid_t pid, pid_t tid, uint64_t *ns)
+bool thread_stats__cpu_so_far(pid_t pid, pid_t tid, uint64_t *ns)
 {
 	char path[64];
 	unsigned long long v;

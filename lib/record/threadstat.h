@@ -42,7 +42,7 @@ void thread_stats__remove(struct thread_stats *t, pid_t tid);
 struct thread_stat *thread_stats__next(struct thread_stats *t, size_t *i);
 
 /* A living thread's exact on-CPU time so far (/proc/PID/task/TID/schedstat); false when gone. */
-bool thread_cpu_so_far(pid_t pid, pid_t tid, uint64_t *ns);
+bool thread_stats__cpu_so_far(pid_t pid, pid_t tid, uint64_t *ns);
 
 /*
  * Whether sampled on-CPU time strays from the exact by more than

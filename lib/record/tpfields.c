@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "tpfields.h"
+#include "record/tpfields.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "tracefs.h"
+#include "record/tracefs.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 
 static bool has_events(const char *dir)
 {
@@ -92,7 +92,7 @@ int tracefs__event_id(const char *dir, const char *system, const char *name)
 		return -errno;
 	end = text + strcspn(text, "\n");
 	*end = 0;
-	if (parse_u64(text, (size_t)(end - text), &id) < 0 || id > 0x7fffffff) {
+	if (numparse__u64(text, (size_t)(end - text), &id) < 0 || id > 0x7fffffff) {
 		free(text);
 		return -EPROTO;
 	}

@@ -11,18 +11,18 @@
 #ifndef LP_WRITER_INT_H
 #define LP_WRITER_INT_H
 
-#include "recorder-int.h"
+#include "record/recorder-int.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "htab.h"
-#include "lpregions.h"
-#include "lpstream.h"
-#include "perfrecord.h"
-#include "strbuf.h"
-#include "symbolizer.h"
-#include "threadstat.h"
+#include "base/htab.h"
+#include "stream/lpregions.h"
+#include "stream/lpstream.h"
+#include "record/perfrecord.h"
+#include "base/strbuf.h"
+#include "symbols/symbolizer.h"
+#include "record/threadstat.h"
 
 /* Callers CFI unwinding may add to a chain. */
 enum { MAX_UNWIND = 32 };
@@ -124,7 +124,7 @@ struct stack_top {
 	 * The user frames of the thread's last stack that reached its root, leaf
 	 * first, each with where on the stack it returns to (0: unknown): callers
 	 * of a frame still live at the same place, with the same return address,
-	 * are the same (writer_complete_root).
+	 * are the same (writer__complete_root).
 	 */
 	struct sym_frame *root_frames;
 	uint64_t *root_cfas;
@@ -138,34 +138,34 @@ struct stack_top {
 };
 
 /* Lets go of what tid's stacks showed: the thread is gone (its number may come back as another). */
-void writer_forget_stacks(struct writer *w, pid_t tid);
+void writer__forget_stacks(struct writer *w, pid_t tid);
 
 /* tid's entry (record-roots.c), made when it has none; NULL when out of memory. */
-struct stack_top *writer_stack_top(struct writer *w, pid_t tid);
+struct stack_top *writer__stack_top(struct writer *w, pid_t tid);
 
 /*
  * Keeps the n user frames (leaf first, with where each returns to) of a
  * stack of tid that ended where unwinding could go no further, not where
  * the copy did (root_unknown: at an entry the learned roots complete). -ENOMEM
  */
-int writer_remember_root(struct writer *w, pid_t tid, const struct sym_frame *frames, const uint64_t *cfas, size_t n,
+int writer__remember_root(struct writer *w, pid_t tid, const struct sym_frame *frames, const uint64_t *cfas, size_t n,
 			 bool root_unknown);
 
 /*
  * The n frames of buf, a stack of pid's thread tid that stopped past the
- * copy, completed from the stack writer_remember_root kept: the new count,
+ * copy, completed from the stack writer__remember_root kept: the new count,
  * 0 when that stack had no frame of the same function returning to the same
  * place, or -errno. *root_unknown: it ends at an entry still.
  */
-ssize_t writer_complete_root(struct writer *w, pid_t pid, pid_t tid, struct frame_buf *buf, size_t n,
+ssize_t writer__complete_root(struct writer *w, pid_t pid, pid_t tid, struct frame_buf *buf, size_t n,
 			     bool *root_unknown);
 
 /* Room for cap frames in b, with their walked return addresses and places; -ENOMEM */
-int writer_frames_reserve(struct frame_buf *b, size_t cap);
-void writer_frames_release(struct frame_buf *b);
+int writer__frames_reserve(struct frame_buf *b, size_t cap);
+void writer__frames_release(struct frame_buf *b);
 
 /* The biggest copy a thread's stopped stacks needed to reach its roots, where known: 0 when none is. */
-uint64_t writer_stack_needed(const struct writer *w);
+uint64_t writer__stack_needed(const struct writer *w);
 
 /* Where look_ahead stopped in a process's records: it goes on from there. */
 struct looked_ahead {
@@ -243,37 +243,37 @@ struct fork_sample {
 	size_t fork, sample;
 };
 
-const char *writer_comm_of(struct recorder *r, pid_t tid);
-void writer_set_comm(struct recorder *r, pid_t tid, const char *comm);
-int writer_callchain(struct writer *w, const struct perf_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
+const char *writer__comm_of(struct recorder *r, pid_t tid);
+void writer__set_comm(struct recorder *r, pid_t tid, const char *comm);
+int writer__callchain(struct writer *w, const struct ring_sample *sm, pid_t pid, bool cut, uint64_t *past_copy,
 		     unsigned how);
-bool writer_inside_exec(struct writer *w, struct thread_stat *t, const struct perf_sample *sm, bool in_kernel);
-int writer_exec_chain(struct writer *w, const struct perf_sample *sm);
-bool writer_taken_in_kernel(const struct perf_event_header *h);
-bool writer_cut_at_max_stack(const struct writer *w, const struct perf_sample *sm);
-struct thread_end *writer_thread_end_of(struct writer *w, pid_t tid, bool add);
-struct thread_stat *writer_account(struct writer *w, pid_t pid, pid_t tid, uint64_t time);
-const char *writer_exec_path(struct recorder *r, size_t from, pid_t pid);
-int writer_check_frame_pointers(struct writer *w, const char *path);
-bool writer_exit_status(const struct writer *w, pid_t pid, int *status);
-int writer_collect_clocks(struct writer *w, size_t from, size_t to);
-bool writer_exit_clock(const struct writer *w, size_t exit, uint64_t *total);
-int writer_collect_ends(struct writer *w, size_t from, size_t to);
-bool writer_exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cpu);
-int writer_put_exit_status(struct writer *w, int status);
-int writer_write_comm(struct writer *w, size_t i, uint64_t time);
-int writer_write_fork(struct writer *w, size_t i, uint64_t time);
-int writer_write_thread(struct writer *w, const struct thread_stat *thread, uint64_t time, bool ended);
-int writer_write_living_threads(struct writer *w);
-int writer_match_fork_stacks(struct writer *w, size_t from, size_t to);
-size_t writer_fork_sample(const struct writer *w, size_t fork);
+bool writer__inside_exec(struct writer *w, struct thread_stat *t, const struct ring_sample *sm, bool in_kernel);
+int writer__exec_chain(struct writer *w, const struct ring_sample *sm);
+bool writer__taken_in_kernel(const struct perf_event_header *h);
+bool writer__cut_at_max_stack(const struct writer *w, const struct ring_sample *sm);
+struct thread_end *writer__thread_end_of(struct writer *w, pid_t tid, bool add);
+struct thread_stat *writer__account(struct writer *w, pid_t pid, pid_t tid, uint64_t time);
+const char *writer__exec_path(struct recorder *r, size_t from, pid_t pid);
+int writer__check_frame_pointers(struct writer *w, const char *path);
+bool writer__exit_status(const struct writer *w, pid_t pid, int *status);
+int writer__collect_clocks(struct writer *w, size_t from, size_t to);
+bool writer__exit_clock(const struct writer *w, size_t exit, uint64_t *total);
+int writer__collect_ends(struct writer *w, size_t from, size_t to);
+bool writer__exact_at_exit(struct writer *w, pid_t tid, size_t exit, uint64_t *cpu);
+int writer__put_exit_status(struct writer *w, int status);
+int writer__write_comm(struct writer *w, size_t i, uint64_t time);
+int writer__write_fork(struct writer *w, size_t i, uint64_t time);
+int writer__write_thread(struct writer *w, const struct thread_stat *thread, uint64_t time, bool ended);
+int writer__write_living_threads(struct writer *w);
+int writer__match_fork_stacks(struct writer *w, size_t from, size_t to);
+size_t writer__fork_sample(const struct writer *w, size_t fork);
 /* Code regions (record-regions.c): a probe sample as a C record; a thread's open ones closed at its exit. */
 enum { LP_REGION_NAME_CAP = 256 };
-int writer_write_region(struct writer *w, const struct perf_event_header *h, int index);
-int writer_close_regions(struct writer *w, pid_t pid, pid_t tid, uint64_t time);
-int writer_write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st);
-int writer_write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live);
-int writer_write_trailer(struct lp_writer *out, const struct record_stats *st);
-void writer_count_losses(struct recorder *r, struct record_stats *stats);
+int writer__write_region(struct writer *w, const struct perf_event_header *h, int index);
+int writer__close_regions(struct writer *w, pid_t pid, pid_t tid, uint64_t time);
+int writer__write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st);
+int writer__write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live);
+int writer__write_trailer(struct lp_writer *out, const struct record_stats *st);
+void writer__count_losses(struct recorder *r, struct record_stats *stats);
 
 #endif

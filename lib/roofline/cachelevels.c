@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "cachelevels.h"
+#include "roofline/cachelevels.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "carm.h"
+#include "carm/carm.h"
 
 enum { CACHE_SWEEP_MAX = 64 };
 

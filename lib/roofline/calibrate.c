@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "calibrate.h"
+#include "roofline/calibrate.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -11,9 +11,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "carm.h"
-#include "flopevents.h"
-#include "perfevent.h"
+#include "carm/carm.h"
+#include "roofline/flopevents.h"
+#include "record/perfevent.h"
 
 #define TOLERANCE 0.01
 #define FP_ITERATIONS (1u << 20)
@@ -50,7 +50,7 @@ static int count(const struct event_spec *s, const struct known *k, bool memory,
 		int e = errno;
 
 		if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL)
-			return lp_error__set(err, -ENODEV, "cannot count '%s': %s: this machine has no hardware counter "
+			return lp_error__set_kind(err, LP_ERROR_NO_COUNTER, -ENODEV, "cannot count '%s': %s: this machine has no hardware counter "
 					     "for it (virtual machines often have none: perf stat says 'not supported')",
 					     s->name, strerror(e));
 		return lp_error__set(err, -e, "cannot count '%s': %s", s->name, strerror(e));
@@ -84,8 +84,8 @@ static int pick_kernels(struct known *k)
 		if (!carm_isa__supported(isa))
 			continue;
 		k->isa = isa;
-		k->fp = carm_fp_kernel(isa, CARM_DP, fma ? CARM_FMA : CARM_ADD, &per_iteration);
-		k->mem = carm_mem_kernel(isa, CARM_DP, 2, 1);
+		k->fp = carm__fp_kernel(isa, CARM_DP, fma ? CARM_FMA : CARM_ADD, &per_iteration);
+		k->mem = carm__mem_kernel(isa, CARM_DP, 2, 1);
 		if (!k->fp || !k->mem)
 			return -ENOTSUP;
 		k->flops = per_iteration * FP_ITERATIONS;
@@ -114,10 +114,10 @@ static int judge(const char *what, double got, double want, double *ratio, struc
 /* Whether this machine counts cycles in hardware: if not, none of its counters are there. */
 static int have_counters(const char *first, struct lp_error *err)
 {
-	int ret = perf_counts_cycles();
+	int ret = event_rings__counts_cycles();
 
 	if (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV)
-		return lp_error__set(err, -ENODEV, "cannot count '%s': even cycles cannot be counted (%s): this machine "
+		return lp_error__set_kind(err, LP_ERROR_NO_COUNTER, -ENODEV, "cannot count '%s': even cycles cannot be counted (%s): this machine "
 				     "has no hardware counter for it (virtual machines often have none: perf stat says "
 				     "'not supported')", first, strerror(-ret));
 	/* refused for another reason (permissions): the events' own opening says why */
@@ -137,7 +137,7 @@ int flop_counters__calibrate(const char *const *events, size_t n, const struct e
 		ret = lp_error__set(err, ret, "no calibration kernel runs on this CPU");
 		goto cleanup;
 	}
-	carm_flush_denormals();
+	carm__flush_denormals();
 	/* no PMU at all is the common case (VMs): said before an event libpfm4 does not know is */
 	if (n && (ret = have_counters(events[0], err)) < 0)
 		goto cleanup;

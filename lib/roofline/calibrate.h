@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "eventspec.h"
+#include "base/error.h"
+#include "record/eventspec.h"
 
 /* What calibration found: each total against what the kernels did (1.0 = exact; 0 when not checked). */
 struct calibration {

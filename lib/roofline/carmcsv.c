@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "carmcsv.h"
+#include "roofline/carmcsv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* The buffer's text NUL-terminated (adding leaves room for the NUL). */
 static const char *cstr(struct strbuf *b)

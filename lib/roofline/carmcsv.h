@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "error.h"
-#include "roofs.h"
+#include "base/error.h"
+#include "roofline/roofs.h"
 
 /*
  * A number as the CARM Tool writes it: 4 significant decimals after the

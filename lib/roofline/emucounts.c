@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "emucounts.h"
+#include "roofline/emucounts.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lines.h"
-#include "lpstream.h"
-#include "numparse.h"
-#include "stackmap.h"
-#include "strbuf.h"
-#include "symbolizer.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
+#include "base/numparse.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
+#include "symbols/symbolizer.h"
 
 /* ISA-precision keys of K records, in the order written */
 static const char *const flop_kinds[] = { "scalar-sp", "scalar-dp", "sse-sp", "sse-dp", "neon-sp", "neon-dp",
@@ -205,12 +205,12 @@ static size_t words(char *line, char **w, size_t max)
 
 static bool hex(const char *s, uint64_t *v)
 {
-	return parse_hex_u64(s, strlen(s), v) == 0;
+	return numparse__hex_u64(s, strlen(s), v) == 0;
 }
 
 static bool dec(const char *s, uint64_t *v)
 {
-	return parse_u64(s, strlen(s), v) == 0;
+	return numparse__u64(s, strlen(s), v) == 0;
 }
 
 /* What one file is saying as it is read */
@@ -361,13 +361,13 @@ static int take_line(struct emucounts *e, struct file_state *st, char *line, str
 			e->unsupported = what[0];
 		if (symbolizer__frame(e->sym, st->pid, a, false, true, &name, &locs) < 0)
 			strbuf__reset(&name);
-		lp_warn(e->warn, e->ctx, NULL, 0, what[1], (int)name.len, name.s ? name.s : "", (int)st->pid);
+		lp_error__warn(e->warn, e->ctx, NULL, 0, what[1], (int)name.len, name.s ? name.s : "", (int)st->pid);
 		strbuf__release(&name);
 		strbuf__release(&locs);
 		return 0;
 	}
 	if (strcmp(w[0], "exec") == 0 && n >= 2) {
-		lp_warn(e->warn, e->ctx, NULL, 0,
+		lp_error__warn(e->warn, e->ctx, NULL, 0,
 			"pid %d exec'd '%s', which ran natively: what it did is not counted", (int)st->pid, w[1]);
 		return 0;
 	}

@@ -19,7 +19,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct emucounts;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "flopevents.h"
+#include "roofline/flopevents.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "fpclass.h"
+#include "roofline/fpclass.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -159,7 +159,7 @@ static int arm64_classify(const char *d, struct fp_op *op)
 	return 1;
 }
 
-int fp_classify(enum fp_arch arch, const char *disassembly, struct fp_op *op)
+int fpclass__classify(enum fp_arch arch, const char *disassembly, struct fp_op *op)
 {
 	if (!disassembly)
 		return 0;

@@ -28,7 +28,7 @@ enum fp_arch { FP_X86_64, FP_ARM64 };
  * whose FLOPs depend on what only running it tells (SVE's vector length and
  * predicates): counted as none, and said.
  */
-int fp_classify(enum fp_arch arch, const char *disassembly, struct fp_op *op);
+int fpclass__classify(enum fp_arch arch, const char *disassembly, struct fp_op *op);
 
 /* "scalar", "sse" / "neon", "avx2", "avx512": the roofs' ISA names (lp-roofline roofs) */
 const char *fp_width__isa(enum fp_width w, enum fp_arch arch);

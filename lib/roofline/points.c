@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "points.h"
+#include "roofline/points.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "flopevents.h"
-#include "lines.h"
-#include "lpregions.h"
-#include "lpstream.h"
-#include "numparse.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "roofline/flopevents.h"
+#include "base/lines.h"
+#include "stream/lpregions.h"
+#include "stream/lpstream.h"
+#include "base/numparse.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 
 /* The ISAs of K records' FLOP keys (ISA-PRECISION=N), for a point's isa= */
 static const char *const isas[] = { "scalar", "sse", "neon", "avx2", "avx512" };
@@ -281,7 +281,7 @@ static void count_isa(struct region *r, struct lp_span attr)
 
 	if (!eq || !(dash = memchr(attr.s, '-', (size_t)(eq - attr.s))))
 		return;
-	if (parse_u64(eq + 1, attr.len - (size_t)(eq + 1 - attr.s), &v) < 0)
+	if (numparse__u64(eq + 1, attr.len - (size_t)(eq + 1 - attr.s), &v) < 0)
 		return;
 	for (int i = 0; i < NISAS; i++)
 		if ((size_t)(dash - attr.s) == strlen(isas[i]) && memcmp(attr.s, isas[i], strlen(isas[i])) == 0)

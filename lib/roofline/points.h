@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct points_opts {
 	unsigned depth;		/* 0: each leaf function; N: the first N frames from the root */

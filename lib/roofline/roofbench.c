@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "roofbench.h"
+#include "roofline/roofbench.h"
 
 #include <errno.h>
 #include <numa.h>
@@ -78,7 +78,7 @@ static void run_once(struct job *j, void *buf, uint64_t count)
 		j->fp(count);
 		break;
 	case JOB_CLOCK:
-		carm_clock_chain(count);
+		carm__clock_chain(count);
 		break;
 	}
 }
@@ -112,7 +112,7 @@ static void *work(void *arg)
 	CPU_SET(w->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		atomic_store(&j->error, -errno);
-	carm_flush_denormals();
+	carm__flush_denormals();
 	if (j->kind == JOB_MEMORY) {
 		/* touched here first, so its pages are on this thread's node */
 		buf = mmap(NULL, j->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -254,12 +254,12 @@ int roof_bench__memory(const struct roof_bench_opts *o, enum carm_isa isa, enum 
 		       unsigned stores, size_t bytes_per_thread, struct roof_rate *out)
 {
 	struct job j = { .o = o, .kind = JOB_MEMORY };
-	size_t chunk = carm_mem_chunk(isa, p, loads, stores);
+	size_t chunk = carm__mem_chunk(isa, p, loads, stores);
 	uint64_t ns;
 	double total;
 	int ret;
 
-	if (!carm_isa__supported(isa) || !(j.mem = carm_mem_kernel(isa, p, loads, stores)) || !chunk)
+	if (!carm_isa__supported(isa) || !(j.mem = carm__mem_kernel(isa, p, loads, stores)) || !chunk)
 		return -ENOTSUP;
 	j.bytes = bytes_per_thread / chunk * chunk;
 	if (j.bytes == 0)
@@ -282,7 +282,7 @@ int roof_bench__fp(const struct roof_bench_opts *o, enum carm_isa isa, enum carm
 	int ret;
 
 	if (!(op == CARM_FMA ? carm_isa__has_fma(isa) : carm_isa__supported(isa)) ||
-	    !(j.fp = carm_fp_kernel(isa, p, op, &per_iteration)))
+	    !(j.fp = carm__fp_kernel(isa, p, op, &per_iteration)))
 		return -ENOTSUP;
 	if ((ret = run_job(&j, &ns)) < 0)
 		return ret;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "carm.h"
+#include "carm/carm.h"
 
 struct roof_bench_opts {
 	unsigned threads;	/* 1 or more, pinned to distinct CPUs of this process's set */

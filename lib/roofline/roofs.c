@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "roofs.h"
+#include "roofline/roofs.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "lpstream.h"
+#include "stream/lpstream.h"
 
 /* The sweep: working sets from 4 KiB, each step sqrt(2) larger, each point the median of a few short runs. */
 #define SWEEP_FIRST 4096.0
@@ -94,7 +94,7 @@ static void claim(const struct roofs_opts *o, struct roofs *r, uint64_t claimed[
 		also[l] = r->cpuid[l].size;
 		shared[l] = r->sysfs[l].shared_by ? r->sysfs[l].shared_by : r->cpuid[l].shared_by;
 		if (r->sysfs[l].size && r->cpuid[l].size && r->sysfs[l].size != r->cpuid[l].size)
-			lp_warn(o->warn, o->ctx, NULL, 0, "L%d: sysfs says %s, CPUID says %s", l + 1,
+			lp_error__warn(o->warn, o->ctx, NULL, 0, "L%d: sysfs says %s, CPUID says %s", l + 1,
 				human(r->sysfs[l].size, a, sizeof(a)), human(r->cpuid[l].size, b, sizeof(b)));
 	}
 }
@@ -106,15 +106,15 @@ static void judge(const struct roofs_opts *o, const struct roofs *r)
 		char a[32], b[32];
 
 		if (c->verdict == CACHE_DISAGREES)
-			lp_warn(o->warn, o->ctx, NULL, 0,
+			lp_error__warn(o->warn, o->ctx, NULL, 0,
 				"L%d: the machine says %s but bandwidth falls at %s: tests are sized from %s", l + 1,
 				human(c->claimed, a, sizeof(a)), human(c->measured, b, sizeof(b)), b);
 		else if (c->verdict == CACHE_UNCONFIRMED)
-			lp_warn(o->warn, o->ctx, NULL, 0,
+			lp_error__warn(o->warn, o->ctx, NULL, 0,
 				"L%d: the machine says %s but bandwidth does not fall there: tests are sized from it unconfirmed",
 				l + 1, human(c->claimed, a, sizeof(a)));
 		else if (c->verdict == CACHE_MEASURED_ONLY)
-			lp_warn(o->warn, o->ctx, NULL, 0, "L%d: the machine does not say its size; bandwidth falls at %s",
+			lp_error__warn(o->warn, o->ctx, NULL, 0, "L%d: the machine does not say its size; bandwidth falls at %s",
 				l + 1, human(c->measured, a, sizeof(a)));
 	}
 }
@@ -167,7 +167,7 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 	if (o->threads == 0 || o->threads > roof_bench__cpus())
 		return lp_error__set(err, -ERANGE, "%u threads, but this process may run on %u CPUs", o->threads,
 				     roof_bench__cpus());
-	if (!carm_mem_ratio_known(o->loads, o->stores))
+	if (!carm__mem_ratio_known(o->loads, o->stores))
 		return lp_error__set(err, -EINVAL, "no kernel for %u loads to %u stores", o->loads, o->stores);
 	for (int i = 0; i < CARM_NISA; i++)
 		if (wanted(o, i) && carm_isa__supported(i))
@@ -209,7 +209,7 @@ int roofs__measure(const struct roofs_opts *o, struct roofs *r, struct lp_error 
 		if (!wanted(o, i))
 			continue;
 		if (!carm_isa__supported(i)) {
-			lp_warn(o->warn, o->ctx, NULL, 0, "this CPU has no %s: no roofs for it", carm_isa__name(i));
+			lp_error__warn(o->warn, o->ctx, NULL, 0, "this CPU has no %s: no roofs for it", carm_isa__name(i));
 			continue;
 		}
 		m = &r->isa[r->nisa++];

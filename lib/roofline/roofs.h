@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cachelevels.h"
-#include "carm.h"
-#include "error.h"
-#include "roofbench.h"
+#include "roofline/cachelevels.h"
+#include "carm/carm.h"
+#include "base/error.h"
+#include "roofline/roofbench.h"
 
 enum { ROOF_L1, ROOF_L2, ROOF_L3, ROOF_DRAM, ROOF_NMEM };
 

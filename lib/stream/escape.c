@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "escape.h"
+#include "stream/escape.h"
 
 #include <errno.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 
 static int needs_escape(unsigned char c, enum escape_mode mode)
 {
@@ -11,7 +11,7 @@ static int needs_escape(unsigned char c, enum escape_mode mode)
 	       (c == ';' && mode == ESCAPE_LIST_ITEM);
 }
 
-size_t escape_len(const char *s, size_t len, enum escape_mode mode)
+size_t escape__len(const char *s, size_t len, enum escape_mode mode)
 {
 	size_t n = len;
 
@@ -21,7 +21,7 @@ size_t escape_len(const char *s, size_t len, enum escape_mode mode)
 	return n;
 }
 
-size_t escape(char *dst, const char *s, size_t len, enum escape_mode mode)
+size_t escape__encode(char *dst, const char *s, size_t len, enum escape_mode mode)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	char *d = dst;
@@ -40,7 +40,7 @@ size_t escape(char *dst, const char *s, size_t len, enum escape_mode mode)
 	return (size_t)(d - dst);
 }
 
-long unescape(char *dst, const char *s, size_t len, size_t *bad)
+long escape__decode(char *dst, const char *s, size_t len, size_t *bad)
 {
 	size_t o = 0;
 

@@ -9,16 +9,16 @@
 enum escape_mode { ESCAPE_FIELD, ESCAPE_LIST_ITEM };
 
 /* Bytes needed to escape s (never more than 3 * len). */
-size_t escape_len(const char *s, size_t len, enum escape_mode mode);
+size_t escape__len(const char *s, size_t len, enum escape_mode mode);
 
-/* Writes the escaped form of s to dst (escape_len bytes); returns that length. */
-size_t escape(char *dst, const char *s, size_t len, enum escape_mode mode);
+/* Writes the escaped form of s to dst (escape__len bytes); returns that length. */
+size_t escape__encode(char *dst, const char *s, size_t len, enum escape_mode mode);
 
 /*
  * Decodes %XX escapes of s into dst (at most len bytes; dst may equal s).
  * Returns the decoded length, or -EINVAL with *bad set to the offset of a '%'
  * not followed by two hex digits.
  */
-long unescape(char *dst, const char *s, size_t len, size_t *bad);
+long escape__decode(char *dst, const char *s, size_t len, size_t *bad);
 
 #endif

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Each thread's open code regions, from the C records read. */
-#include "lpregions.h"
+#include "stream/lpregions.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "htab.h"
+#include "base/hash.h"
+#include "base/htab.h"
 
 struct open {
 	struct htab_entry head;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lpstream.h"
+#include "stream/lpstream.h"
 
 struct lp_regions;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* STACK and LOCS lists: walking, checking, building; LOCS items. */
-#include "lpstream.h"
+#include "stream/lpstream.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,8 +10,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "escape.h"
-#include "numparse.h"
+#include "stream/escape.h"
+#include "base/numparse.h"
 
 size_t lp_list__count(struct lp_span list)
 {
@@ -128,7 +128,7 @@ int lp_span__unescape_to(struct strbuf *out, struct lp_span s)
 
 	if (ret < 0)
 		return ret;
-	n = unescape(out->s + out->len, s.s, s.len, &bad);
+	n = escape__decode(out->s + out->len, s.s, s.len, &bad);
 	if (n < 0)
 		return (int)n;
 	out->len += (size_t)n;
@@ -143,7 +143,7 @@ int lp_list__append(struct strbuf *list, const char *item, size_t len)
 		return ret;
 	if (list->len > 0)
 		list->s[list->len++] = ';';
-	list->len += escape(list->s + list->len, item, len, ESCAPE_LIST_ITEM);
+	list->len += escape__encode(list->s + list->len, item, len, ESCAPE_LIST_ITEM);
 	return 0;
 }
 

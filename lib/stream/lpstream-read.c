@@ -3,16 +3,16 @@
  * The one loop over an lp stream's lines: every program reads streams through
  * it, so that each gives the same verdict on the same input.
  */
-#include "lpstream.h"
+#include "stream/lpstream.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "hash.h"
-#include "htab.h"
-#include "lines.h"
-#include "numparse.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/lines.h"
+#include "base/numparse.h"
 
 struct lp_reader {
 	const struct lp_reader_opts *o;
@@ -115,14 +115,14 @@ static int stream_end(struct lp_reader *r, long at)
 		r->err->line = at;
 		return lp_error__set(r->err, -EINVAL, NO_TRAILER, r->version_line);
 	}
-	lp_warn(r->o->warn, r->o->warn_ctx, r->o->name, at, NO_TRAILER, r->version_line);
+	lp_error__warn(r->o->warn, r->o->warn_ctx, r->o->name, at, NO_TRAILER, r->version_line);
 	return 0;
 }
 
 static int comment(struct lp_reader *r)
 {
 	struct lp_meta m;
-	int version, ret = lp_version_line(r->line, r->len, &version, r->err);
+	int version, ret = lp_stream__version_line(r->line, r->len, &version, r->err);
 
 	if (ret < 0)
 		return ret;
@@ -151,7 +151,7 @@ static int comment(struct lp_reader *r)
 	} else if (lp_span__eq(m.key, "end", 3)) {
 		uint64_t n;
 
-		if (m.nvalues != 1 || parse_u64(m.values[0].s, m.values[0].len, &n) < 0)
+		if (m.nvalues != 1 || numparse__u64(m.values[0].s, m.values[0].len, &n) < 0)
 			return lp_error__set(r->err, -EINVAL, "#lp.end needs the stream's record count");
 		r->ended = true;
 	}
@@ -246,7 +246,7 @@ static int record(struct lp_reader *r)
 
 static int line(struct lp_reader *r)
 {
-	int ret = lp_line_kind(r->line, r->len, r->err);
+	int ret = lp_stream__line_kind(r->line, r->len, r->err);
 
 	if (ret == LP_LINE_COMMENT)
 		return comment(r);

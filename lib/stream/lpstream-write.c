@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The writer every producer of lp streams uses: a record built in one buffer, one fwrite. */
-#include "lpstream.h"
+#include "stream/lpstream.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bgwrite.h"
-#include "escape.h"
-#include "numparse.h"
+#include "base/bgwrite.h"
+#include "stream/escape.h"
+#include "base/numparse.h"
 
 void lp_writer__init(struct lp_writer *w, FILE *out)
 {
@@ -137,14 +137,14 @@ static int add_field(struct lp_writer *w, const char *raw)
 	if (ret < 0)
 		return ret;
 	w->line.s[w->line.len++] = '\t';
-	w->line.len += escape(w->line.s + w->line.len, raw, len, ESCAPE_FIELD);
+	w->line.len += escape__encode(w->line.s + w->line.len, raw, len, ESCAPE_FIELD);
 	return 0;
 }
 
 /* v in decimal, then sep unless 0: numbers by hand, not through printf (the hot path). */
 static int add_u64(struct lp_writer *w, uint64_t v, char sep)
 {
-	char buf[24], *end = buf + sizeof(buf) - 1, *p = format_u64(end, v);
+	char buf[24], *end = buf + sizeof(buf) - 1, *p = numparse__format_u64(end, v);
 
 	if (sep)
 		*end++ = sep;
@@ -350,7 +350,7 @@ int lp_writer__attr_str(struct lp_writer *w, const char *key, const char *raw)
 	if ((ret = strbuf__addc(&w->line, '\t')) < 0 || (ret = add(w, key, strlen(key))) < 0 ||
 	    (ret = strbuf__addc(&w->line, '=')) < 0 || (ret = strbuf__grow(&w->line, 3 * len)) < 0)
 		return ret;
-	w->line.len += escape(w->line.s + w->line.len, raw, len, ESCAPE_FIELD);
+	w->line.len += escape__encode(w->line.s + w->line.len, raw, len, ESCAPE_FIELD);
 	return 0;
 }
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "lpstream.h"
+#include "stream/lpstream.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 
 int lp_fields__split(struct lp_fields *f, const char *line, size_t len)
 {
@@ -43,10 +43,10 @@ void lp_fields__release(struct lp_fields *f)
 
 static const char *excerpt(struct lp_span s, char *buf, size_t size)
 {
-	return lp_quote(s.s, s.len, buf, size);
+	return lp_error__quote(s.s, s.len, buf, size);
 }
 
-int lp_line_kind(const char *line, size_t len, struct lp_error *err)
+int lp_stream__line_kind(const char *line, size_t len, struct lp_error *err)
 {
 	const char *tab;
 	size_t typelen;
@@ -64,14 +64,14 @@ int lp_line_kind(const char *line, size_t len, struct lp_error *err)
 	return LP_LINE_RECORD;
 }
 
-int lp_version_line(const char *line, size_t len, int *version, struct lp_error *err)
+int lp_stream__version_line(const char *line, size_t len, int *version, struct lp_error *err)
 {
 	size_t m = sizeof(LP_STREAM_MAGIC) - 1;
 	int64_t v;
 
 	if (len < m || memcmp(line, LP_STREAM_MAGIC, m) != 0)
 		return 0;
-	if (len == m || line[m] != ' ' || parse_i64(line + m + 1, len - m - 1, &v) < 0 || v < 1 || v > 1000000)
+	if (len == m || line[m] != ' ' || numparse__i64(line + m + 1, len - m - 1, &v) < 0 || v < 1 || v > 1000000)
 		return lp_error__set(err, -EINVAL, "malformed version line, expected '%s %d'",
 				     LP_STREAM_MAGIC, LP_STREAM_VERSION);
 	if (v > LP_STREAM_VERSION)
@@ -86,7 +86,7 @@ static int field_u64(struct lp_span s, const char *name, uint64_t *out, struct l
 {
 	char q[LP_QUOTE_SIZE];
 
-	if (parse_u64(s.s, s.len, out) == 0)
+	if (numparse__u64(s.s, s.len, out) == 0)
 		return 0;
 	return lp_error__set(err, -EINVAL, "%s '%s' is not a non-negative integer", name,
 			     excerpt(s, q, sizeof(q)));
@@ -278,7 +278,7 @@ int lp_thread__attr_u64(const struct lp_thread *t, const char *key, uint64_t *v)
 
 	if (!lp_attrs__find(t->attrs, t->nattrs, key, &value))
 		return 0;
-	return parse_u64(value.s, value.len, v) == 0 ? 1 : -EINVAL;
+	return numparse__u64(value.s, value.len, v) == 0 ? 1 : -EINVAL;
 }
 
 static const char *const proc_names[] = {
@@ -367,7 +367,7 @@ int lp_meta__check(struct lp_meta *m, struct lp_error *err)
 	if (m->known == LP_META_HOST)
 		return 0;
 	what = m->known == LP_META_RANK ? "a non-negative integer" : "a number of nanoseconds";
-	if (parse_u64(m->values[0].s, m->values[0].len, &m->number) < 0)
+	if (numparse__u64(m->values[0].s, m->values[0].len, &m->number) < 0)
 		return lp_error__set(err, -EINVAL, "#lp.%.*s '%s' is not %s", (int)m->key.len, m->key.s,
 				     excerpt(m->values[0], q, sizeof(q)), what);
 	return 0;
@@ -392,7 +392,7 @@ static int field_decimal(struct lp_span s, const char *name, double *out, struct
 {
 	char q[LP_QUOTE_SIZE];
 
-	if (parse_decimal(s.s, s.len, out) == 0)
+	if (numparse__decimal(s.s, s.len, out) == 0)
 		return 0;
 	return lp_error__set(err, -EINVAL, "%s '%s' is not a non-negative decimal number", name,
 			     excerpt(s, q, sizeof(q)));

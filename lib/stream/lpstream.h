@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "scan.h"
-#include "strbuf.h"
+#include "base/error.h"
+#include "stream/scan.h"
+#include "base/strbuf.h"
 
 #define LP_STREAM_VERSION 1
 #define LP_STREAM_MAGIC "#lp-stream"
@@ -63,14 +63,14 @@ enum lp_line_kind {
  * Classifies a line. -EINVAL with err's message set for a line that is
  * neither (empty, or a first field that is not one capital letter).
  */
-int lp_line_kind(const char *line, size_t len, struct lp_error *err);
+int lp_stream__line_kind(const char *line, size_t len, struct lp_error *err);
 
 /*
  * Checks a comment line: 1 and *version set (unless NULL) if it is "#lp-stream N", 0 for
  * another comment; -EINVAL for a malformed version line or a version newer
  * than this program reads.
  */
-int lp_version_line(const char *line, size_t len, int *version, struct lp_error *err);
+int lp_stream__version_line(const char *line, size_t len, int *version, struct lp_error *err);
 
 /* ---- S records ---- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "cfi.h"
+#include "symbols/cfi.h"
 
 #include <dwarf.h>
 #include <stdbool.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "ehframe.h"
+#include "base/arch.h"
+#include "symbols/ehframe.h"
 
 /* the frame pointer, stack pointer and return address's DWARF numbers (arch.h) */
 enum { DWARF_RBP = LP_DWARF_FP, DWARF_RSP = LP_DWARF_SP, DWARF_RA = LP_DWARF_RA, DWARF_LINK = LP_DWARF_LINK,

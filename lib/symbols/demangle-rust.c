@@ -4,7 +4,7 @@
  * for everything: _R then a path, read into the names a reader knows, crate
  * hashes left out (as rustc-demangle's alternate form does).
  */
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* Bounds against hostile names: nesting, and backrefs that chain. */
 enum { MAX_DEPTH = 200 };
@@ -552,7 +552,7 @@ done:
 	p->depth--;
 }
 
-char *demangle_rust_v0(const char *s)
+char *demangle__rust_v0(const char *s)
 {
 	struct v0 p = { 0 };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include <libiberty/demangle.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 
 /* Rust's legacy escapes of characters C++ identifiers cannot hold. */
 static const struct {
@@ -76,13 +76,13 @@ static void rust_unescape(char *s)
 	*out = 0;
 }
 
-char *demangle(const char *s)
+char *demangle__name(const char *s)
 {
 	char *out;
 	size_t n;
 
 	if (strncmp(s, "_R", 2) == 0)
-		return demangle_rust_v0(s);
+		return demangle__rust_v0(s);
 	if (strncmp(s, "_Z", 2) != 0)
 		return NULL;
 	/*
@@ -108,7 +108,7 @@ static bool rust_legacy(const char *s)
 	return n > 20 && s[n - 1] == 'E' && memcmp(s + n - 20, "17h", 3) == 0;
 }
 
-char *demangle_as(const char *s, enum demangle_style style)
+char *demangle__as(const char *s, enum demangle_style style)
 {
 	char *brief;
 
@@ -117,5 +117,5 @@ char *demangle_as(const char *s, enum demangle_style style)
 	/* libiberty's without DMGL_PARAMS: what perf shows (binutils' demangler; libstdc++'s has no such mode) */
 	if (style == DEMANGLE_SHORT && strncmp(s, "_Z", 2) == 0 && !rust_legacy(s) && (brief = cplus_demangle(s, DMGL_NO_OPTS)))
 		return brief;
-	return demangle(s);
+	return demangle__name(s);
 }

@@ -11,11 +11,11 @@
 enum demangle_style { DEMANGLE_SHORT, DEMANGLE_FULL, DEMANGLE_NONE };
 
 /* s demangled into a malloc'ed string, or NULL if s is not mangled (or out of memory). Whole. */
-char *demangle(const char *s);
+char *demangle__name(const char *s);
 /* The same in a style; NULL for DEMANGLE_NONE. Rust names have no parameter lists: the same in both. */
-char *demangle_as(const char *s, enum demangle_style style);
+char *demangle__as(const char *s, enum demangle_style style);
 
 /* The same for Rust's v0 names (_R...) alone. */
-char *demangle_rust_v0(const char *s);
+char *demangle__rust_v0(const char *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "ehframe.h"
+#include "symbols/ehframe.h"
 
 #include <dwarf.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
+#include "base/arch.h"
 
 /*
  * Every COARSE_STEP-th entry's initial location, in an array of its own: a

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfi.h"
+#include "symbols/cfi.h"
 
 struct eh_frame;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "elfsym.h"
+#include "symbols/elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hugemem.h"
+#include "base/hugemem.h"
 
 struct sym {
 	uint64_t start, end;

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fpchain.h"
+#include "symbols/fpchain.h"
 
 void fp_chain__cfas(uint64_t sp, uint64_t bp, const uint8_t *stack, size_t size, size_t nframes, uint64_t *cfas)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hugemem.h"
+#include "base/hugemem.h"
 
 struct ksym {
 	uint64_t start, end;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* USDT probes from an ELF file's .note.stapsdt, and their arguments' operands. */
-#include "sdt.h"
+#include "symbols/sdt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 
 enum { NT_STAPSDT = 3 };
 
@@ -186,11 +186,11 @@ static int operand(const char *s, size_t len, struct sdt_arg *a)
 	}
 	if (len > 1 && s[0] == '$') {
 		a->kind = SDT_ARG_CONST;
-		return parse_i64(s + 1, len - 1, &a->value) < 0 ? -EINVAL : 0;
+		return numparse__i64(s + 1, len - 1, &a->value) < 0 ? -EINVAL : 0;
 	}
 	if (!paren || s[len - 1] != ')' || paren[1] != '%')
 		return -EINVAL;
-	if (paren > s && parse_i64(s, (size_t)(paren - s), &v) < 0)
+	if (paren > s && numparse__i64(s, (size_t)(paren - s), &v) < 0)
 		return -EINVAL;
 	a->kind = SDT_ARG_MEM;
 	a->value = v;
@@ -204,7 +204,7 @@ static int reg_named(const char *s, size_t len)
 
 	if (len == 2 && memcmp(s, "sp", 2) == 0)
 		return 31;
-	if (len >= 2 && (s[0] == 'x' || s[0] == 'w') && parse_u64(s + 1, len - 1, &n) == 0 && n <= 30)
+	if (len >= 2 && (s[0] == 'x' || s[0] == 'w') && numparse__u64(s + 1, len - 1, &n) == 0 && n <= 30)
 		return (int)n;
 	return -1;
 }
@@ -224,7 +224,7 @@ static int operand(const char *s, size_t len, struct sdt_arg *a)
 
 			while (*d == ' ')
 				d++;
-			if (parse_i64(d, (size_t)(s + len - d), &a->value) < 0)
+			if (numparse__i64(d, (size_t)(s + len - d), &a->value) < 0)
 				return -EINVAL;
 			len = (size_t)(comma - s);
 		}
@@ -239,7 +239,7 @@ static int operand(const char *s, size_t len, struct sdt_arg *a)
 		s++;
 		len--;
 	}
-	return parse_i64(s, len, &a->value) < 0 ? -EINVAL : 0;
+	return numparse__i64(s, len, &a->value) < 0 ? -EINVAL : 0;
 }
 #else
 static int operand(const char *s, size_t len, struct sdt_arg *a)
@@ -285,7 +285,7 @@ int sdt_arg__parse(const char *args, int n, struct sdt_arg *a)
 			break;
 		s = end;
 	}
-	if (!(at = memchr(s, '@', (size_t)(end - s))) || parse_i64(s, (size_t)(at - s), &size) < 0 || size == 0 ||
+	if (!(at = memchr(s, '@', (size_t)(end - s))) || numparse__i64(s, (size_t)(at - s), &size) < 0 || size == 0 ||
 	    size < -8 || size > 8)
 		return -EINVAL;
 	a->size = (int)size;

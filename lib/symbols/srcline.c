@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "srcline.h"
+#include "symbols/srcline.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -9,9 +9,9 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
-#include "hash.h"
-#include "htab.h"
-#include "stackmap.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/stackmap.h"
 
 /* One ELF file's line tables, through a libdwfl session of its own. */
 struct dso_lines {

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "stackroot.h"
+#include "symbols/stackroot.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "htab.h"
-#include "lpstream.h"
-#include "symbolizer.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "stream/lpstream.h"
+#include "symbols/symbolizer.h"
 
 /* libc functions a thread's stack starts from, each called from one place only (glibc, musl) */
 static const char *const entries[] = {

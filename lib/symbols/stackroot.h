@@ -14,7 +14,7 @@
 
 #include <sys/types.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct stack_roots;
 

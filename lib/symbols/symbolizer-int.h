@@ -9,19 +9,19 @@
 #ifndef LP_SYMBOLIZER_INT_H
 #define LP_SYMBOLIZER_INT_H
 
-#include "symbolizer.h"
+#include "symbols/symbolizer.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cfi.h"
-#include "elfsym.h"
-#include "htab.h"
-#include "kallsyms.h"
-#include "stackmap.h"
-#include "stackroot.h"
-#include "strbuf.h"
+#include "symbols/cfi.h"
+#include "symbols/elfsym.h"
+#include "base/htab.h"
+#include "symbols/kallsyms.h"
+#include "base/stackmap.h"
+#include "symbols/stackroot.h"
+#include "base/strbuf.h"
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -146,9 +146,9 @@ struct symbolizer {
 	void *ctx;
 };
 
-struct process *symbolizer_process(struct symbolizer *s, pid_t pid, bool create);
-struct cfi *symbolizer_file_cfi(struct symbolizer *s, struct file *f);
-struct elfsym *symbolizer_file_symbols(struct symbolizer *s, struct file *f);
-struct mapping *symbolizer_mapping_at(struct process *p, uint64_t addr);
+struct process *symbolizer__process(struct symbolizer *s, pid_t pid, bool create);
+struct cfi *symbolizer__file_cfi(struct symbolizer *s, struct file *f);
+struct elfsym *symbolizer__file_symbols(struct symbolizer *s, struct file *f);
+struct mapping *symbolizer__mapping_at(struct process *p, uint64_t addr);
 
 #endif

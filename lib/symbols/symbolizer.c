@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "symbolizer-int.h"
+#include "symbols/symbolizer-int.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -14,17 +14,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "cfi.h"
-#include "demangle.h"
-#include "elfsym.h"
-#include "hash.h"
-#include "htab.h"
-#include "hugemem.h"
-#include "kallsyms.h"
-#include "lpstream.h"
-#include "stackmap.h"
-#include "stackroot.h"
+#include "base/arch.h"
+#include "symbols/cfi.h"
+#include "symbols/demangle.h"
+#include "symbols/elfsym.h"
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/hugemem.h"
+#include "symbols/kallsyms.h"
+#include "stream/lpstream.h"
+#include "base/stackmap.h"
+#include "symbols/stackroot.h"
 
 struct symbolizer *symbolizer__new(lp_warn_fn warn, void *ctx)
 {
@@ -77,7 +77,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
-struct process *symbolizer_process(struct symbolizer *s, pid_t pid, bool create)
+struct process *symbolizer__process(struct symbolizer *s, pid_t pid, bool create)
 {
 	struct process *p;
 
@@ -163,7 +163,7 @@ static int file_id(struct symbolizer *s, const char *path, uint64_t dev, uint64_
 int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		     const char *path, uint64_t dev, uint64_t ino)
 {
-	struct process *p = symbolizer_process(s, pid, true);
+	struct process *p = symbolizer__process(s, pid, true);
 	struct mapping m = { start, start + len, pgoff, 0 };
 	size_t o = 0;
 	int ret;
@@ -193,16 +193,16 @@ int symbolizer__mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t l
 
 int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child)
 {
-	struct process *pp = symbolizer_process(s, parent, false), *c;
+	struct process *pp = symbolizer__process(s, parent, false), *c;
 	size_t n;
 
 	if (!pp)
 		return 0;
 	n = pp->n;
-	c = symbolizer_process(s, child, true);
+	c = symbolizer__process(s, child, true);
 	if (!c)
 		return -ENOMEM;
-	pp = symbolizer_process(s, parent, false);	/* the array may have moved */
+	pp = symbolizer__process(s, parent, false);	/* the array may have moved */
 	c->n = 0;
 	if (n > c->cap) {
 		struct mapping *v = realloc(c->maps, n * sizeof(*v));
@@ -221,7 +221,7 @@ int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child)
 
 int symbolizer__exec(struct symbolizer *s, pid_t pid)
 {
-	struct process *p = symbolizer_process(s, pid, false);
+	struct process *p = symbolizer__process(s, pid, false);
 
 	if (p) {
 		p->n = 0;
@@ -232,7 +232,7 @@ int symbolizer__exec(struct symbolizer *s, pid_t pid)
 
 static void warn_once(struct symbolizer *s, const char *msg)
 {
-	lp_warn(s->warn, s->ctx, NULL, 0, "%s", msg);
+	lp_error__warn(s->warn, s->ctx, NULL, 0, "%s", msg);
 }
 
 static const char *basename_of(const char *path)
@@ -258,7 +258,7 @@ static void dso_frame(char *name, size_t size, const char *path)
 static int emit(const struct symbolizer *s, const char *name, const char *loc, struct strbuf *stack,
 		struct strbuf *locs)
 {
-	char *plain = demangle_as(name, s->demangle);
+	char *plain = demangle__as(name, s->demangle);
 	int ret = lp_list__append(stack, plain ? plain : name, strlen(plain ? plain : name));
 
 	free(plain);
@@ -308,7 +308,7 @@ static void let_go_read(struct symbolizer *s, struct file *f)
 	}
 }
 
-struct cfi *symbolizer_file_cfi(struct symbolizer *s, struct file *f)
+struct cfi *symbolizer__file_cfi(struct symbolizer *s, struct file *f)
 {
 	size_t size;
 	const Elf64_Ehdr *vdso;
@@ -325,7 +325,7 @@ struct cfi *symbolizer_file_cfi(struct symbolizer *s, struct file *f)
 	return f->cfi;
 }
 
-struct elfsym *symbolizer_file_symbols(struct symbolizer *s, struct file *f)
+struct elfsym *symbolizer__file_symbols(struct symbolizer *s, struct file *f)
 {
 	char buf[32];
 
@@ -489,8 +489,8 @@ int symbolizer__load(struct symbolizer *s, const char *path, uint64_t dev, uint6
 		return 0;
 	if ((ret = file_id(s, path, dev, ino, &id)) < 0)
 		return ret;
-	symbolizer_file_symbols(s, &s->files[id]);
-	symbolizer_file_cfi(s, &s->files[id]);
+	symbolizer__file_symbols(s, &s->files[id]);
+	symbolizer__file_cfi(s, &s->files[id]);
 	return 0;
 }
 
@@ -524,7 +524,7 @@ int symbolizer__hold(struct symbolizer *s, const char *path, uint64_t dev, uint6
  * The mapping of p that holds addr, or NULL (mappings do not overlap):
  * the one found last first, as a stack's frames stay in few files.
  */
-struct mapping *symbolizer_mapping_at(struct process *p, uint64_t addr)
+struct mapping *symbolizer__mapping_at(struct process *p, uint64_t addr)
 {
 	const struct mapping *hint = p->last_map < p->n ? &p->maps[p->last_map] : NULL;
 
@@ -558,7 +558,7 @@ static int user_frame(struct symbolizer *s, pid_t pid, struct process *p, const 
 		uint64_t addr;
 		const char *sym;
 
-		e = symbolizer_file_symbols(s, f);
+		e = symbolizer__file_symbols(s, f);
 		if (!e || !elfsym__offset_to_addr(e, look - m->start + m->pgoff, &addr)) {
 			dso_frame(name, sizeof(name), f->path);
 			lp_loc__format(loc, sizeof(loc), f->path, ip - m->start + m->pgoff);
@@ -661,8 +661,8 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 	int ret;
 
 	if (!kernel) {
-		p = symbolizer_process(s, pid, false);
-		m = p ? symbolizer_mapping_at(p, precise ? ip : ip - 1) : NULL;
+		p = symbolizer__process(s, pid, false);
+		m = p ? symbolizer__mapping_at(p, precise ? ip : ip - 1) : NULL;
 		if (m && !s->files[m->file].anonymous) {
 			whose = FILE_FRAME;
 			version = m->file;
@@ -706,7 +706,7 @@ static int frame(struct symbolizer *s, pid_t pid, uint32_t generation, uint64_t 
 
 static uint32_t generation_of(struct symbolizer *s, pid_t pid)
 {
-	const struct process *p = symbolizer_process(s, pid, false);
+	const struct process *p = symbolizer__process(s, pid, false);
 
 	return p ? p->generation : 0;
 }
@@ -928,9 +928,9 @@ static int kernel_frame(struct symbolizer *s, uint64_t ip, bool precise, struct 
 
 bool symbolizer__maps(struct symbolizer *s, pid_t pid, uint64_t addr)
 {
-	struct process *p = symbolizer_process(s, pid, false);
+	struct process *p = symbolizer__process(s, pid, false);
 
-	return p && symbolizer_mapping_at(p, addr);
+	return p && symbolizer__mapping_at(p, addr);
 }
 
 int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
@@ -938,7 +938,7 @@ int symbolizer__frame_pointer_share(struct symbolizer *s, const char *path)
 	uint32_t id;
 	struct elfsym *e;
 
-	if (file_id(s, path, 0, 0, &id) < 0 || !(e = symbolizer_file_symbols(s, &s->files[id])))
+	if (file_id(s, path, 0, 0, &id) < 0 || !(e = symbolizer__file_symbols(s, &s->files[id])))
 		return -1;
 	return elfsym__frame_pointer_share(e);
 }

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "demangle.h"
-#include "strbuf.h"
+#include "base/error.h"
+#include "symbols/demangle.h"
+#include "base/strbuf.h"
 
 struct symbolizer;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "symload.h"
+#include "symbols/symload.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackmap.h"
-#include "symbolizer.h"
-#include "thread.h"
+#include "base/stackmap.h"
+#include "symbols/symbolizer.h"
+#include "base/thread.h"
 
 /* A file to read, or (with no path) caches to make ready for chains chains */
 struct pending_file {

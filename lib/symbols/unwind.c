@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unwinding a user stack copy with CFI, one place (file and address) at a time, and what CFI says of a frame. */
-#include "symbolizer-int.h"
+#include "symbols/symbolizer-int.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "arch.h"
-#include "fpchain.h"
-#include "hash.h"
+#include "base/arch.h"
+#include "symbols/fpchain.h"
+#include "base/hash.h"
 
 /*
  * Whether file address addr of file is in the stub at its entry point that
@@ -18,7 +18,7 @@
  */
 static bool at_entry(struct symbolizer *s, uint32_t file, uint64_t addr)
 {
-	struct elfsym *e = symbolizer_file_symbols(s, &s->files[file]);
+	struct elfsym *e = symbolizer__file_symbols(s, &s->files[file]);
 	uint64_t entry = e ? elfsym__entry(e) : 0;
 
 	/*
@@ -32,8 +32,8 @@ static bool at_entry(struct symbolizer *s, uint32_t file, uint64_t addr)
 /* The CFI, the file and the file address of ip in pid, or NULL. */
 static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t *addr, uint32_t *file)
 {
-	struct process *p = symbolizer_process(s, pid, false);
-	struct mapping *m = p ? symbolizer_mapping_at(p, ip) : NULL;
+	struct process *p = symbolizer__process(s, pid, false);
+	struct mapping *m = p ? symbolizer__mapping_at(p, ip) : NULL;
 	struct file *f;
 	struct elfsym *e;
 	struct cfi *c;
@@ -41,8 +41,8 @@ static struct cfi *cfi_at(struct symbolizer *s, pid_t pid, uint64_t ip, uint64_t
 	if (!m)
 		return NULL;
 	f = &s->files[m->file];
-	e = symbolizer_file_symbols(s, f);
-	c = symbolizer_file_cfi(s, f);
+	e = symbolizer__file_symbols(s, f);
+	c = symbolizer__file_cfi(s, f);
 	if (!e || !c || !elfsym__offset_to_addr(e, ip - m->start + m->pgoff, addr))
 		return NULL;
 	*file = m->file;
@@ -268,8 +268,8 @@ enum sym_frame_kind symbolizer__frame_kind(struct symbolizer *s, pid_t pid, uint
 /* The function return address ra of pid returns into (its call's), or NULL where no symbol says. */
 static const char *function_of(struct symbolizer *s, struct process *p, uint64_t ra)
 {
-	struct mapping *m = symbolizer_mapping_at(p, ra - 1);
-	struct elfsym *e = m ? symbolizer_file_symbols(s, &s->files[m->file]) : NULL;
+	struct mapping *m = symbolizer__mapping_at(p, ra - 1);
+	struct elfsym *e = m ? symbolizer__file_symbols(s, &s->files[m->file]) : NULL;
 	uint64_t addr;
 
 	if (!e || !elfsym__offset_to_addr(e, ra - 1 - m->start + m->pgoff, &addr))
@@ -288,7 +288,7 @@ static bool fde_of(struct symbolizer *s, pid_t pid, uint64_t ra, uint32_t *file,
 
 bool symbolizer__same_function(struct symbolizer *s, pid_t pid, uint64_t a, uint64_t b)
 {
-	struct process *p = symbolizer_process(s, pid, false);
+	struct process *p = symbolizer__process(s, pid, false);
 	const char *fa, *fb;
 	uint32_t file_a, file_b;
 	uint64_t start_a, start_b;

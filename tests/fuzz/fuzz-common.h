@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 static inline void ignore_warning(void *ctx, const struct lp_error *w)
 {

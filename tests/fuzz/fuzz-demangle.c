@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* libFuzzer target: demangle (C++ through libstdc++, Rust legacy and v0 here) on any name. */
+/* libFuzzer target: demangle__name (C++ through libstdc++, Rust legacy and v0 here) on any name. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(name, data, size);
 		name[size] = 0;
 	}
-	out = demangle(name);
+	out = demangle__name(name);
 	if (out && strlen(out) == 0)
 		abort();	/* a name is never demangled to nothing */
 	free(out);

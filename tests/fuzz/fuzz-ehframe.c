@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ehframe.h"
+#include "symbols/ehframe.h"
 
 static uint64_t le(const uint8_t *p, size_t n)
 {

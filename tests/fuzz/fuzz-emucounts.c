@@ -12,8 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "emucounts.h"
-#include "fpclass.h"
+#include "roofline/emucounts.h"
+#include "roofline/fpclass.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = 0;
 	for (int arch = FP_X86_64; arch <= FP_ARM64; arch++)
-		if (fp_classify(arch, text, &op) == 1 && (op.flops == 0 || op.flops > 32 || op.width >= FP_NWIDTHS))
+		if (fpclass__classify(arch, text, &op) == 1 && (op.flops == 0 || op.flops > 32 || op.width >= FP_NWIDTHS))
 			abort();	/* at most 16 lanes of a 512-bit FMA */
 	free(text);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);

@@ -3,9 +3,9 @@
  * lp-export's reader and every format on one input, lp-svg's timeline too:
  * the first byte picks which.
  */
-#include "export.h"
+#include "export/export.h"
 #include "fuzz-common.h"
-#include "timeline.h"
+#include "picture/timeline.h"
 
 static const char js[] = "/* script */", css[] = "/* style */";
 
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++, size--;
 	fd = input_fd(data, size);
 	/* 4: the timeline (its spawning stacks' lines are not looked up: no files are opened) */
-	e = o.format == 4 ? exporter__new_with(&o, &timeline_ops, sink()) : exporter__new(&o, sink());
+	e = o.format == 4 ? exporter__new_with(&o, &timeline__ops, sink()) : exporter__new(&o, sink());
 	if (!e)
 		abort();
 	/* read twice: state kept from one input to the next is reached too */

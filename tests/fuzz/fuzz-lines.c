@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-lines' reader on one input, each way (leaf lines, --inclusive, --nearest-source). */
 #include "fuzz-common.h"
-#include "lineprofile.h"
+#include "profile/lineprofile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,9 +11,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lpfilter.h"
-#include "lpstream.h"
-#include "stackfilter.h"
+#include "filter/lpfilter.h"
+#include "stream/lpstream.h"
+#include "filter/stackfilter.h"
 
 static struct stackfilter *filter;
 static bool allow;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-svg --roofline's and lp-roofline points' readers (R, Q, S and #lp.event lines) on one input. */
 #include "fuzz-common.h"
-#include "points.h"
-#include "roofline.h"
+#include "roofline/points.h"
+#include "picture/roofline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

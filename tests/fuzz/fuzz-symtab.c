@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "fuzz-common.h"
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 
 /* Every lookup names a module with its symbol; symbols cover the address they are found at. */
 static void look_up(const struct symtab *t, const uint8_t *data, size_t size)

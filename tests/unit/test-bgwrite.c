@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bgwrite.h"
+#include "base/bgwrite.h"
 #include "tap.h"
 
 enum { NBUFS = 200, MAX_LEN = 70000 };

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "carm.h"
+#include "carm/carm.h"
 #include "tap.h"
 
 /* bytes of buffer between two guard pages */
@@ -48,7 +48,7 @@ int main(void)
 		for (int p = CARM_DP; p <= CARM_SP; p++) {
 			for (int op = 0; op < CARM_NOP; op++) {
 				uint64_t flops = 0;
-				carm_fp_fn *fp = carm_fp_kernel(isa, p, op, &flops);
+				carm_fp_fn *fp = carm__fp_kernel(isa, p, op, &flops);
 
 				if (op == CARM_FMA && !carm_isa__has_fma(isa))
 					continue;
@@ -66,10 +66,10 @@ int main(void)
 					carm_mem_fn *mem;
 					char *buf;
 
-					if (!carm_mem_ratio_known(l, s))
+					if (!carm__mem_ratio_known(l, s))
 						continue;
-					mem = carm_mem_kernel(isa, p, l, s);
-					chunk = carm_mem_chunk(isa, p, l, s);
+					mem = carm__mem_kernel(isa, p, l, s);
+					chunk = carm__mem_chunk(isa, p, l, s);
 					/* three chunks, at a page's end: an access past them faults */
 					bytes = 3 * chunk;
 					buf = guarded((bytes + page - 1) / page * page, page);
@@ -89,6 +89,6 @@ int main(void)
 		}
 	}
 	ok(supported >= 2, "this CPU runs two ISAs at least (scalar and a vector one)");
-	ok(!carm_mem_ratio_known(5, 1) && carm_mem_ratio_known(2, 1), "ratios: 2:1 has kernels, 5:1 not");
+	ok(!carm__mem_ratio_known(5, 1) && carm__mem_ratio_known(2, 1), "ratios: 2:1 has kernels, 5:1 not");
 	return tap_done();
 }

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "cfi.h"
+#include "base/arch.h"
+#include "symbols/cfi.h"
 #include "tap.h"
 
 /*

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "recorder-int.h"
+#include "record/recorder-int.h"
 #include "tap.h"
 
 /* 16 records fill a chunk: --spill-after 1M keeps chunks of 256 KiB */

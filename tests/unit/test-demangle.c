@@ -6,12 +6,12 @@
  */
 #include <stdlib.h>
 
-#include "demangle.h"
+#include "symbols/demangle.h"
 #include "tap.h"
 
 static void is_demangled(const char *mangled, const char *want)
 {
-	char *got = demangle(mangled);
+	char *got = demangle__name(mangled);
 
 	is_str(got ? got : "(not mangled)", want, mangled);
 	free(got);
@@ -19,8 +19,8 @@ static void is_demangled(const char *mangled, const char *want)
 
 int main(void)
 {
-	ok(demangle("main") == NULL, "a C name is not mangled");
-	ok(demangle("_Zfoo") == NULL, "a name the demangler refuses is left alone");
+	ok(demangle__name("main") == NULL, "a C name is not mangled");
+	ok(demangle__name("_Zfoo") == NULL, "a name the demangler refuses is left alone");
 	is_demangled("_ZN6shapes4GridImE4fillEl", "shapes::Grid<unsigned long>::fill(long)");
 	is_demangled("_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back(int const&)");
 	/* Rust, legacy: the hash goes, the escapes are undone */
@@ -35,19 +35,19 @@ int main(void)
 		     "core::ptr::drop_in_place<std::rt::lang_start<()>::{{closure}}>");
 	/* as perf shows them (binutils' demangler without parameters), whole, or not at all */
 	{
-		char *s = demangle_as("_ZN2v88internal15JsonStringifier10Serialize_ILb0EEENS1_6ResultENS0_6HandleINS0_6ObjectEEEbS6_",
+		char *s = demangle__as("_ZN2v88internal15JsonStringifier10Serialize_ILb0EEENS1_6ResultENS0_6HandleINS0_6ObjectEEEbS6_",
 				      DEMANGLE_SHORT);
-		char *l = demangle_as("_ZZ4mainENKUliE_clEi", DEMANGLE_SHORT);
-		char *f = demangle_as("_ZN6shapes4GridImE4fillEl", DEMANGLE_FULL);
-		char *r = demangle_as("_ZN1r4main17h086b0cfd890a8ea9E", DEMANGLE_SHORT);
+		char *l = demangle__as("_ZZ4mainENKUliE_clEi", DEMANGLE_SHORT);
+		char *f = demangle__as("_ZN6shapes4GridImE4fillEl", DEMANGLE_FULL);
+		char *r = demangle__as("_ZN1r4main17h086b0cfd890a8ea9E", DEMANGLE_SHORT);
 
 		is_str(s ? s : "(null)", "v8::internal::JsonStringifier::Serialize_<false>",
 		       "short: no return type, no parameters, template arguments kept");
 		is_str(l ? l : "(null)", "main::{lambda(int)#1}::operator()", "short: a lambda's call operator");
 		is_str(f ? f : "(null)", "shapes::Grid<unsigned long>::fill(long)", "full: with the parameters");
 		is_str(r ? r : "(null)", "r::main", "short: a Rust legacy name without its hash");
-		ok(demangle_as("_ZN6shapes4GridImE4fillEl", DEMANGLE_NONE) == NULL, "none: the symbol as it is");
-		ok(demangle_as("main", DEMANGLE_SHORT) == NULL, "short: a C name is not mangled");
+		ok(demangle__as("_ZN6shapes4GridImE4fillEl", DEMANGLE_NONE) == NULL, "none: the symbol as it is");
+		ok(demangle__as("main", DEMANGLE_SHORT) == NULL, "short: a C name is not mangled");
 		free(s);
 		free(l);
 		free(f);
@@ -80,8 +80,8 @@ int main(void)
 		     "[alloc::boxed::Box<dyn r2::Shape + core::marker::Send>; 1]>>>");
 	is_demangled("_RNvCs123_3std4main.llvm.1234", "std::main");
 	/* broken v0 names stay as they are: a backref forward, truncation, overflow */
-	ok(!demangle("_RNvB9_3std4main"), "a backref that does not point back is refused");
-	ok(!demangle("_RINvCs123_3std4main"), "a truncated name is refused");
-	ok(!demangle("_RNvCszzzzzzzzzzzzzzzzzzzz_3std4main"), "a base-62 number past 64 bits is refused");
+	ok(!demangle__name("_RNvB9_3std4main"), "a backref that does not point back is refused");
+	ok(!demangle__name("_RINvCs123_3std4main"), "a truncated name is refused");
+	ok(!demangle__name("_RNvCszzzzzzzzzzzzzzzzzzzz_3std4main"), "a base-62 number past 64 bits is refused");
 	return tap_done();
 }

@@ -6,8 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "detect.h"
-#include "lines.h"
+#include "formats/detect.h"
+#include "base/lines.h"
 #include "tap.h"
 
 static const struct {

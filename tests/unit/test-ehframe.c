@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfi.h"
-#include "ehframe.h"
+#include "symbols/cfi.h"
+#include "symbols/ehframe.h"
 #include "tap.h"
 
 /* ok() with a formatted name */

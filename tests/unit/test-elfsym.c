@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfsym.h"
+#include "symbols/elfsym.h"
 #include "tap.h"
 
 static void check_plt(const struct elfsym *e, const char *path, const char *what)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emucounts.h"
+#include "roofline/emucounts.h"
 #include "tap.h"
 
 __attribute__((noinline)) int counted_function(int x)

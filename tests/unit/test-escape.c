@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "escape.h"
+#include "stream/escape.h"
 #include "tap.h"
 
 static void round_trip_all_bytes(enum escape_mode mode, const char *name)
@@ -13,12 +13,12 @@ static void round_trip_all_bytes(enum escape_mode mode, const char *name)
 
 	for (int i = 0; i < 256; i++)
 		raw[i] = (char)i;
-	n = escape(esc, raw, sizeof(raw), mode);
-	ok(n == escape_len(raw, sizeof(raw), mode), name);
+	n = escape__encode(esc, raw, sizeof(raw), mode);
+	ok(n == escape__len(raw, sizeof(raw), mode), name);
 	ok(!memchr(esc, '\t', n) && !memchr(esc, '\n', n) && !memchr(esc, '\r', n),
 	   "escaped text has no TAB, LF or CR");
 	ok(mode != ESCAPE_LIST_ITEM || !memchr(esc, ';', n), "list items have no ';'");
-	m = unescape(back, esc, n, &bad);
+	m = escape__decode(back, esc, n, &bad);
 	is_mem(back, m < 0 ? 0 : (size_t)m, raw, sizeof(raw), "every byte survives a round trip");
 }
 
@@ -34,8 +34,8 @@ static void random_round_trips(void)
 
 		for (size_t i = 0; i < len; i++)
 			raw[i] = "%;\t\n\rab\xff"[rand() % 9];
-		n = escape(esc, raw, len, ESCAPE_LIST_ITEM);
-		m = unescape(back, esc, n, &bad);
+		n = escape__encode(esc, raw, len, ESCAPE_LIST_ITEM);
+		m = escape__decode(back, esc, n, &bad);
 		good = m == (long)len && memcmp(back, raw, len) == 0;
 	}
 	ok(good, "10000 random strings of special bytes round-trip");
@@ -51,7 +51,7 @@ static void bad_escapes(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t bad = 99;
-		long r = unescape(out, cases[i].s, strlen(cases[i].s), &bad);
+		long r = escape__decode(out, cases[i].s, strlen(cases[i].s), &bad);
 
 		ok(r == -EINVAL && bad == cases[i].at, cases[i].s);
 	}
@@ -60,13 +60,13 @@ static void bad_escapes(void)
 static void known_forms(void)
 {
 	char out[64];
-	size_t bad, n = escape(out, "a;b%c\td", 7, ESCAPE_LIST_ITEM);
+	size_t bad, n = escape__encode(out, "a;b%c\td", 7, ESCAPE_LIST_ITEM);
 	long m;
 
 	is_mem(out, n, "a%3Bb%25c%09d", 13, "list item escaping uses %XX upper case");
-	n = escape(out, "a;b", 3, ESCAPE_FIELD);
+	n = escape__encode(out, "a;b", 3, ESCAPE_FIELD);
 	is_mem(out, n, "a;b", 3, "';' stays raw outside lists");
-	m = unescape(out, "%3b%3B%41", 9, &bad);
+	m = escape__decode(out, "%3b%3B%41", 9, &bad);
 	is_mem(out, (size_t)m, ";;A", 3, "hex digits of either case decode");
 }
 

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "eventspec.h"
+#include "record/eventspec.h"
 #include "tap.h"
 
 static char root[] = "/tmp/lp-eventspec-XXXXXX";

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flametree.h"
-#include "stackmap.h"
-#include "strbuf.h"
+#include "picture/flametree.h"
+#include "base/stackmap.h"
+#include "base/strbuf.h"
 #include "tap.h"
 
 static const char *const frame_names[] = { "f", "f!x", "fa", "g", "g h", "main", "\xc3\xa9" };

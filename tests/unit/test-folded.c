@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 
-#include "folded.h"
+#include "formats/folded.h"
 #include "tap.h"
 
 static struct lp_error e;
@@ -10,7 +10,7 @@ static const char *err = e.msg;
 static int parse(const char *line, struct folded_line *f)
 {
 	lp_error__clear(&e);
-	return folded_parse(line, strlen(line), f, &e);
+	return folded__parse(line, strlen(line), f, &e);
 }
 
 int main(void)

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "followgate.h"
-#include "perfrecord.h"
+#include "record/followgate.h"
+#include "record/perfrecord.h"
 #include "tap.h"
 
 /* A record of type with pid/tid words as the kernel lays them out, then the trailer's time. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <string.h>
 
-#include "fpchain.h"
+#include "symbols/fpchain.h"
 #include "tap.h"
 
 #define SP 0x7ffc00001000ULL

@@ -2,7 +2,7 @@
 /* FP arithmetic from disassembly, as QEMU 7.2's disassemblers print it (x86-64 AT&T, arm64). */
 #include <stdio.h>
 
-#include "fpclass.h"
+#include "roofline/fpclass.h"
 #include "tap.h"
 
 struct want {
@@ -69,7 +69,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct want *w = &cases[i];
 		struct fp_op op = { 0 };
-		int ret = fp_classify(w->arch, w->text, &op);
+		int ret = fpclass__classify(w->arch, w->text, &op);
 		char name[160];
 
 		snprintf(name, sizeof(name), "'%s': %d, %u FLOPs, %s %s", w->text, w->ret, w->flops,
@@ -80,6 +80,6 @@ int main(void)
 		}
 		ok(op.flops == w->flops && op.width == w->width && op.precision == w->precision, name);
 	}
-	ok(fp_classify(FP_X86_64, NULL, NULL) == 0, "no disassembly: not FP");
+	ok(fpclass__classify(FP_X86_64, NULL, NULL) == 0, "no disassembly: not FP");
 	return tap_done();
 }

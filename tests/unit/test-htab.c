@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdint.h>
 
-#include "hash.h"
-#include "htab.h"
+#include "base/hash.h"
+#include "base/htab.h"
 #include "tap.h"
 
 struct counter {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "hugemem.h"
+#include "base/hugemem.h"
 #include "tap.h"
 
 /* AnonHugePages of this process's mapping that holds p, in kB; -1 when not found. */

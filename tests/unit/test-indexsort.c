@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "recorder-int.h"
+#include "record/recorder-int.h"
 #include "tap.h"
 
 static int by_time_then_seq(const void *a, const void *b)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 #include "tap.h"
 
 static int write_file(const char *path, const char *text)

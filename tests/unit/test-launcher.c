@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "launcher.h"
+#include "record/launcher.h"
 #include "tap.h"
 
 /* An environment of NAME=VALUE strings, as a launcher would leave it. */

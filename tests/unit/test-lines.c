@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lines.h"
+#include "base/lines.h"
 #include "tap.h"
 
 /* A pipe-free input: a temporary file holding data. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lpstream.h"
-#include "strbuf.h"
+#include "stream/lpstream.h"
+#include "base/strbuf.h"
 #include "tap.h"
 
 static struct lp_fields f;
@@ -81,16 +81,16 @@ static void line_kinds(void)
 {
 	int v = 0;
 
-	ok(lp_line_kind("#lp.host\tx", 10, &e) == LP_LINE_COMMENT, "metadata");
-	ok(lp_line_kind("P\t1", 3, &e) == LP_LINE_RECORD, "a record");
-	ok(lp_line_kind("", 0, &e) == -EINVAL && !strcmp(err, "empty line"), "empty");
-	ok(lp_line_kind("SS\t1", 4, &e) == -EINVAL &&
+	ok(lp_stream__line_kind("#lp.host\tx", 10, &e) == LP_LINE_COMMENT, "metadata");
+	ok(lp_stream__line_kind("P\t1", 3, &e) == LP_LINE_RECORD, "a record");
+	ok(lp_stream__line_kind("", 0, &e) == -EINVAL && !strcmp(err, "empty line"), "empty");
+	ok(lp_stream__line_kind("SS\t1", 4, &e) == -EINVAL &&
 	   !strcmp(err, "record type must be one capital letter, got 'SS'"), "two-letter type");
-	ok(lp_line_kind("s\t1", 3, &e) == -EINVAL, "lower-case type");
-	ok(lp_version_line("#lp-stream 1", 12, &v, &e) == 1 && v == 1, "version 1");
-	ok(lp_version_line("#lp-stream x", 12, &v, &e) == -EINVAL, "bad version");
-	ok(lp_version_line("#lp.x", 5, &v, &e) == 0, "not a version line");
-	ok(lp_version_line("#lp-stream 99", 13, &v, &e) == -EINVAL &&
+	ok(lp_stream__line_kind("s\t1", 3, &e) == -EINVAL, "lower-case type");
+	ok(lp_stream__version_line("#lp-stream 1", 12, &v, &e) == 1 && v == 1, "version 1");
+	ok(lp_stream__version_line("#lp-stream x", 12, &v, &e) == -EINVAL, "bad version");
+	ok(lp_stream__version_line("#lp.x", 5, &v, &e) == 0, "not a version line");
+	ok(lp_stream__version_line("#lp-stream 99", 13, &v, &e) == -EINVAL &&
 	   !strcmp(err, "lp stream version 99 is newer than this program reads (1)"), "a newer version");
 }
 

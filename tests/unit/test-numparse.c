@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "numparse.h"
+#include "base/numparse.h"
 #include "tap.h"
 
 int main(void)
@@ -22,18 +22,18 @@ int main(void)
 			const uint64_t v[] = { pow - 1, pow, pow + 1 };
 
 			for (int k = 0; k < 3; k++) {
-				p = format_u64(buf + sizeof(buf), v[k]);
+				p = numparse__format_u64(buf + sizeof(buf), v[k]);
 				snprintf(want, sizeof(want), "%" PRIu64, v[k]);
 				good &= (size_t)(buf + sizeof(buf) - p) == strlen(want) &&
 					memcmp(p, want, strlen(want)) == 0 &&
-					parse_u64(p, (size_t)(buf + sizeof(buf) - p), &u) == 0 && u == v[k];
+					numparse__u64(p, (size_t)(buf + sizeof(buf) - p), &u) == 0 && u == v[k];
 			}
 			if (pow > UINT64_MAX / 10)
 				break;
 		}
-		p = format_u64(buf + sizeof(buf), UINT64_MAX);
+		p = numparse__format_u64(buf + sizeof(buf), UINT64_MAX);
 		good &= (size_t)(buf + sizeof(buf) - p) == 20 && memcmp(p, "18446744073709551615", 20) == 0;
-		ok(good, "format_u64 writes what printf writes, up to UINT64_MAX");
+		ok(good, "numparse__format_u64 writes what printf writes, up to UINT64_MAX");
 	}
 	{
 		/* ties, their neighbours a bit either side, powers of ten, and what printf takes back */
@@ -63,31 +63,31 @@ int main(void)
 				}
 			}
 			snprintf(want, sizeof(want), "%.1f", v);
-			*format_tenths(got, v) = 0;
+			*numparse__format_tenths(got, v) = 0;
 			if (strcmp(want, got) != 0 && bad++ < 5)
-				printf("# %.17g: printf %s, format_tenths %s\n", v, want, got);
+				printf("# %.17g: printf %s, numparse__format_tenths %s\n", v, want, got);
 		}
-		ok(bad == 0, "format_tenths writes what printf's %.1f writes (24 edge values, 1M more)");
+		ok(bad == 0, "numparse__format_tenths writes what printf's %.1f writes (24 edge values, 1M more)");
 	}
-	ok(parse_u64("18446744073709551615", 20, &u) == 0 && u == UINT64_MAX, "u64 max");
-	ok(parse_u64("18446744073709551616", 20, &u) == -ERANGE, "u64 max + 1 is out of range");
-	ok(parse_u64("9999999999999999999", 19, &u) == 0 && u == 9999999999999999999ULL &&
-	   parse_u64("99999999999999999999", 20, &u) == -ERANGE && parse_u64("123456789012345678x", 19, &u) == -EINVAL,
+	ok(numparse__u64("18446744073709551615", 20, &u) == 0 && u == UINT64_MAX, "u64 max");
+	ok(numparse__u64("18446744073709551616", 20, &u) == -ERANGE, "u64 max + 1 is out of range");
+	ok(numparse__u64("9999999999999999999", 19, &u) == 0 && u == 9999999999999999999ULL &&
+	   numparse__u64("99999999999999999999", 20, &u) == -ERANGE && numparse__u64("123456789012345678x", 19, &u) == -EINVAL,
 	   "19 nines (the most digits that cannot overflow), 20 nines out of range, junk at the 19th");
-	ok(parse_u64("", 0, &u) == -EINVAL, "empty is not a number");
-	ok(parse_u64("12a", 3, &u) == -EINVAL, "trailing junk");
-	ok(parse_u64(" 1", 2, &u) == -EINVAL, "leading space");
-	ok(parse_u64("-1", 2, &u) == -EINVAL, "sign refused for u64");
-	ok(parse_u64("007", 3, &u) == 0 && u == 7, "leading zeros");
-	ok(parse_i64("-9223372036854775808", 20, &i) == 0 && i == INT64_MIN, "i64 min");
-	ok(parse_i64("9223372036854775808", 19, &i) == -ERANGE, "i64 max + 1");
-	ok(parse_i64("-", 1, &i) == -EINVAL, "lone minus");
+	ok(numparse__u64("", 0, &u) == -EINVAL, "empty is not a number");
+	ok(numparse__u64("12a", 3, &u) == -EINVAL, "trailing junk");
+	ok(numparse__u64(" 1", 2, &u) == -EINVAL, "leading space");
+	ok(numparse__u64("-1", 2, &u) == -EINVAL, "sign refused for u64");
+	ok(numparse__u64("007", 3, &u) == 0 && u == 7, "leading zeros");
+	ok(numparse__i64("-9223372036854775808", 20, &i) == 0 && i == INT64_MIN, "i64 min");
+	ok(numparse__i64("9223372036854775808", 19, &i) == -ERANGE, "i64 max + 1");
+	ok(numparse__i64("-", 1, &i) == -EINVAL, "lone minus");
 	double d = 0;
-	ok(parse_decimal("12.5", 4, &d) == 0 && d == 12.5, "a decimal");
-	ok(parse_decimal("77519603729", 11, &d) == 0 && d == 77519603729.0, "a whole decimal");
-	ok(parse_decimal("1.", 2, &d) == -EINVAL && parse_decimal(".5", 2, &d) == -EINVAL, "digits both sides of the point");
-	ok(parse_decimal("1e5", 3, &d) == -EINVAL && parse_decimal("-1", 2, &d) == -EINVAL, "no exponent, no sign");
-	ok(parse_decimal("inf", 3, &d) == -EINVAL && parse_decimal("nan", 3, &d) == -EINVAL, "no inf, no nan");
-	ok(parse_decimal("15", 1, &d) == 0 && d == 1, "only len bytes are read");
+	ok(numparse__decimal("12.5", 4, &d) == 0 && d == 12.5, "a decimal");
+	ok(numparse__decimal("77519603729", 11, &d) == 0 && d == 77519603729.0, "a whole decimal");
+	ok(numparse__decimal("1.", 2, &d) == -EINVAL && numparse__decimal(".5", 2, &d) == -EINVAL, "digits both sides of the point");
+	ok(numparse__decimal("1e5", 3, &d) == -EINVAL && numparse__decimal("-1", 2, &d) == -EINVAL, "no exponent, no sign");
+	ok(numparse__decimal("inf", 3, &d) == -EINVAL && numparse__decimal("nan", 3, &d) == -EINVAL, "no inf, no nan");
+	ok(numparse__decimal("15", 1, &d) == 0 && d == 1, "only len bytes are read");
 	return tap_done();
 }

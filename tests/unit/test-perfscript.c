@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "perfscript.h"
+#include "formats/perfscript.h"
 #include "tap.h"
 
 static void shapes(void)

@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hugemem.h"
-#include "prefaulter.h"
+#include "base/hugemem.h"
+#include "base/prefaulter.h"
 #include "tap.h"
 
 enum { PAGES = 64 };

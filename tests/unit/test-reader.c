@@ -6,8 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lines.h"
-#include "lpstream.h"
+#include "base/lines.h"
+#include "stream/lpstream.h"
 #include "tap.h"
 
 struct seen {

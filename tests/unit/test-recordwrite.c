@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder-int.h"
+#include "record/recorder-int.h"
 #include "tap.h"
 
 /* PERF_RECORD_FORK and _EXIT: pid, ppid, tid, ptid, time; then sample_id_all's pid, tid, time, id, cpu. */

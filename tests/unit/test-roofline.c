@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cachelevels.h"
-#include "carmcsv.h"
-#include "flopevents.h"
-#include "lpstream.h"
+#include "roofline/cachelevels.h"
+#include "roofline/carmcsv.h"
+#include "roofline/flopevents.h"
+#include "stream/lpstream.h"
 #include "tap.h"
 
 static void number_is(double v, const char *want, const char *name)

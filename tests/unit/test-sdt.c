@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/sdt.h>
 
-#include "sdt.h"
+#include "symbols/sdt.h"
 #include "tap.h"
 
 /* a probe of this binary, its argument where the compiler put it */

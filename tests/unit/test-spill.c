@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spill.h"
+#include "record/spill.h"
 #include "tap.h"
 
 enum { BLOCK = 3 * 4096 + 40, NBLOCKS = 50 };

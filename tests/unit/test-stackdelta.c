@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackdelta.h"
+#include "record/stackdelta.h"
 #include "tap.h"
 
 #define SP 0x7ffc00010000ULL

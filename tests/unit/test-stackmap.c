@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackmap.h"
+#include "base/stackmap.h"
 #include "tap.h"
 
 /* The length of key number round in the big-key test: the sizes in turn, then only small ones. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <string.h>
 
-#include "stackroot.h"
+#include "symbols/stackroot.h"
 #include "tap.h"
 
 /* a list built here against the literal expected */

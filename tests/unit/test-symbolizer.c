@@ -14,8 +14,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "stackroot.h"
-#include "symbolizer.h"
+#include "symbols/stackroot.h"
+#include "symbols/symbolizer.h"
 #include "tap.h"
 
 int __attribute__((noinline)) marker_function(int x);

@@ -13,9 +13,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "recorder-int.h"
-#include "symbolizer.h"
-#include "symload.h"
+#include "record/recorder-int.h"
+#include "symbols/symbolizer.h"
+#include "symbols/symload.h"
 #include "tap.h"
 
 int __attribute__((noinline)) loaded_marker(int x);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <string.h>
 
-#include "syscheck.h"
+#include "record/syscheck.h"
 #include "tap.h"
 
 int main(void)

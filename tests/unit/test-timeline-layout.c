@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "tap.h"
-#include "timeline-int.h"
+#include "picture/timeline-int.h"
 
 static struct thread thread(size_t band, int64_t pid, int64_t tid, ptrdiff_t parent, uint64_t start)
 {
@@ -51,7 +51,7 @@ int main(void)
 		struct timeline tl = { .threads = t, .nthreads = 5, .bands = b, .nbands = 1 };
 		struct layout l = { .tl = &tl };
 
-		ok(timeline_lay_out(&l) == 0, "laid out");
+		ok(timeline__lay_out(&l) == 0, "laid out");
 		rows(&l, tids, sizeof(tids), depths, sizeof(depths));
 		ok(strcmp(tids, "100 102 101 200 201") == 0, "a process, its threads by start, then the process it spawned");
 		ok(strcmp(depths, "01112") == 0, "each one level under its spawner; the thread without a spawn under its main");
@@ -66,7 +66,7 @@ int main(void)
 		struct timeline tl = { .threads = t, .nthreads = 2, .bands = b, .nbands = 2 };
 		struct layout l = { .tl = &tl };
 
-		ok(timeline_lay_out(&l) == 0, "laid out");
+		ok(timeline__lay_out(&l) == 0, "laid out");
 		rows(&l, tids, sizeof(tids), depths, sizeof(depths));
 		ok(strcmp(tids, "9 7") == 0, "bands in rank order: 2 before 10");
 		ok(l.band_order[0] == 1 && b[1].first_row == 0 && b[0].first_row == 1, "the band order says so");
@@ -79,7 +79,7 @@ int main(void)
 		struct timeline tl = { .threads = t, .nthreads = 3, .bands = b, .nbands = 1 };
 		struct layout l = { .tl = &tl };
 
-		ok(timeline_lay_out(&l) == 0, "laid out");
+		ok(timeline__lay_out(&l) == 0, "laid out");
 		rows(&l, tids, sizeof(tids), depths, sizeof(depths));
 		ok(l.nrows == 3 && strchr(tids, '1') && strchr(tids, '2') && strchr(tids, '3'), "a spawn loop: every thread has its row");
 		layout_free(&l);

@@ -9,8 +9,8 @@
  * which QEMU 7.2's plugins cannot read: its probes are found and said, and
  * what runs inside them is counted outside any region.
  */
-#ifndef LP_QEMU_REGIONS_H
-#define LP_QEMU_REGIONS_H
+#ifndef LP_QEMU_PLUGIN_REGIONS_H
+#define LP_QEMU_PLUGIN_REGIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>

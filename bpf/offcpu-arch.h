@@ -106,7 +106,7 @@ struct pt_regs___lp_riscv {
 /* (kept in a register, not in the task: not used) */
 #define LP_TASK_TP(t) 0ul
 #else
-#error "bpf/arch.h knows x86, arm64 and riscv: define __TARGET_ARCH_x86, _arm64 or _riscv"
+#error "bpf/offcpu-arch.h knows x86, arm64 and riscv: define __TARGET_ARCH_x86, _arm64 or _riscv"
 #endif
 
 #endif

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "regions.h"
+#include "plugin-regions.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sdt.h"
+#include "symbols/sdt.h"
 
 struct probe {
 	uint64_t addr;
