@@ -53,6 +53,22 @@ stacks_of() {
 	[ "$lost" -lt "$small" ] || fail "-m 256: $lost lost, $small with -m 1"
 }
 
+@test "more than 256 rings (129 events: 258 on 2 CPUs): the last event's rings are waited on, none of its samples lost" {
+	local tp=/sys/kernel/tracing/events/syscalls args=() t
+	[ -d "$tp" ] || skip "no syscall tracepoints at $tp"
+	# 128 tracepoints the workload never hits (their rings fill the first 256), then its getppid
+	for t in $(ls "$tp" | grep '^sys_enter_' | grep -vE 'getppid|nanosleep|mmap|mprotect|rseq|close|munmap|arch_prctl|prlimit|robust|tid_address|read|brk|access|exec|open|stat|exit|write|ioctl|futex|poll|wait|kill|sig|clone|fork|sched|time|clock' | head -127); do
+		args+=(-e "syscalls:$t")
+	done
+	[ "${#args[@]}" -eq 254 ] || skip "fewer than 127 syscall tracepoints here"
+	# rings of 4 pages, a sample every ms: a ring nobody waits on fills before a poll's 100 ms timeout
+	run --separate-stderr lp-record -q -m 1 --stack-size 1024 "${args[@]}" -e syscalls:sys_enter_getppid \
+		-o many.lp -- "$W/paced" 400 1000
+	assert_success
+	assert_equal "$(lp_awk '$1 == "S" && f("event") == "syscalls:sys_enter_getppid"' many.lp | wc -l)" 400
+	assert_equal "$(lp_meta lost syscalls:sys_enter_getppid many.lp)" 0
+}
+
 @test "a software event with title and unit: page faults of freshly touched pages within 1%" {
 	run --separate-stderr lp-record -q -m 1024 -o pf.lp -e 'page-faults,1,Page faults,faults' -- "$W/writes" 10 4000
 	assert_success

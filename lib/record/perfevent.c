@@ -52,6 +52,9 @@ struct event_rings {
 	char *tmp;		/* a record that wraps around the end of a ring */
 	size_t tmp_cap;
 	int extra_fd;		/* polled too, or -1 */
+	/* what event_rings__read polls: every ring with a buffer, extra_fd, the region rings */
+	struct pollfd *pfd;
+	size_t pfd_cap;
 	/* region probes: a ring per CPU (made by the first), and each event's id */
 	struct ring *region_rings;
 	struct custom_id *region_ids;
@@ -579,6 +582,7 @@ void event_rings__free(struct event_rings *s)
 	event_rings__close_events(s);
 	free(s->region_rings);
 	free(s->region_ids);
+	free(s->pfd);
 	free(s->fds);
 	free(s->rings);
 	free(s->fork_ids);
@@ -746,56 +750,66 @@ static int drain(struct event_rings *s, struct ring *r, perf_record_fn fn, void 
 	return ret < 0 ? ret : n;
 }
 
+/* Adds fd to what the next poll waits on; the set has room (poll_set__fit). */
+static void poll_set__add(struct event_rings *s, size_t *n, int fd)
+{
+	s->pfd[*n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	(*n)++;
+}
+
+/*
+ * Room for every descriptor a read may poll: two rings per CPU and one
+ * more per -e event, so a big machine or many events needs hundreds.
+ */
+static int poll_set__fit(struct event_rings *s)
+{
+	size_t need = (size_t)s->nrings + 1 + (s->region_rings ? (size_t)s->ncpus : 0);
+	struct pollfd *p;
+
+	if (need <= s->pfd_cap)
+		return 0;
+	if (!(p = realloc(s->pfd, need * sizeof(*p))))
+		return -ENOMEM;
+	s->pfd = p;
+	s->pfd_cap = need;
+	return 0;
+}
+
 int event_rings__read(struct event_rings *s, int timeout_ms, perf_record_fn fn, void *ctx,
 		       bool *hangup)
 {
-	struct pollfd pfd[256];
-	int n = 0, total = 0, hung = 0, m;
+	struct pollfd *pfd;
+	size_t n = 0, m, hung = 0;
+	int total = 0, ret;
 
-	for (int i = 0; i < s->nrings && n < 255; i++) {
-		if (!s->rings[i].base)
-			continue;
-		pfd[n].fd = s->rings[i].fd;
-		pfd[n].events = POLLIN;
-		pfd[n].revents = 0;
-		n++;
-	}
+	if ((ret = poll_set__fit(s)) < 0)
+		return ret;
+	pfd = s->pfd;
+	for (int i = 0; i < s->nrings; i++)
+		if (s->rings[i].base)
+			poll_set__add(s, &n, s->rings[i].fd);
 	/* then the other descriptors waited on, which say nothing of the tasks' end */
 	m = n;
-	if (s->extra_fd >= 0) {
-		pfd[m].fd = s->extra_fd;
-		pfd[m].events = POLLIN;
-		pfd[m].revents = 0;
-		m++;
-	}
-	for (int i = 0; s->region_rings && i < s->ncpus && m < 256; i++) {
-		if (!s->region_rings[i].base)
-			continue;
-		pfd[m].fd = s->region_rings[i].fd;
-		pfd[m].events = POLLIN;
-		pfd[m].revents = 0;
-		m++;
-	}
+	if (s->extra_fd >= 0)
+		poll_set__add(s, &m, s->extra_fd);
+	for (int i = 0; s->region_rings && i < s->ncpus; i++)
+		if (s->region_rings[i].base)
+			poll_set__add(s, &m, s->region_rings[i].fd);
 	if (timeout_ms != 0 && poll(pfd, (nfds_t)m, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	for (int i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (pfd[i].revents & (POLLHUP | POLLERR))
 			hung++;
 	*hangup = n > 0 && hung == n;
 	for (int i = 0; i < s->nrings; i++) {
-		int ret;
-
 		if (!s->rings[i].base)
 			continue;
-		ret = drain(s, &s->rings[i], fn, ctx);
-		if (ret < 0)
+		if ((ret = drain(s, &s->rings[i], fn, ctx)) < 0)
 			return ret;
 		total += ret;
 	}
 	/* (their rings never hang up: a system-wide event outlives the tasks) */
 	for (int i = 0; s->region_rings && i < s->ncpus; i++) {
-		int ret;
-
 		if (!s->region_rings[i].base)
 			continue;
 		if ((ret = drain(s, &s->region_rings[i], fn, ctx)) < 0)

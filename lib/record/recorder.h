@@ -19,7 +19,7 @@
 #include "record/perfevent.h"
 
 /* Custom events (-e) at most. */
-#define RECORD_MAX_EVENTS 32
+#define RECORD_MAX_EVENTS 256
 
 struct record_opts {
 	struct perf_opts perf;		/* freq and period 0: no on-CPU sampling */
