@@ -85,7 +85,7 @@ MAN_PAGES = $(wildcard share/man/man*/*.[0-9])
 # programs, in ../lib/lp/ (the build tree and an installation alike)
 PLUGIN = $(O)/lib/lp/lp-count.so
 
-.PHONY: all check check-layers unit-check asan-check fuzz bench deps demo install dist deb clean help FORCE
+.PHONY: all check check-layers lint unit-check asan-check fuzz bench deps demo install dist deb clean help FORCE
 all: $(BINS) $(PLUGIN)
 
 $(O)/%.o: %.c
@@ -253,6 +253,10 @@ check: $(BINS) $(UNIT_BINS) $(WORKLOADS)
 # lib/'s folders as layers (share/doc/DESIGN.md); also a test of make check
 check-layers:
 	$(Q)tools/check-layers
+
+# what the project relies on beyond the compiler's warnings (tools/lint, CONTRIBUTING.md)
+lint: $(O)/liblp.a
+	$(Q)tools/lint $(O)/liblp.a
 
 unit-check: $(UNIT_BINS)
 	$(Q)for t in $(UNIT_BINS); do $$t || exit 1; done
