@@ -30,7 +30,7 @@ recording() {
 collapse_totals() {
 	local ev
 	for ev in "${@:2}"; do
-		lp-collapse -e "$ev" "$1" | awk -v ev="$ev" '{ t += $NF } END { print ev, t + 0 }'
+		lp-collapse -e "$ev" "$1" | awk -v ev="$ev" '{ t += $NF } END { printf "%s %.0f\n", ev, t }'
 	done
 }
 
