@@ -165,23 +165,20 @@ static int find_event(const struct exporter *e, struct lp_span key)
 }
 
 /*
- * "#lp.sampling EVENT SOURCE freq=HZ|period=N": what a sample of a known
- * event stands for (a time event's nanoseconds at freq=HZ), the first line
- * naming it holding; other modes (every-interval) stand for no fixed amount.
+ * What a sample of a known event stands for (a time event's nanoseconds at
+ * freq=HZ), the first #lp.sampling line naming it holding; other modes
+ * (every-interval) stand for no fixed amount.
  */
-static int sampling_line(struct exporter *e, const struct lp_meta *mp)
+static int sampling_line(struct exporter *e, const struct lp_sampling *sm)
 {
-	uint64_t v;
-	int ev;
+	int ev = find_event(e, sm->event);
 
-	if (mp->nvalues < 3 || (ev = find_event(e, mp->values[0])) < 0 || e->x.events[ev].period)
+	if (ev < 0 || e->x.events[ev].period)
 		return 0;
-	if (mp->values[2].len > 5 && memcmp(mp->values[2].s, "freq=", 5) == 0 &&
-	    numparse__u64(mp->values[2].s + 5, mp->values[2].len - 5, &v) == 0 && v > 0 && e->x.events[ev].in_ns)
-		e->x.events[ev].period = 1000000000 / v;
-	else if (mp->values[2].len > 7 && memcmp(mp->values[2].s, "period=", 7) == 0 &&
-		 numparse__u64(mp->values[2].s + 7, mp->values[2].len - 7, &v) == 0)
-		e->x.events[ev].period = v;
+	if (sm->mode == LP_SAMPLING_FREQ && e->x.events[ev].in_ns)
+		e->x.events[ev].period = 1000000000 / sm->value;
+	else if (sm->mode == LP_SAMPLING_PERIOD)
+		e->x.events[ev].period = sm->value;
 	return 0;
 }
 
@@ -191,10 +188,11 @@ static int meta_line(void *ctx, struct lp_reader *r, const struct lp_meta *mp)
 	struct exporter *e = ctx;
 	struct export_input *in = &e->x.inputs[e->x.ninputs - 1];
 	char **slot = NULL;
+	struct lp_sampling sm;
 
 	(void)r;
-	if (lp_span__eq(mp->key, "sampling", 8))
-		return sampling_line(e, mp);
+	if (lp_sampling__parse(mp, &sm, NULL) == 1)
+		return sampling_line(e, &sm);
 	switch (mp->known) {
 	case LP_META_START:
 		if (!in->has_start) {

@@ -104,30 +104,14 @@ int writer__write_header(struct recorder *r, struct lp_writer *out, const struct
 	snprintf(buf, sizeof(buf), "%" PRIu64, r->start_realtime_ns);
 	if (ret == 0)
 		ret = lp_writer__meta(out, "realtime", v, 1);
-	if (ret == 0 && perf_opts__samples(&r->o.perf)) {
-		char mode[64];
-
-		v[0] = "cpu";
-		v[1] = r->o.perf.system_wide ? "cpu-clock" : "task-clock";
-		if (r->o.perf.freq)
-			snprintf(mode, sizeof(mode), "freq=%" PRIu64, r->o.perf.freq);
-		else
-			snprintf(mode, sizeof(mode), "period=%" PRIu64, r->o.perf.period);
-		v[2] = mode;
-		ret = lp_writer__meta(out, "sampling", v, 3);
-	}
-	if (ret == 0 && r->offcpu) {
-		char mode[64];
-
-		if (r->o.offcpu_opts.freq > 0)
-			snprintf(mode, sizeof(mode), "freq=%" PRId64, r->o.offcpu_opts.freq);
-		else
-			snprintf(mode, sizeof(mode), "every-interval");
-		v[0] = "offcpu";
-		v[1] = "sched_switch";
-		v[2] = mode;
-		ret = lp_writer__meta(out, "sampling", v, 3);
-	}
+	if (ret == 0 && perf_opts__samples(&r->o.perf))
+		ret = lp_writer__sampling(out, "cpu", r->o.perf.system_wide ? "cpu-clock" : "task-clock",
+					  r->o.perf.freq ? LP_SAMPLING_FREQ : LP_SAMPLING_PERIOD,
+					  r->o.perf.freq ? r->o.perf.freq : r->o.perf.period);
+	if (ret == 0 && r->offcpu)
+		ret = lp_writer__sampling(out, "offcpu", "sched_switch",
+					  r->o.offcpu_opts.freq > 0 ? LP_SAMPLING_FREQ : LP_SAMPLING_EVERY,
+					  r->o.offcpu_opts.freq > 0 ? (uint64_t)r->o.offcpu_opts.freq : 0);
 	for (size_t k = 0; ret == 0 && k < r->o.nevents; k++) {
 		const struct event_spec *e = &r->o.events[k];
 		const char *d[5] = { e->key, e->name, buf, e->title, e->unit };

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -219,6 +220,28 @@ int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *val
 		if ((ret = add_field(w, values[i])) < 0)
 			return ret;
 	return lp_writer__end(w);
+}
+
+int lp_writer__sampling(struct lp_writer *w, const char *event, const char *source, enum lp_sampling_mode mode,
+			uint64_t value)
+{
+	char buf[64];
+	const char *v[3] = { event, source, buf };
+
+	switch (mode) {
+	case LP_SAMPLING_FREQ:
+		snprintf(buf, sizeof(buf), "freq=%" PRIu64, value);
+		break;
+	case LP_SAMPLING_PERIOD:
+		snprintf(buf, sizeof(buf), "period=%" PRIu64, value);
+		break;
+	case LP_SAMPLING_EVERY:
+		snprintf(buf, sizeof(buf), "every-interval");
+		break;
+	default:
+		return -EINVAL;
+	}
+	return lp_writer__meta(w, "sampling", v, 3);
 }
 
 static int add_stack(struct lp_writer *w, struct lp_span stack, struct lp_span locs)

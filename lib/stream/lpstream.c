@@ -388,6 +388,38 @@ int lp_event_def__parse(const struct lp_meta *m, struct lp_event_def *d, struct 
 	return 1;
 }
 
+/* MODE's number after prefix ("freq=" or "period="), or 0 when it has none or another prefix. */
+static uint64_t mode_value(struct lp_span mode, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	uint64_t v;
+
+	if (mode.len <= n || memcmp(mode.s, prefix, n) != 0 || numparse__u64(mode.s + n, mode.len - n, &v) < 0)
+		return 0;
+	return v;
+}
+
+int lp_sampling__parse(const struct lp_meta *m, struct lp_sampling *s, struct lp_error *err)
+{
+	struct lp_span mode;
+
+	if (!lp_span__eq(m->key, "sampling", 8))
+		return 0;
+	if (m->nvalues < 3)
+		return lp_error__set(err, -EINVAL, "#lp.sampling needs EVENT SOURCE MODE, got %zu fields", m->nvalues);
+	s->event = m->values[0];
+	s->source = m->values[1];
+	mode = m->values[2];
+	s->mode = LP_SAMPLING_OTHER;
+	if ((s->value = mode_value(mode, "freq=")))
+		s->mode = LP_SAMPLING_FREQ;
+	else if ((s->value = mode_value(mode, "period=")))
+		s->mode = LP_SAMPLING_PERIOD;
+	else if (lp_span__eq(mode, "every-interval", 14))
+		s->mode = LP_SAMPLING_EVERY;
+	return 1;
+}
+
 static int field_decimal(struct lp_span s, const char *name, double *out, struct lp_error *err)
 {
 	char q[LP_QUOTE_SIZE];

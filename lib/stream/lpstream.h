@@ -256,6 +256,23 @@ struct lp_event_def {
 /* 1 and d set if m is an #lp.event line, 0 if it is other metadata; -EINVAL if too short. */
 int lp_event_def__parse(const struct lp_meta *m, struct lp_event_def *d, struct lp_error *err);
 
+/* "#lp.sampling EVENT SOURCE MODE": how an event was sampled (lp-stream(5)). */
+enum lp_sampling_mode {
+	LP_SAMPLING_OTHER,	/* a MODE this version does not know */
+	LP_SAMPLING_FREQ,	/* freq=HZ */
+	LP_SAMPLING_PERIOD,	/* period=N, in the event's unit */
+	LP_SAMPLING_EVERY,	/* every-interval: each off-CPU interval, weighted by its length */
+};
+
+struct lp_sampling {
+	struct lp_span event, source;	/* escaped */
+	enum lp_sampling_mode mode;
+	uint64_t value;			/* HZ or N; 0 for the other modes */
+};
+
+/* 1 and s set if m is an #lp.sampling line, 0 if it is other metadata; -EINVAL if too short. */
+int lp_sampling__parse(const struct lp_meta *m, struct lp_sampling *s, struct lp_error *err);
+
 /* ---- lists (STACK, LOCS) ---- */
 
 /*
@@ -483,6 +500,9 @@ int lp_writer__version(struct lp_writer *w);
 int lp_writer__trailer(struct lp_writer *w);
 /* "#lp.KEY\tVALUE\t...": values raw, escaped here. */
 int lp_writer__meta(struct lp_writer *w, const char *key, const char *const *values, size_t n);
+/* "#lp.sampling\tEVENT\tSOURCE\tMODE", MODE from mode and value (not LP_SAMPLING_OTHER). */
+int lp_writer__sampling(struct lp_writer *w, const char *event, const char *source, enum lp_sampling_mode mode,
+			uint64_t value);
 
 /*
  * As lp_writer__sample, with STACK and LOCS each in parts (callers, leaf)

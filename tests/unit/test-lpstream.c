@@ -284,6 +284,49 @@ static void metadata(void)
 	ok(lp_event_def__parse(&m, &d, &e) == -EINVAL, "a short event definition");
 }
 
+/* #lp.sampling written and read by the stream module alone, every mode. */
+static void sampling_lines(void)
+{
+	static const struct {
+		enum lp_sampling_mode mode;
+		uint64_t value;
+		const char *line;
+	} modes[] = {
+		{ LP_SAMPLING_FREQ, 999, "#lp.sampling\tcpu\ttask-clock\tfreq=999\n" },
+		{ LP_SAMPLING_PERIOD, 1000003, "#lp.sampling\tcpu\ttask-clock\tperiod=1000003\n" },
+		{ LP_SAMPLING_EVERY, 0, "#lp.sampling\tcpu\ttask-clock\tevery-interval\n" },
+	};
+	struct lp_sampling sm;
+	struct lp_meta m;
+	const char *line;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct lp_writer w;
+		char *buf = NULL;
+		size_t size = 0;
+		FILE *out = open_memstream(&buf, &size);
+
+		lp_writer__init(&w, out);
+		lp_writer__sampling(&w, "cpu", "task-clock", modes[i].mode, modes[i].value);
+		lp_writer__release(&w);
+		fclose(out);
+		is_str(buf, modes[i].line, "#lp.sampling written");
+		ok(lp_meta__parse(&f, buf, strlen(buf) - 1, &m) == 1 && lp_sampling__parse(&m, &sm, &e) == 1 &&
+		   sm.mode == modes[i].mode && sm.value == modes[i].value && lp_span__eq(sm.event, "cpu", 3) &&
+		   lp_span__eq(sm.source, "task-clock", 10), "#lp.sampling read back");
+		free(buf);
+	}
+	line = "#lp.sampling\tcpu\ttask-clock\tfreq=x";
+	lp_meta__parse(&f, line, strlen(line), &m);
+	ok(lp_sampling__parse(&m, &sm, &e) == 1 && sm.mode == LP_SAMPLING_OTHER, "a mode not known is no number");
+	line = "#lp.sampling\tcpu";
+	lp_meta__parse(&f, line, strlen(line), &m);
+	ok(lp_sampling__parse(&m, &sm, &e) == -EINVAL, "a short sampling line");
+	line = "#lp.event\tpf\tpage-faults\t1\tPage faults\tfaults";
+	lp_meta__parse(&f, line, strlen(line), &m);
+	ok(lp_sampling__parse(&m, &sm, &e) == 0, "other metadata is no sampling line");
+}
+
 /* Items of every length across the 16-byte blocks the walker reads. */
 static void list_walking(void)
 {
@@ -406,6 +449,7 @@ int main(void)
 	writer_in_background();
 	proc_records();
 	metadata();
+	sampling_lines();
 	list_walking();
 	locations();
 	list_building();
