@@ -143,11 +143,13 @@ consumer() {
 	# the workload's 300 and the lines the two programs print
 	[ "$writes" -ge 300 ] && [ "$writes" -le 310 ] || fail "$writes writes"
 	assert_line "sampled syscalls:sys_enter_write $writes none"
-	# each thread of demo on the CPU, in time order: about the second it runs (sampled: within 20%)
+	# each thread of demo on the CPU, in time order: as long as its T record's exact cpu= (sampled: within 20%)
 	n=$(grep -c '^evented demo [0-9]*/[0-9]* [0-9]*$' <<<"$output") || true
 	[ "$n" -eq 2 ] || fail "expected demo's 2 threads on the CPU: $output"
-	grep '^evented demo [0-9]*/[0-9]* [0-9]*$' <<<"$output" | while read -r _ _ _ ns; do
-		[ "$ns" -gt 600000000 ] && [ "$ns" -lt 1400000000 ] || fail "on-CPU time $ns ns"
+	grep '^evented demo [0-9]*/[0-9]* [0-9]*$' <<<"$output" | while read -r _ _ id ns; do
+		cpu=$(lp_awk -v tid="${id#*/}" '$1 == "T" && f("tid") == tid { print attr("cpu") }' "$REC")
+		[ -n "$cpu" ] && [ "$ns" -gt $((cpu * 8 / 10)) ] && [ "$ns" -lt $((cpu * 12 / 10)) ] ||
+			fail "thread $id: on-CPU time $ns ns, cpu=$cpu"
 	done
 }
 
