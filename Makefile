@@ -64,7 +64,7 @@ endif
 VERSION_BASE = 0.1.0
 LP_VERSION := $(or $(shell cat VERSION 2>/dev/null),$(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//'),$(addprefix $(VERSION_BASE)-g,$(shell git rev-parse --short HEAD 2>/dev/null)),$(VERSION_BASE))
 
-ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(CPPFLAGS) $(LIB_INCLUDES) -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat-security -Werror -D_GNU_SOURCE $(CPPFLAGS) $(LIB_INCLUDES) -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
 PROGRAMS = lp lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines lp-roofline

@@ -15,6 +15,8 @@
 #include "roofline/emucounts.h"
 #include "tap.h"
 
+/* global, so that dladdr names it */
+int counted_function(int x);
 __attribute__((noinline)) int counted_function(int x)
 {
 	return x * 3 + 1;

@@ -217,22 +217,22 @@ int main(void)
 	/* prefaulted: resident at once (mincore), its bytes as they were; the rest left alone */
 	{
 		size_t len = 2 * HUGEMEM_PAGE, pages = len / 4096, in = 0, out = 0;
-		char *p = hugemem__alloc(len);
+		char *buf = hugemem__alloc(len);
 		unsigned char *vec = malloc(pages);
 
-		if (p && vec) {
-			memset(p + 100, 7, 50);
-			hugemem__prefault(p + 100, HUGEMEM_PAGE - 100);
-			if (mincore(p, len, vec) == 0)
+		if (buf && vec) {
+			memset(buf + 100, 7, 50);
+			hugemem__prefault(buf + 100, HUGEMEM_PAGE - 100);
+			if (mincore(buf, len, vec) == 0)
 				for (size_t i = 0; i < pages; i++)
 					i < pages / 2 ? (in += vec[i] & 1) : (out += vec[i] & 1);
-			ok(in == pages / 2 && out == 0 && p[99] == 0 && p[100] == 7 && p[149] == 7 && p[150] == 0,
+			ok(in == pages / 2 && out == 0 && buf[99] == 0 && buf[100] == 7 && buf[149] == 7 && buf[150] == 0,
 			   "prefaulted: its pages resident, its bytes kept, the pages after it not touched");
 		} else {
 			ok(0, "memory for the prefault test");
 		}
 		free(vec);
-		hugemem__free(p, len);
+		hugemem__free(buf, len);
 	}
 	hugemem__free(NULL, 123);
 	ok(1, "freeing NULL does nothing");

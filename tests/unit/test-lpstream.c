@@ -424,12 +424,12 @@ static void lists_agree(void)
 	for (int round = 0; round < 200000; round++) {
 		size_t len = (seed = seed * 1103515245 + 12345) % 100, want, got;
 		bool empty_is_bad = round & 1;
-		struct lp_error err;
+		struct lp_error list_err;
 
 		for (size_t i = 0; i < len; i++)
 			buf[i] = alphabet[(seed = seed * 1103515245 + 12345) >> 16 & 0xf ? ((seed >> 8) % (sizeof(alphabet) - 1)) : 0];
 		int a = check_slowly((struct lp_span){ buf, len }, empty_is_bad, &want);
-		int b = lp_list__check((struct lp_span){ buf, len }, "STACK", empty_is_bad, &got, &err);
+		int b = lp_list__check((struct lp_span){ buf, len }, "STACK", empty_is_bad, &got, &list_err);
 		if (a != b || (a == 0 && want != got)) {
 			if (!bad++)
 				printf("# '%.*s': slow %d (%zu items), fast %d (%zu)\n", (int)len, buf, a, want, b, got);
