@@ -67,7 +67,7 @@ LP_VERSION := $(or $(shell cat VERSION 2>/dev/null),$(shell git describe --tags 
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat-security -Werror -D_GNU_SOURCE $(CPPFLAGS) $(LIB_INCLUDES) -I$(O)/gen $(PKG_CFLAGS) $(TARGET_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 
-PROGRAMS = lp lp-collapse lp-svg lp-record lp-offcpu lp-filter lp-export lp-lines lp-roofline
+PROGRAMS = lp lp-collapse lp-svg lp-record lp-offcpu lp-stat lp-filter lp-export lp-lines lp-roofline
 # lib/ by part (stream, record, symbols, picture...): share/doc/DESIGN.md
 # carm/: the roofline micro-benchmarks, part of the library lp-roofline uses
 LIB_SRCS = $(wildcard lib/*/*.c) $(wildcard carm/*.c)
@@ -185,6 +185,7 @@ $(O)/lib/record/offcpu-sampler.o: $(O)/gen/offcpu.skel.h
 
 # lp-record and lp-offcpu share their main; demangling comes from libiberty
 $(O)/bin/lp-record $(O)/bin/lp-offcpu: $(O)/cmd/recordcmd.o
+$(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/bin/lp-stat: $(O)/cmd/eventargs.o
 $(O)/bin/lp-record $(O)/bin/lp-offcpu $(O)/bin/lp-roofline $(O)/tests/test-demangle $(O)/tests/test-symbolizer $(O)/tests/test-symload $(O)/tests/test-chunkrelease $(O)/tests/test-recordwrite $(O)/tests/test-emucounts: PKG_LIBS += -liberty -ldl
 
 # only lp-filter embeds Python

@@ -223,3 +223,62 @@ uint64_t size_arg(const char *opt, const char *arg, bool allow_zero)
 		usage_error("%s must be a size such as 16K, 8M or 1G, got '%s'", opt, arg);
 	return v << shift;
 }
+
+uint64_t range_arg(const char *opt, const char *arg, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (numparse__u64(arg, strlen(arg), &v) < 0 || v < min || v > max)
+		usage_error("%s needs a whole number from %llu to %llu, got '%s'", opt,
+			    (unsigned long long)min, (unsigned long long)max, arg);
+	return v;
+}
+
+void cpu_list_arg(const char *arg, uint64_t *mask, size_t words)
+{
+	const char *p = arg;
+
+	memset(mask, 0, words * 8);
+	while (*p) {
+		size_t n = strcspn(p, ","), dash;
+		char item[32];
+		uint64_t lo, hi;
+
+		if (n == 0 || n >= sizeof(item))
+			usage_error("-C needs a list of CPUs such as 0,2-3, got '%s'", arg);
+		memcpy(item, p, n);
+		item[n] = 0;
+		dash = strcspn(item, "-");
+		if (numparse__u64(item, dash, &lo) < 0 ||
+		    (item[dash] ? numparse__u64(item + dash + 1, strlen(item + dash + 1), &hi) < 0 : (hi = lo, 0)) ||
+		    hi < lo || hi >= words * 64)
+			usage_error("-C needs a list of CPUs from 0 to %zu such as 0,2-3, got '%s'", words * 64 - 1,
+				    arg);
+		for (uint64_t c = lo; c <= hi; c++)
+			mask[c / 64] |= 1ULL << (c % 64);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (p == arg)
+		usage_error("-C needs a list of CPUs such as 0,2-3");
+}
+
+size_t pid_list_arg(char *arg, int **pids)
+{
+	size_t n = 0;
+
+	for (char *save = NULL, *p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		int *v = realloc(*pids, (n + 1) * sizeof(*v));
+
+		if (!v) {
+			error("out of memory");
+			exit(exit_failure);
+		}
+		*pids = v;
+		v[n++] = (int)range_arg("--pid", p, 1, 4194304);
+	}
+	if (n == 0)
+		usage_error("--pid needs a process id");
+	return n;
+}

@@ -45,6 +45,15 @@ uint64_t size_arg(const char *opt, const char *arg, bool allow_zero);
 /* A count option's number: 1 to max, a usage error naming what otherwise. */
 unsigned count_arg(const char *arg, const char *what, unsigned max);
 
+/* A number option's value from min to max, a usage error naming opt otherwise. */
+uint64_t range_arg(const char *opt, const char *arg, uint64_t min, uint64_t max);
+
+/* -C LIST: "0,2-3" into a bitmap of words * 64 CPUs; a usage error otherwise. */
+void cpu_list_arg(const char *arg, uint64_t *mask, size_t words);
+
+/* -p PID[,PID]...: the pids (malloc'ed into *pids, appended) and their number; a usage error otherwise. */
+size_t pid_list_arg(char *arg, int **pids);
+
 /* Cores to read a big input with: two halves at most, when there are two CPUs to run them. */
 unsigned default_jobs(void);
 /* The argument of -j/--jobs: 1 to 1024, a usage error otherwise. */

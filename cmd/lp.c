@@ -13,6 +13,7 @@
 static const struct {
 	const char *name, *what;
 } commands[] = {
+	{ "stat", "count events of a command (or -p PID, -a) as perf stat does" },
 	{ "record", "sample a command (or -p PID, -a) on and off the CPU into an lp stream" },
 	{ "offcpu", "sample where a command waits, alone (eBPF on sched_switch)" },
 	{ "collapse", "fold lp streams, perf script text or folded stacks into folded stacks" },

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "eventargs.h"
 #include "version.h"	/* LP_VERSION, made by make from git describe or VERSION */
 #include "base/hugemem.h"
 #include "record/eventlist.h"
@@ -197,31 +198,7 @@ static int write_version(FILE *out)
 
 static uint64_t count(const char *opt, const char *arg, uint64_t min, uint64_t max)
 {
-	uint64_t v;
-
-	if (numparse__u64(arg, strlen(arg), &v) < 0 || v < min || v > max)
-		usage_error("%s needs a whole number from %llu to %llu, got '%s'", opt,
-			    (unsigned long long)min, (unsigned long long)max, arg);
-	return v;
-}
-
-static size_t parse_pids(char *arg, pid_t **pids)
-{
-	size_t n = 0;
-
-	for (char *save = NULL, *p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		pid_t *v = realloc(*pids, (n + 1) * sizeof(*v));
-
-		if (!v) {
-			error("out of memory");
-			exit(EXIT_OWN);
-		}
-		*pids = v;
-		v[n++] = (pid_t)count("--pid", p, 1, 4194304);
-	}
-	if (n == 0)
-		usage_error("--pid needs a process id");
-	return n;
+	return range_arg(opt, arg, min, max);
 }
 
 static void warn_check(void *ctx, const struct check *c)
@@ -259,26 +236,6 @@ static int check_system(struct record_opts *o)
 	}
 	/* the checks that only warn, each with its remedy */
 	syscheck__run(o->perf.freq, false, warn_check, NULL);
-	return 0;
-}
-
-static int print_event(void *ctx, const struct event_info *e)
-{
-	(void)ctx;
-	if (e->unavailable)
-		printf("%-50s %s (%s)\n", e->name, event_kind__name(e->kind), e->unavailable);
-	else
-		printf("%-50s %s\n", e->name, event_kind__name(e->kind));
-	return ferror(stdout) ? -EIO : 0;
-}
-
-/* --list-events: the exit status */
-static int list_events(const char *pattern)
-{
-	if (event_list__each(pattern, print_event, NULL) < 0 || close_stdout() != 0) {
-		error("cannot write the list: %s", strerror(errno ? errno : EIO));
-		return EXIT_OWN;
-	}
 	return 0;
 }
 
@@ -332,37 +289,6 @@ static void add_event(struct record_opts *o, struct event_spec *specs, struct pe
 	};
 	o->nevents++;
 	o->perf.ncustoms = o->nevents;
-}
-
-/* -C LIST: "0,2-3" into a bitmap of CPUs. */
-static void parse_cpus(const char *arg, uint64_t *mask, size_t words)
-{
-	const char *p = arg;
-
-	memset(mask, 0, words * 8);
-	while (*p) {
-		size_t n = strcspn(p, ","), dash;
-		char item[32];
-		uint64_t lo, hi;
-
-		if (n == 0 || n >= sizeof(item))
-			usage_error("-C needs a list of CPUs such as 0,2-3, got '%s'", arg);
-		memcpy(item, p, n);
-		item[n] = 0;
-		dash = strcspn(item, "-");
-		if (numparse__u64(item, dash, &lo) < 0 ||
-		    (item[dash] ? numparse__u64(item + dash + 1, strlen(item + dash + 1), &hi) < 0 : (hi = lo, 0)) ||
-		    hi < lo || hi >= words * 64)
-			usage_error("-C needs a list of CPUs from 0 to %zu such as 0,2-3, got '%s'", words * 64 - 1,
-				    arg);
-		for (uint64_t c = lo; c <= hi; c++)
-			mask[c / 64] |= 1ULL << (c % 64);
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	if (p == arg)
-		usage_error("-C needs a list of CPUs such as 0,2-3");
 }
 
 /* An off-CPU rate: ticks a second, or -1 (every interval); 0 only where allow_zero. */
@@ -483,7 +409,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			opt = '?';
 		switch (opt) {
 		case 'o': output = optarg; break;
-		case 'p': o.npids = parse_pids(optarg, &pids); break;
+		case 'p': o.npids = pid_list_arg(optarg, &pids); break;
 		case 'F':
 			if (offcpu_only) {
 				o.offcpu_opts.freq = offcpu_freq("-F", optarg, false);
@@ -548,13 +474,13 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		case 'a': o.perf.system_wide = o.offcpu_opts.all = true; break;
 		case OPT_TIME_TOLERANCE: o.time_tolerance = (unsigned)count("--time-tolerance", optarg, 1, 1000); break;
 		case 'C':
-			parse_cpus(optarg, cpu_mask, sizeof(cpu_mask) / 8);
+			cpu_list_arg(optarg, cpu_mask, sizeof(cpu_mask) / 8);
 			o.perf.system_wide = o.offcpu_opts.all = true;
 			o.perf.cpu_mask = o.offcpu_opts.cpu_mask = cpu_mask;
 			break;
 		case OPT_LIST_EVENTS:
 			/* as perf list: the pattern may follow as its own word */
-			exit(list_events(optarg ? optarg : optind < argc && argv[optind][0] != '-' ? argv[optind] : NULL));
+			exit(list_events(EXIT_OWN, optarg ? optarg : optind < argc && argv[optind][0] != '-' ? argv[optind] : NULL));
 		case OPT_CHECK: check = true; break;
 		case 'q': quiet = true; break;
 		default:

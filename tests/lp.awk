@@ -23,6 +23,7 @@ BEGIN {
 	lp_names("R", "name kind value unit")
 	lp_names("Q", "name flops bytes seconds")
 	lp_names("K", "pid tid name insns flops loaded stored")
+	lp_names("N", "time pid tid comm event value enabled running")
 }
 
 function lp_kind() {

@@ -79,6 +79,14 @@ each_reader() {
 	each_reader k.lp 1 "k.lp:10: a K record's NAME is one function, got 2 frames"
 	variant 10 $'K\t10\t10\tdot\t1\t1' k.lp
 	each_reader k.lp 1 "k.lp:10: expected at least 8 fields in a K record, got 6"
+	variant 14 $'N\t500\t10\t10\tapp\tpage-faults\tmany\t400\t400' n.lp
+	each_reader n.lp 1 "n.lp:14: VALUE 'many' is not a non-negative integer"
+	variant 14 $'N\t500\t10\t10\tapp\tpage-faults\t120\t400\t500' n.lp
+	each_reader n.lp 1 "n.lp:14: RUNNING 500 is more than ENABLED 400"
+	variant 15 $'N\t500\t-\t-\t-\tcycles\t-\t0\t0' n.lp
+	each_reader n.lp 1 "n.lp:15: VALUE '-' of an N record needs state="
+	variant 14 $'N\t500\t10\t-\tapp\tpage-faults\t1\t4\t4' n.lp
+	each_reader n.lp 1 "n.lp:14: PID and TID of an N record are both a thread's or both '-'"
 	variant 2 $'#lp.event\tfl\tretired_sse_avx_flops:any' ev.lp
 	each_reader ev.lp 1 "ev.lp:2: #lp.event needs KEY PERF-EVENT PERIOD TITLE UNIT, got 2 fields"
 }
@@ -123,20 +131,20 @@ each_reader() {
 		# shellcheck disable=SC2086
 		run --separate-stderr $r cut.lp
 		[ "$status" -eq 0 ] || fail "$r: exit $status: $stderr"
-		[ "${stderr#* }" = "cut.lp:13: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" ] ||
+		[ "${stderr#* }" = "cut.lp:15: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" ] ||
 			fail "$r said: $stderr"
 	done
-	each_reader cut.lp 1 "cut.lp:13: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" --strict
+	each_reader cut.lp 1 "cut.lp:15: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut" --strict
 	# streams one after another: each is checked at the next one's version line
 	{ head -n -1 "$GOOD"; cat "$GOOD"; } > two.lp
 	run --separate-stderr lp-collapse -e cpu two.lp
 	assert_success
-	assert_equal "$stderr" "lp-collapse: two.lp:13: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut"
+	assert_equal "$stderr" "lp-collapse: two.lp:15: warning: the stream that starts at line 1 ends without its trailer (#lp.end): it may be cut"
 }
 
 @test "a record after the trailer: the same error from every reader" {
-	variant 15 $'S\t600\t10\t10\tapp\tcpu\t1000000\t_start;main\t-' after.lp
-	each_reader after.lp 1 "after.lp:15: a record after the stream's trailer (#lp.end)"
+	variant 17 $'S\t600\t10\t10\tapp\tcpu\t1000000\t_start;main\t-' after.lp
+	each_reader after.lp 1 "after.lp:17: a record after the stream's trailer (#lp.end)"
 }
 
 @test "TIME going back: refused, with file and line, by the formats laid out in time; read by the others" {

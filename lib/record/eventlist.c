@@ -185,3 +185,46 @@ int event_list__each(const char *pattern, int (*fn)(void *ctx, const struct even
 	free(w.glob);
 	return w.stop;
 }
+
+bool event_list__is_tracepoint_glob(const char *name)
+{
+	const char *colon = strchr(name, ':');
+
+	return colon && colon != name && colon[1] && !strchr(colon + 1, ':') && !strchr(name, '/') &&
+	       strpbrk(name, "*?[");
+}
+
+int event_list__tracepoints(const char *glob, int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	const char *dir = tracefs__dir(), *colon = strchr(glob, ':');
+	char path[512], name[600], sys_glob[256];
+	DIR *systems, *events;
+	struct dirent *s, *e;
+	int found = 0, ret = 0;
+
+	if (!colon || (size_t)(colon - glob) >= sizeof(sys_glob))
+		return -EINVAL;
+	if (!dir)
+		return -errno;
+	snprintf(sys_glob, sizeof(sys_glob), "%.*s", (int)(colon - glob), glob);
+	snprintf(path, sizeof(path), "%s/events", dir);
+	if (!(systems = opendir(path)))
+		return -errno;
+	while (ret == 0 && (s = readdir(systems))) {
+		if (!is_dir_entry(s) || s->d_type != DT_DIR || fnmatch(sys_glob, s->d_name, 0) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", dir, s->d_name);
+		if (!(events = opendir(path)))
+			continue;
+		while (ret == 0 && (e = readdir(events))) {
+			if (!is_dir_entry(e) || e->d_type != DT_DIR || fnmatch(colon + 1, e->d_name, 0) != 0)
+				continue;
+			snprintf(name, sizeof(name), "%s:%s", s->d_name, e->d_name);
+			found++;
+			ret = fn(ctx, name);
+		}
+		closedir(events);
+	}
+	closedir(systems);
+	return ret ? ret : found;
+}

@@ -3,6 +3,8 @@
 #ifndef LP_EVENTLIST_H
 #define LP_EVENTLIST_H
 
+#include <stdbool.h>
+
 #include "record/eventspec.h"
 
 struct event_info {
@@ -19,5 +21,16 @@ struct event_info {
  * nonzero return and returns it; 0 otherwise.
  */
 int event_list__each(const char *pattern, int (*fn)(void *ctx, const struct event_info *e), void *ctx);
+
+/* Whether name is a tracepoint pattern (SYSTEM:NAME with a *, ? or [ in it) for event_list__tracepoints. */
+bool event_list__is_tracepoint_glob(const char *name);
+
+/*
+ * Calls fn with "system:name" for each tracepoint that glob (SYSTEM:NAME,
+ * fnmatch's wildcards in either part, case kept) matches, in tracefs's own
+ * order, as perf expands `-e 'sched:sched_process_*'`. Returns how many
+ * matched, fn's first nonzero return, or -errno (no tracefs).
+ */
+int event_list__tracepoints(const char *glob, int (*fn)(void *ctx, const char *name), void *ctx);
 
 #endif

@@ -459,7 +459,7 @@ static char *key_of(const char *name)
 }
 
 /* The end of EVENT in arg: PMU syntax keeps its commas between the slashes. */
-static size_t event_length(const char *arg)
+size_t event_spec__name_length(const char *arg)
 {
 	const char *slash = strchr(arg, '/'), *comma = strchr(arg, ',');
 	const char *close;
@@ -471,7 +471,7 @@ static size_t event_length(const char *arg)
 
 int event_spec__parse(struct event_spec *e, const char *arg, const struct event_env *env, struct lp_error *err)
 {
-	size_t n = event_length(arg);
+	size_t n = event_spec__name_length(arg);
 	const char *rest = arg + n, *title = NULL, *unit = NULL;
 	char *period = NULL, *fields = NULL;
 	uint64_t p = 0;

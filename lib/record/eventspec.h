@@ -44,6 +44,9 @@ struct event_env {
 int event_spec__parse(struct event_spec *e, const char *arg, const struct event_env *env, struct lp_error *err);
 void event_spec__release(struct event_spec *e);
 
+/* The length of the event name arg starts with: up to its first comma, a PMU's terms between slashes kept whole. */
+size_t event_spec__name_length(const char *arg);
+
 /*
  * Why an event's counts (its value, and the time it was enabled and really
  * counting) are not data, in words into buf; "" when they are. Multiplexed:

@@ -179,7 +179,7 @@ static int record(struct lp_reader *r)
 		return lp_error__set(r->err, -EINVAL, "a record after the stream's trailer (#lp.end)");
 	r->began = true;
 	switch (r->line[0]) {
-	case 'S': case 'P': case 'T': case 'C': case 'R': case 'Q': case 'K':
+	case 'S': case 'P': case 'T': case 'C': case 'R': case 'Q': case 'K': case 'N':
 		break;
 	default:
 		return other(r);	/* a kind a later version added: passed on, not read */
@@ -226,6 +226,14 @@ static int record(struct lp_reader *r)
 		if ((ret = lp_roof__parse(&r->fields, &roof, r->err)) < 0)
 			return ret;
 		return ops->roof ? ops->roof(r->ctx, r, &roof) : other(r);
+	}
+	case 'N': {
+		struct lp_count n;
+
+		if ((ret = lp_count__parse(&r->fields, &n, r->err)) < 0 || (ret = in_order(r, n.time)) < 0 ||
+		    (n.pid >= 0 && (ret = saw_pid(r, n.pid)) < 0))
+			return ret;
+		return ops->count ? ops->count(r->ctx, r, &n) : other(r);
 	}
 	case 'K': {
 		struct lp_counts k;

@@ -441,3 +441,29 @@ int lp_writer__point(struct lp_writer *w, struct lp_span name, uint64_t flops, u
 		return ret;
 	return strbuf__addf(&w->line, "\t%" PRIu64 "\t%" PRIu64 "\t%.9f", flops, bytes, seconds);
 }
+
+int lp_writer__count(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+		     const char *event, enum lp_count_state state, uint64_t value, uint64_t enabled,
+		     uint64_t running)
+{
+	int ret;
+
+	begin(w);
+	if ((ret = add(w, "N\t", 2)) < 0 || (ret = add_u64(w, time, '\t')) < 0)
+		return ret;
+	if (pid < 0)
+		ret = add(w, "-\t-\t-", 5);
+	else if ((ret = add_i64(w, pid, '\t')) == 0 && (ret = add_i64(w, tid, 0)) == 0)
+		ret = add_field(w, comm);
+	if (ret < 0 || (ret = add_field(w, event)) < 0)
+		return ret;
+	if (state == LP_COUNT_COUNTED)
+		ret = strbuf__addf(&w->line, "\t%" PRIu64, value);
+	else
+		ret = add(w, "\t-", 2);
+	if (ret == 0)
+		ret = strbuf__addf(&w->line, "\t%" PRIu64 "\t%" PRIu64, enabled, running);
+	if (ret == 0 && state != LP_COUNT_COUNTED)
+		ret = lp_writer__attr_str(w, "state", state == LP_COUNT_NOT_SUPPORTED ? "not-supported" : "not-counted");
+	return ret;
+}

@@ -510,3 +510,60 @@ int lp_counts__parse(const struct lp_fields *f, struct lp_counts *k, struct lp_e
 	k->nattrs = f->n - 8;
 	return 0;
 }
+
+/* PID or TID of an N record: a thread's, or "-" for a total (-1). */
+static int count_id(struct lp_span s, const char *name, int64_t *out, struct lp_error *err)
+{
+	if (lp_span__eq(s, "-", 1)) {
+		*out = -1;
+		return 0;
+	}
+	return field_id(s, name, out, err);
+}
+
+static int count_state(struct lp_count *n, struct lp_error *err)
+{
+	struct lp_span st;
+	char q[LP_QUOTE_SIZE];
+
+	if (!lp_attrs__find(n->attrs, n->nattrs, "state", &st))
+		return lp_error__set(err, -EINVAL, "VALUE '-' of an N record needs state=");
+	if (lp_span__eq(st, "not-supported", 13))
+		n->state = LP_COUNT_NOT_SUPPORTED;
+	else if (lp_span__eq(st, "not-counted", 11))
+		n->state = LP_COUNT_NOT_COUNTED;
+	else
+		return lp_error__set(err, -EINVAL, "state '%s' is neither 'not-supported' nor 'not-counted'",
+				     excerpt(st, q, sizeof(q)));
+	return 0;
+}
+
+int lp_count__parse(const struct lp_fields *f, struct lp_count *n, struct lp_error *err)
+{
+	const struct lp_span *v = f->v;
+	int ret;
+
+	memset(n, 0, sizeof(*n));
+	if (f->n < 9)
+		return lp_error__set(err, -EINVAL, "expected at least 9 fields in an N record, got %zu", f->n);
+	if ((ret = field_u64(v[1], "TIME", &n->time, err)) < 0 || (ret = count_id(v[2], "PID", &n->pid, err)) < 0 ||
+	    (ret = count_id(v[3], "TID", &n->tid, err)) < 0 || (ret = check_escapes(v[4], "COMM", err)) < 0 ||
+	    (ret = check_escapes(v[5], "EVENT", err)) < 0 ||
+	    (ret = field_u64(v[7], "ENABLED", &n->enabled, err)) < 0 ||
+	    (ret = field_u64(v[8], "RUNNING", &n->running, err)) < 0 || (ret = check_attrs(v + 9, f->n - 9, err)) < 0)
+		return ret;
+	if ((n->pid < 0) != (n->tid < 0))
+		return lp_error__set(err, -EINVAL, "PID and TID of an N record are both a thread's or both '-'");
+	if (v[5].len == 0)
+		return lp_error__set(err, -EINVAL, "empty EVENT");
+	if (n->running > n->enabled)
+		return lp_error__set(err, -EINVAL, "RUNNING %llu is more than ENABLED %llu",
+				     (unsigned long long)n->running, (unsigned long long)n->enabled);
+	n->comm = v[4];
+	n->event = v[5];
+	n->attrs = v + 9;
+	n->nattrs = f->n - 9;
+	if (lp_span__eq(v[6], "-", 1))
+		return count_state(n, err);
+	return field_u64(v[6], "VALUE", &n->value, err);
+}

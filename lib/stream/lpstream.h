@@ -218,6 +218,39 @@ struct lp_counts {
 /* Parses a K record split into f; -EINVAL naming the field and the problem. */
 int lp_counts__parse(const struct lp_fields *f, struct lp_counts *k, struct lp_error *err);
 
+/* ---- N records: events counted ---- */
+
+/* Why an N record has no VALUE. */
+enum lp_count_state {
+	LP_COUNT_COUNTED,
+	LP_COUNT_NOT_SUPPORTED,	/* state=not-supported: the machine cannot count the event */
+	LP_COUNT_NOT_COUNTED,	/* state=not-counted: open, but it never ran (or its count was refused) */
+};
+
+/*
+ * "N TIME PID TID COMM EVENT VALUE ENABLED RUNNING KEY=VALUE...": what
+ * event EVENT counted, exactly (lp-stat; lp-record beside its samples),
+ * read at TIME: VALUE occurrences (ns for the clocks) while it was ENABLED
+ * ns, of which RUNNING really counting (less when a PMU multiplexed it;
+ * the count is not scaled). PID TID COMM: the thread's own count, or "-"
+ * for a total over everything counted (pid and tid -1). VALUE "-" when
+ * there is none, with state= saying why. Keys: interval=NS (the count is
+ * of the NS before TIME), run=N (of -r), cpu=N.
+ */
+struct lp_count {
+	uint64_t time;
+	int64_t pid, tid;		/* -1: a total */
+	struct lp_span comm;		/* escaped; "-" for a total */
+	struct lp_span event;		/* escaped */
+	enum lp_count_state state;
+	uint64_t value, enabled, running;
+	const struct lp_span *attrs;
+	size_t nattrs;
+};
+
+/* Parses an N record split into f; -EINVAL naming the field and the problem. */
+int lp_count__parse(const struct lp_fields *f, struct lp_count *n, struct lp_error *err);
+
 /* ---- metadata ---- */
 
 /* The keys whose values every reader takes alike: where and when a stream was made. */
@@ -382,7 +415,7 @@ struct lp_reader;
 /*
  * What a program does with each line of a stream. A line goes to its kind's
  * callback when there is one, else to other (when set), else nowhere. Every
- * record of a kind this version knows (S, P, T, C, R, Q, K) is parsed and checked
+ * record of a kind this version knows (S, P, T, C, R, Q, K, N) is parsed and checked
  * whether a callback takes it or not, so that every program gives the same
  * verdict on the same stream; records of other kinds are passed to other
  * unread. A callback returns 0, or a negative errno with the error given to
@@ -397,6 +430,7 @@ struct lp_reader_ops {
 	int (*roof)(void *ctx, struct lp_reader *r, const struct lp_roof *roof);
 	int (*point)(void *ctx, struct lp_reader *r, const struct lp_point *q);
 	int (*counts)(void *ctx, struct lp_reader *r, const struct lp_counts *k);
+	int (*count)(void *ctx, struct lp_reader *r, const struct lp_count *n);
 	/* "#lp.event" lines, checked: a custom event's definition (to meta when NULL) */
 	int (*event)(void *ctx, struct lp_reader *r, const struct lp_event_def *d);
 	/* the other "#lp.KEY" lines, the trailer "#lp.end" among them */
@@ -534,6 +568,10 @@ int lp_writer__roof(struct lp_writer *w, const char *name, enum lp_roof_kind kin
 /* "K PID TID NAME INSNS FLOPS LOADED STORED" up to its attributes; name an escaped frame */
 int lp_writer__counts(struct lp_writer *w, int64_t pid, int64_t tid, struct lp_span name, uint64_t insns,
 		      uint64_t flops, uint64_t loaded, uint64_t stored);
+/* "N TIME PID TID COMM EVENT VALUE ENABLED RUNNING" (pid -1: a total, PID TID COMM "-"; comm, event raw), state= added when not counted. */
+int lp_writer__count(struct lp_writer *w, uint64_t time, int64_t pid, int64_t tid, const char *comm,
+		     const char *event, enum lp_count_state state, uint64_t value, uint64_t enabled,
+		     uint64_t running);
 int lp_writer__point(struct lp_writer *w, struct lp_span name, uint64_t flops, uint64_t bytes, double seconds);
 
 /* Attributes of the record being built: "\tKEY=VALUE". */
