@@ -45,7 +45,7 @@ setup() {
 @test "one version: every program says it, a recording carries it, a release tarball has it in VERSION" {
 	version=$("$LP_BUILD/bin/lp-collapse" --version | cut -d' ' -f2)
 	[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "version '$version'"
-	for p in lp-svg lp-filter lp-lines lp-export lp-record lp-offcpu lp-roofline; do
+	for p in lp-svg lp-filter lp-lines lp-export lp-record lp-offcpu lp-stat lp-roofline; do
 		assert_equal "$("$LP_BUILD/bin/$p" --version)" "$p $version"
 	done
 	if "$LP_BUILD/bin/lp-record" -q -o "$BATS_TEST_TMPDIR/v.lp" -- true 2> /dev/null; then
@@ -73,7 +73,7 @@ setup() {
 }
 
 @test "usage errors name the program, however it was run: not its path, not a subcommand" {
-	for p in lp-collapse lp-svg lp-filter lp-lines lp-export lp-record lp-offcpu; do
+	for p in lp-collapse lp-svg lp-filter lp-lines lp-export lp-record lp-offcpu lp-stat; do
 		run -2 --separate-stderr "$LP_BUILD/bin/$p" --bogus
 		assert_equal "${stderr_lines[0]}" "$p: unrecognized option '--bogus'"
 	done
@@ -160,6 +160,10 @@ complete_words() {
 	assert_output "$(printf -- '--tid\n--time-ordered')"
 	run complete_words lp-record -e page-fa
 	assert_line 'page-faults'
+	run complete_words lp stat -e sched:sched_process_exe
+	assert_output 'sched:sched_process_exec'
+	run complete_words lp-stat --per-
+	assert_output "$(printf -- '--per-process\n--per-thread')"
 	cd "$BATS_TEST_TMPDIR" && touch run.lp
 	run complete_words lp-svg ru
 	assert_output 'run.lp'
