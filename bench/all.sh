@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$(mktemp -d /tmp/lp-bench-all.XXXXXX)}
 mkdir -p "$out"
 failed=0
-for b in collapse svg record stacks offcpu filter export lines roofline-emulate; do
+for b in collapse svg record stacks offcpu filter export lines roofline-emulate stat; do
 	echo "bench/$b.sh ... (all of it in $out/$b.log)" >&2
 	if ! "$top/bench/$b.sh" > "$out/$b.log" 2>&1; then
 		echo "bench/$b.sh failed: $(tail -1 "$out/$b.log")" >&2
@@ -20,7 +20,7 @@ for b in collapse svg record stacks offcpu filter export lines roofline-emulate;
 done
 echo "| bench | case | what it measured |"
 echo "|---|---|---|"
-for b in collapse svg record stacks offcpu filter export lines roofline-emulate; do
+for b in collapse svg record stacks offcpu filter export lines roofline-emulate stat; do
 	# the figures: ratios (2.5x), rates (MB/s, samples/s), the targets they are held to, each
 	# under the section ("== ...") it is in
 	awk -v b="$b" '
