@@ -32,7 +32,7 @@ enum { EXIT_OWN = 125 };
 
 static const char record_usage[] =
 	"Usage: lp-record [OPTION]... [--] COMMAND [ARG]...\n"
-	"       lp-record [OPTION]... -p PID[,PID]...\n"
+	"       lp-record [OPTION]... -p PID[,PID]... [-- COMMAND [ARG]...]\n"
 	"       lp-record [OPTION]... -a|-C LIST [[--] COMMAND [ARG]...]\n"
 	"Sample COMMAND and every thread and process it spawns on the CPU and off it\n"
 	"(blocked or waiting), and write the samples, symbolised, with thread and\n"
@@ -43,7 +43,8 @@ static const char record_usage[] =
 	"  -o, --output=FILE     write the stream to FILE; %h, %r, %p, %t in it become\n"
 	"                        the host, the MPI/Slurm rank, the pid and the start\n"
 	"                        time (run.%r.lp: a stream per rank), %% a '%'\n"
-	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C\n"
+	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C,\n"
+	"                        or while COMMAND runs (-p PID -- sleep 10)\n"
 	"  -a, --all-cpus        record every process on the machine, while COMMAND\n"
 	"                        runs or until Ctrl-C\n"
 	"  -C, --cpu=LIST        as -a, on the CPUs of LIST only (0,2-3)\n"
@@ -88,11 +89,11 @@ static const char record_usage[] =
 	"  -V, --version         show the version\n"
 	"\n"
 	"Exit status: COMMAND's (128+N if killed by signal N), 125 for lp-record's own\n"
-	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
+	"errors, 126 if COMMAND cannot run, 127 if it is not found, 2 on a usage error.\n";
 
 static const char offcpu_usage[] =
 	"Usage: lp-offcpu [OPTION]... [--] COMMAND [ARG]...\n"
-	"       lp-offcpu [OPTION]... -p PID[,PID]...\n"
+	"       lp-offcpu [OPTION]... -p PID[,PID]... [-- COMMAND [ARG]...]\n"
 	"Sample the time COMMAND and every thread and process it spawns spend off the\n"
 	"CPU (blocked, sleeping, waiting to run) with eBPF on sched_switch, and write\n"
 	"the samples, symbolised, with thread and process lifecycle, as an lp stream\n"
@@ -101,7 +102,8 @@ static const char offcpu_usage[] =
 	"  -o, --output=FILE     write the stream to FILE; %h, %r, %p, %t in it become\n"
 	"                        the host, the MPI/Slurm rank, the pid and the start\n"
 	"                        time (run.%r.lp: a stream per rank), %% a '%'\n"
-	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C\n"
+	"  -p, --pid=PID[,PID]   attach to running processes until they exit or Ctrl-C,\n"
+	"                        or while COMMAND runs (-p PID -- sleep 10)\n"
 	"  -F, --freq=HZ         ticks a second (1000): intervals holding a tick are\n"
 	"                        reported, weighted by their ticks; -1: every interval\n"
 	"      --offcpu-buffer=N wake up every N records (default: when half full)\n"
@@ -122,7 +124,7 @@ static const char offcpu_usage[] =
 	"  -V, --version         show the version\n"
 	"\n"
 	"Exit status: COMMAND's (128+N if killed by signal N), 125 for lp-offcpu's own\n"
-	"errors, 126 if COMMAND cannot run, 127 if it is not found.\n";
+	"errors, 126 if COMMAND cannot run, 127 if it is not found, 2 on a usage error.\n";
 
 enum { OPT_PERIOD = 256, OPT_CAPTURE, OPT_BUFFER, OPT_NO_SPAWN, OPT_OFFCPU_FREQ, OPT_OFFCPU_BUFFER, OPT_RAW_TP,
        OPT_STACK_SIZE, OPT_LIST_EVENTS, OPT_TIME_TOLERANCE, OPT_CHECK, OPT_SPILL_AFTER, OPT_LIVE, OPT_KERNEL_FP,
@@ -263,7 +265,7 @@ static int run_checks(unsigned long freq)
 }
 
 /* Adds -e arg to the events to record: a usage error when it names no event this machine has. */
-static void add_event(struct record_opts *o, struct event_spec *specs, struct perf_custom *customs, const char *arg)
+static void add_one_event(struct record_opts *o, struct event_spec *specs, struct perf_custom *customs, const char *arg)
 {
 	struct event_spec *e = &specs[o->nevents];
 	struct lp_error err = { 0 };
@@ -289,6 +291,45 @@ static void add_event(struct record_opts *o, struct event_spec *specs, struct pe
 	};
 	o->nevents++;
 	o->perf.ncustoms = o->nevents;
+}
+
+struct glob_events {
+	struct record_opts *o;
+	struct event_spec *specs;
+	struct perf_custom *customs;
+	const char *rest;	/* ",PERIOD,TITLE,UNIT" of the -e argument, or "" */
+};
+
+static int add_matched(void *ctx, const char *name)
+{
+	struct glob_events *g = ctx;
+	char *arg;
+
+	if (asprintf(&arg, "%s%s", name, g->rest) < 0) {
+		error("out of memory");
+		exit(EXIT_OWN);
+	}
+	add_one_event(g->o, g->specs, g->customs, arg);
+	free(arg);
+	return 0;
+}
+
+/* -e EVENT[,PERIOD[,TITLE[,UNIT]]], a tracepoint wildcard (sched:sched_process_*) standing for each it matches. */
+static void add_event(struct record_opts *o, struct event_spec *specs, struct perf_custom *customs, const char *arg)
+{
+	size_t n = event_spec__name_length(arg);
+	struct glob_events g = { .o = o, .specs = specs, .customs = customs, .rest = arg + n };
+	char *name = strndup(arg, n);
+
+	if (!name) {
+		error("out of memory");
+		exit(EXIT_OWN);
+	}
+	if (event_list__is_tracepoint_glob(name))
+		event_args__each(name, add_matched, &g);
+	else
+		add_one_event(o, specs, customs, arg);
+	free(name);
 }
 
 /* An off-CPU rate: ticks a second, or -1 (every interval); 0 only where allow_zero. */
@@ -503,8 +544,6 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		o.perf.clock_pages = event_rings__pages_for(o.perf.stack_snapshot);
 	if (check)
 		exit(run_checks(o.perf.freq));
-	if (optind < argc && o.npids)
-		usage_error("give a command or -p, not both");
 	if (o.npids && o.perf.system_wide)
 		usage_error("-p records some processes, -a and -C all of them: give one");
 	if (optind == argc && !o.npids && !o.perf.system_wide)

@@ -143,3 +143,15 @@ stacks_of() {
 	run ! grep -q 'out.lp' fds.txt
 	grep -q ' 0 -> ' fds.txt
 }
+
+@test "a tracepoint wildcard stands for each tracepoint it matches, as perf expands it" {
+	run -0 --separate-stderr lp-record -q -o g.lp -e 'sched:sched_process_*' -- sh -c '/bin/true; /bin/true'
+	# the six, in perf stat's order
+	perf_list=$(perf stat -x, -e 'sched:sched_process_*' -- true 2>&1 | awk -F, 'NF >= 7 { print $3 }')
+	assert_equal "$(awk -F'\t' '$1 == "#lp.event" { print $2 }' g.lp)" "$perf_list"
+	# two forks and three execs, two exits of the children (the shell's own exit is after its samples end)
+	assert_equal "$(lp_awk '$1 == "S" && f("event") == "sched:sched_process_fork"' g.lp | wc -l)" 2
+	assert_equal "$(lp_awk '$1 == "S" && f("event") == "sched:sched_process_exec"' g.lp | wc -l)" 3
+	run -2 --separate-stderr lp-record -q -o g.lp -e 'sched:nothing_*' -- true
+	assert_equal "${stderr%%$'\n'*}" "lp-record: no tracepoint matches 'sched:nothing_*' (see --list-events)"
+}

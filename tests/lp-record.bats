@@ -389,6 +389,21 @@ record_with_max_stack_4() {
 	within "$(share ';copy_loop(;| )' attached.folded)" 80 100 "copy_loop"
 }
 
+@test "-p PID -- sleep N: the processes recorded for as long as the command runs, the command not" {
+	"$W/demo" 3 > /dev/null &
+	pid=$!
+	run --separate-stderr lp-record -q -o timed.lp -p "$pid" -- sleep 0.4
+	assert_success || fail "$stderr"
+	# the command's own status is lp-record's
+	run -3 --separate-stderr lp-record -q -o status.lp -p "$pid" -- sh -c 'exit 3'
+	kill "$pid" 2> /dev/null || true
+	wait "$pid" 2> /dev/null || true
+	# the demo's samples only: about 0.4 s of its two spinning threads at 999 Hz
+	run -0 lp_awk -v pid="$pid" '$1 == "S" && f("event") == "cpu" { n[f("pid") == pid ? "demo" : "other " f("comm")]++ }
+		END { for (k in n) print k, (n[k] > 500 && n[k] < 1000 ? "about 0.4 s" : n[k]) }' timed.lp
+	assert_output "demo about 0.4 s"
+}
+
 @test "-p: a thread's exact on-CPU time counts from the attach, as its samples do" {
 	# the demo's two threads spin for 3 s; lp-record comes in after 1.5 s of it, for 0.8 s
 	"$W/demo" 3 > /dev/null &

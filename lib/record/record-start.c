@@ -137,6 +137,11 @@ static int start_command(struct recorder *r, struct lp_error *err)
 		ret = 0;
 		goto let_go;
 	}
+	if (r->o.npids) {
+		/* the processes of -p are recorded for as long as the command runs: it is not followed */
+		ret = 0;
+		goto let_go;
+	}
 	r->session = event_rings__open(r->child, &r->o.perf, err);
 	ret = r->session ? 0 : -errno;
 	if (ret == 0 && r->gate && (ret = follow_gate__follow(r->gate, r->child)) < 0)
@@ -356,11 +361,14 @@ int recorder__start(struct recorder *r, struct lp_error *err)
 		return ret;
 	if (r->o.perf.system_wide) {
 		ret = start_system_wide(r, err);
-	} else if (r->o.argv) {
+	} else if (r->o.argv && !r->o.npids) {
 		r->o.perf.enable_on_exec = true;
 		ret = start_command(r, err);
 	} else {
 		ret = attach(r, err);
+		/* perf's `-p PID -- sleep 10`: the command says how long */
+		if (ret == 0 && r->o.argv)
+			ret = start_command(r, err);
 	}
 	if (ret == 0 && r->offcpu)
 		event_rings__poll_also(r->session, offcpu__fd(r->offcpu));
