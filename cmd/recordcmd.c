@@ -83,7 +83,9 @@ static const char record_usage[] =
 	"                        soon after COMMAND ends; on-CPU and custom events\n"
 	"                        only (no off-CPU), lost-sample counts at the end\n"
 	"      --time-tolerance=PCT warn of threads whose sampled on-CPU time strays\n"
-	"                        more than PCT% from the kernel's exact figure (20)\n"
+	"                        more than PCT% from the kernel's exact figure (20),\n"
+	"                        and of -e events whose samples stray so from their\n"
+	"                        exact count (by a period or more)\n"
 	"  -q, --quiet           no summary on stderr\n"
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
@@ -763,6 +765,8 @@ int record_main(int argc, char **argv, bool offcpu_only)
 			      o.perf.mmap_pages);
 		if (st.custom_doubt[k][0])
 			error("warning: %s", st.custom_doubt[k]);
+		if (st.custom_strayed[k][0])
+			error("warning: %s", st.custom_strayed[k]);
 		if (!quiet)
 			error("%llu samples of '%s' (period %llu)", (unsigned long long)st.custom_samples[k],
 			      specs[k].name, (unsigned long long)specs[k].period);

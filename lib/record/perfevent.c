@@ -684,6 +684,28 @@ int event_rings__custom_times(const struct event_rings *s, size_t k, uint64_t *v
 	return n ? 0 : -ENOENT;
 }
 
+int event_rings__custom_enabled_sum(const struct event_rings *s, size_t k, uint64_t *sum)
+{
+	uint64_t v[4];
+	size_t size = s->no_lost_format ? 3 * sizeof(v[0]) : sizeof(v);
+	int n = 0;
+
+	*sum = 0;
+	if (k >= s->o.ncustoms)
+		return -EINVAL;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		const struct ring *r = &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu];
+
+		if (r->fd < 0)
+			continue;
+		if (read(r->fd, v, size) != (ssize_t)size)
+			return -errno;
+		*sum += v[1];
+		n++;
+	}
+	return n ? 0 : -ENOENT;
+}
+
 uint64_t event_rings__lost(const struct event_rings *s, int event)
 {
 	uint64_t n = 0;

@@ -196,6 +196,9 @@ int event_rings__clock_total(const struct event_rings *s, uint64_t *total);
 int event_rings__custom_times(const struct event_rings *s, size_t k, uint64_t *value, uint64_t *enabled,
 			       uint64_t *running, uint64_t *lost);
 
+/* The enabled times of custom event k's counters summed over the CPUs, as its running time is; -errno. */
+int event_rings__custom_enabled_sum(const struct event_rings *s, size_t k, uint64_t *sum);
+
 /* Records the kernel lost in the rings of event (PERF_RECORD_LOST), so far. */
 uint64_t event_rings__lost(const struct event_rings *s, int event);
 

@@ -124,6 +124,52 @@ int writer__write_header(struct recorder *r, struct lp_writer *out, const struct
 	return ret;
 }
 
+/* Why the samples of event k do not stand for its exact count (value), in words, or "". */
+static void count_strayed(const struct recorder *r, const struct record_stats *st, size_t k, uint64_t value,
+			  char *buf, size_t size)
+{
+	const struct event_spec *e = &r->o.events[k];
+	uint64_t sampled = st->custom_weight[k], d = sampled > value ? sampled - value : value - sampled;
+
+	buf[0] = 0;
+	/* a period's worth short per thread and CPU is what sampling every PERIOD-th occurrence leaves */
+	if (d * 100 <= (uint64_t)r->o.time_tolerance * value || d < e->period)
+		return;
+	snprintf(buf, size, "the samples of '%s' stand for %" PRIu64 " occurrences, its exact count is %" PRIu64
+		 "%s", e->name, sampled, value,
+		 st->custom_lost[k] ? ": samples were lost" : sampled < value ? ": a smaller period samples more of them" : "");
+}
+
+int writer__write_event_counts(struct writer *w)
+{
+	struct recorder *r = w->r;
+	const char *v[1];
+	int ret = 0;
+
+	if (!r->o.argv || r->o.npids || r->o.perf.system_wide || !r->exited)
+		return 0;
+	for (size_t k = 0; ret == 0 && k < r->o.nevents && k < RECORD_MAX_EVENTS; k++) {
+		const typeof(r->custom_times[0]) *t = &r->custom_times[k];
+		bool counted = t->known && t->running && !w->stats->custom_doubt[k][0];
+
+		if (!t->known)
+			continue;
+		ret = lp_writer__count(&w->out, r->end_ns, -1, -1, NULL, r->o.events[k].key,
+				       counted ? LP_COUNT_COUNTED : LP_COUNT_NOT_COUNTED, t->value, t->enabled_sum,
+				       t->running);
+		if (ret == 0)
+			ret = lp_writer__end(&w->out);
+		if (ret == 0 && counted)
+			count_strayed(r, w->stats, k, t->value, w->stats->custom_strayed[k],
+				      sizeof(w->stats->custom_strayed[k]));
+		if (ret == 0 && w->stats->custom_strayed[k][0]) {
+			v[0] = w->stats->custom_strayed[k];
+			ret = lp_writer__meta(&w->out, "warning", v, 1);
+		}
+	}
+	return ret;
+}
+
 /* What is known only once every stack is unwound, then the stream's last line. */
 int writer__write_trailer(struct lp_writer *out, const struct record_stats *st)
 {

@@ -205,8 +205,10 @@ static int write_custom(struct writer *w, const struct perf_event_header *h, siz
 	      writer__callchain(w, &sm, sm.pid, writer__cut_at_max_stack(w, &sm), NULL, 0);
 	if (ret < 0)
 		return ret;
-	if (k < RECORD_MAX_EVENTS)
+	if (k < RECORD_MAX_EVENTS) {
 		w->stats->custom_samples[k]++;
+		w->stats->custom_weight[k] += sm.period;
+	}
 	if ((ret = put_sample(w, sm.time, sm.pid, sm.tid, e->key, sm.period)) < 0 ||
 	    (ret = lp_writer__attr_u64(&w->out, "cpu", sm.cpu)) < 0)
 		return ret;
@@ -577,6 +579,8 @@ static int write_end(struct writer *w, bool live)
 	int ret = writer__write_living_threads(w);
 
 	w->stats->stack_needed = writer__stack_needed(w);
+	if (ret == 0)
+		ret = writer__write_event_counts(w);
 	if (ret == 0 && live)
 		ret = writer__write_counts(w->r, &w->out, w->stats);
 	if (ret == 0)

@@ -72,6 +72,7 @@ struct recorder {
 	uint64_t clock_total;	/* task-clock of the command's whole tree, once exited; 0 if unknown */
 	struct {
 		uint64_t value, enabled, running, lost;
+		uint64_t enabled_sum;	/* over the CPUs' counters, as running is (enabled is their most) */
 		bool known;
 	} custom_times[RECORD_MAX_EVENTS];	/* each -e event's, when recording ended */
 	uint64_t start_ns, end_ns;	/* recording began, ended */

@@ -67,6 +67,8 @@ struct record_stats {
 	char first_strayed[256];	/* the first of them, in words */
 	uint64_t custom_samples[RECORD_MAX_EVENTS], custom_lost[RECORD_MAX_EVENTS];	/* per -e event */
 	char custom_doubt[RECORD_MAX_EVENTS][256];	/* why an event's counts are not data, or "" */
+	uint64_t custom_weight[RECORD_MAX_EVENTS];	/* the occurrences the kept samples stand for */
+	char custom_strayed[RECORD_MAX_EVENTS][256];	/* how they stray from the exact count, or "" */
 	uint64_t offcpu_samples, offcpu_drops, offcpu_ns;
 	struct offcpu_drops offcpu_drop_causes;	/* why offcpu_drops were lost */
 	const char *offcpu_attachment;	/* NULL when off-CPU sampling was off */

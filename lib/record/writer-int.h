@@ -273,6 +273,13 @@ int writer__write_region(struct writer *w, const struct perf_event_header *h, in
 int writer__close_regions(struct writer *w, pid_t pid, pid_t tid, uint64_t time);
 int writer__write_counts(struct recorder *r, struct lp_writer *out, const struct record_stats *st);
 int writer__write_header(struct recorder *r, struct lp_writer *out, const struct record_stats *st, bool live);
+/*
+ * Each -e event's exact count over the command and all it spawned (its
+ * inherited counter, read once recording ended), as an N record, and how
+ * far the samples' weights stray from it: for a command only (attached,
+ * the counter is of the first task alone; system-wide, of every task).
+ */
+int writer__write_event_counts(struct writer *w);
 int writer__write_trailer(struct lp_writer *out, const struct record_stats *st);
 void writer__count_losses(struct recorder *r, struct record_stats *stats);
 
