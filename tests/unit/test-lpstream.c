@@ -438,6 +438,50 @@ static void lists_agree(void)
 	ok(bad == 0, "lp_list__check agrees with an item-by-item check on 200000 random lists");
 }
 
+/* N records: what the writer writes the parser reads back, totals and threads, counted or not. */
+static void count_records(void)
+{
+	struct lp_writer w;
+	struct lp_count n;
+	char *buf = NULL, *line, *save = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+	int i = 0;
+
+	lp_writer__init(&w, out);
+	lp_writer__count(&w, 900, -1, -1, NULL, "task-clock", LP_COUNT_COUNTED, 5000, 6000, 5000);
+	lp_writer__attr_u64(&w, "run", 2);
+	lp_writer__end(&w);
+	lp_writer__count(&w, 901, 7, 8, "my\tapp", "pmu/a=1,b=2/", LP_COUNT_COUNTED, 0, 10, 10);
+	lp_writer__end(&w);
+	lp_writer__count(&w, 902, -1, -1, NULL, "cycles", LP_COUNT_NOT_SUPPORTED, 0, 0, 0);
+	lp_writer__end(&w);
+	lp_writer__release(&w);
+	fclose(out);
+	is_str(buf, "N\t900\t-\t-\t-\ttask-clock\t5000\t6000\t5000\trun=2\n"
+		    "N\t901\t7\t8\tmy%09app\tpmu/a=1,b=2/\t0\t10\t10\n"
+		    "N\t902\t-\t-\t-\tcycles\t-\t0\t0\tstate=not-supported\n", "N records written");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
+		lp_error__clear(&e);
+		if (lp_fields__split(&f, line, strlen(line)) < 0)
+			abort();
+		ok(lp_count__parse(&f, &n, &e) == 0, "an N record read back");
+		if (i == 0)
+			ok(n.pid == -1 && n.tid == -1 && n.value == 5000 && n.enabled == 6000 && n.running == 5000 &&
+			   n.state == LP_COUNT_COUNTED && n.nattrs == 1, "a total's fields");
+		if (i == 1)
+			ok(n.pid == 7 && n.tid == 8 && n.value == 0 && n.event.len == 12, "a thread's, a zero count");
+		if (i == 2)
+			ok(n.state == LP_COUNT_NOT_SUPPORTED, "not supported: no value, its state");
+	}
+	free(buf);
+	lp_error__clear(&e);
+	line = "N\t1\t-\t-\t-\tcycles\t-\t0\t0\tstate=maybe";
+	lp_fields__split(&f, line, strlen(line));
+	ok(lp_count__parse(&f, &n, &e) == -EINVAL, "an unknown state refused");
+	is_str(err, "state 'maybe' is neither 'not-supported' nor 'not-counted'", "and named");
+}
+
 int main(void)
 {
 	good_sample();
@@ -455,5 +499,6 @@ int main(void)
 	list_building();
 	lp_fields__release(&f);
 	lists_agree();
+	count_records();
 	return tap_done();
 }
