@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp-svg: folded stacks or an lp stream to an interactive flame graph (SVG). */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -198,6 +199,19 @@ static bool mapped_color(void *ctx, const char *name, size_t len, uint32_t *rgb)
 	return palette_map__get(ctx, name, len, rgb);
 }
 
+/* A sampled event's flame graph says how much of it the samples are, where the stream counted it. */
+static const char *counted_subtitle(const struct profile *c)
+{
+	static char text[128];
+	uint64_t samples, occurrences;
+
+	if (!profile__exact_count(c, &samples, &occurrences))
+		return NULL;
+	snprintf(text, sizeof(text), "%" PRIu64 " samples of %" PRIu64 " occurrences (counted exactly)", samples,
+		 occurrences);
+	return text;
+}
+
 int main(int argc, char **argv)
 {
 	struct flamesvg_opts so = {
@@ -392,6 +406,8 @@ int main(int argc, char **argv)
 	so.nframe_notes = profile__notes(c, &so.frame_note_names, &so.frame_notes);
 	if (!so.title)
 		so.title = so.flamechart ? "Flame Chart" : so.inverted ? "Icicle Graph" : "Flame Graph";
+	if (!so.subtitle)
+		so.subtitle = counted_subtitle(c);
 	if (!so.subtitle && profile__explained_waits(c))
 		so.subtitle = "a wait another recorded thread ended is one frame, [waiting for NAME] (--waits all: its stack)";
 	if (use_cp) {

@@ -168,6 +168,10 @@ sampled 1001"
 	faults=$(lp_awk '$1 == "N" && f("event") == "page-faults" { print f("value") }' n.lp)
 	[ "$faults" -ge 500 ] && [ "$faults" -le 700 ] || fail "page-faults $faults"
 	! grep -q '^#lp.warning' n.lp || fail "$(grep '^#lp.warning' n.lp)"
+	# the flame graph of one event says how much of it its samples are
+	lp-svg -e page-faults n.lp > pf.svg
+	samples=$(lp_awk '$1 == "S" && f("event") == "page-faults"' n.lp | wc -l)
+	grep -q ">$samples samples of $faults occurrences (counted exactly)<" pf.svg || fail "$(grep -o 'id="subtitle"[^<]*<' pf.svg)"
 	# twenty short processes of ~50 faults each, sampled every 40th: each leaves up to 39 unsampled,
 	# ~20% of the exact count in all, more than the 5% tolerance asked: said, on stderr and in the stream
 	run -0 --separate-stderr lp-record -q --time-tolerance 5 -o s.lp -e page-faults,40 -- \

@@ -36,6 +36,9 @@ struct profile {
 	struct profile_opts o;
 	unsigned processes;		/* whose samples were kept, counted to 2 */
 	uint64_t explained_weight;	/* of the waits drawn as their waker (WAITS_UNEXPLAINED) */
+	uint64_t kept_samples;		/* samples of the selected events kept */
+	uint64_t exact_count;		/* the N records' totals of the selected events */
+	bool has_exact;
 	int64_t first_pid;
 	struct stackmap *stacks;
 	struct stackmap *threads;

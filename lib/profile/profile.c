@@ -672,6 +672,7 @@ static int lp_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
 				     c->o.by_host && !c->has_host ? "" : " (it was not recorded under mpirun or srun)");
 	if ((c->o.only_tid > 0 && s->tid != c->o.only_tid) || (c->o.only_pid > 0 && s->pid != c->o.only_pid))
 		return 0;
+	c->kept_samples++;
 	/* one process, or more: all a flame chart needs to know */
 	if (c->processes == 0)
 		c->first_pid = s->pid;
@@ -699,8 +700,22 @@ static int lp_sample(void *ctx, struct lp_reader *r, const struct lp_sample *s)
 		   tid, strlen(tid), err);
 }
 
+/* An N record: the exact count of a selected event over everything counted (its total). */
+static int lp_count(void *ctx, struct lp_reader *r, const struct lp_count *n)
+{
+	struct lp_read *x = ctx;
+
+	(void)r;
+	if (n->pid < 0 && n->state == LP_COUNT_COUNTED && event_selected(x->c, n->event)) {
+		x->c->exact_count += n->value;
+		x->c->has_exact = true;
+	}
+	return 0;
+}
+
 static const struct lp_reader_ops lp_ops = {
 	.sample = lp_sample,
+	.count = lp_count,
 	.region = lp_region,
 	.proc = lp_proc,
 	.thread = lp_thread,
@@ -786,6 +801,13 @@ static int cmp_timed(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+bool profile__exact_count(const struct profile *c, uint64_t *samples, uint64_t *occurrences)
+{
+	*samples = c->kept_samples;
+	*occurrences = c->exact_count;
+	return c->has_exact && c->o.nevents == 1;
 }
 
 uint64_t profile__explained_waits(const struct profile *c)

@@ -77,6 +77,13 @@ int profile__read(struct profile *c, int fd, const char *name, int col,
  */
 size_t profile__notes(const struct profile *c, const char *const **keys, const char *const **texts);
 
+/*
+ * With one event selected whose exact count the stream holds (N records,
+ * lp-record -e, lp-stat -o): the samples of it kept and the occurrences
+ * counted. false otherwise.
+ */
+bool profile__exact_count(const struct profile *c, uint64_t *samples, uint64_t *occurrences);
+
 /* The weight of the waits drawn as one frame naming their waker (WAITS_UNEXPLAINED). */
 uint64_t profile__explained_waits(const struct profile *c);
 
