@@ -386,10 +386,10 @@ int main(int argc, char **argv)
 	}
 	/* processes one after another along x: a picture few can read */
 	if (so.flamechart && profile__processes(c) > 1 && !co.only_tid && !co.only_pid)
-		error("warning: the flame chart puts the threads of several processes one after another: --pid PID or "
+		warning("the flame chart puts the threads of several processes one after another: --pid PID or "
 		      "--tid TID draws one; --timeline draws them all on one time axis, each thread's flame chart a click away");
 	if (sink.folded)
-		error("warning: %llu stacks are deeper than %zu frames: their deeper frames are drawn as one "
+		warning("%llu stacks are deeper than %zu frames: their deeper frames are drawn as one "
 		      FLAME_DEEPER " frame (--max-depth)", (unsigned long long)sink.folded, sink.max_depth);
 	/* an empty picture would pass for a result: flamegraph.pl refuses too */
 	if (flametree__count(tree) <= 1) {

@@ -212,7 +212,7 @@ static void warn_check(void *ctx, const struct check *c)
 	if (c->status != CHECK_WARNING || !strcmp(c->name, "perf_event_max_sample_rate") ||
 	    !strcmp(c->name, "kptr_restrict"))
 		return;
-	error("warning: %s: %s; %s", c->name, c->text, c->remedy);
+	warning("%s: %s; %s", c->name, c->text, c->remedy);
 }
 
 /*
@@ -233,7 +233,7 @@ static int check_system(struct record_opts *o)
 	}
 	if (o->perf.freq && max_rate > 0 && (long)o->perf.freq > max_rate) {
 		/* perf_event_open refuses such a rate */
-		error("warning: -F %llu is above kernel.perf_event_max_sample_rate (%ld): sampling at "
+		warning("-F %llu is above kernel.perf_event_max_sample_rate (%ld): sampling at "
 		      "%ld Hz; raise it with sysctl kernel.perf_event_max_sample_rate=%llu",
 		      (unsigned long long)o->perf.freq, max_rate, max_rate, (unsigned long long)o->perf.freq);
 		o->perf.freq = (uint64_t)max_rate;
@@ -637,35 +637,35 @@ int record_main(int argc, char **argv, bool offcpu_only)
 	out = NULL;
 	whole = true;
 	if (st.lost)
-		error("warning: %llu samples lost: the ring buffers filled up; use a bigger -m (now %u)",
+		warning("%llu samples lost: the ring buffers filled up; use a bigger -m (now %u)",
 		      (unsigned long long)st.lost, perf_opts__clock_pages(&o.perf));
 	if (st.truncated)
-		error("warning: %llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
+		warning("%llu stacks reached kernel.perf_event_max_stack (%ld frames) and were cut; "
 		      "raise it with sysctl kernel.perf_event_max_stack=N",
 		      (unsigned long long)st.truncated, event_rings__sysctl("perf_event_max_stack"));
 	if (st.unwind_stopped)
-		error("warning: %llu stacks start with " SYM_UNWIND_STOPPED ": unwinding could not go on "
+		warning("%llu stacks start with " SYM_UNWIND_STOPPED ": unwinding could not go on "
 		      "(frames bigger than the stack snapshot, or code with neither frame pointers nor CFI "
 		      "where they were needed); the callers of their first frame are unknown",
 		      (unsigned long long)st.unwind_stopped);
 	if (st.stopped_copy_short)
-		error("warning: %llu of those stacks go on beyond what the kernel could copy of them: a stack page "
+		warning("%llu of those stacks go on beyond what the kernel could copy of them: a stack page "
 		      "their thread had not touched yet (the kernel copies no page it would have to fault in), "
 		      "or the stack's end; no --stack-size gives their callers",
 		      (unsigned long long)st.stopped_copy_short);
 	if (st.regions_off[0])
-		error("warning: code regions were not recorded (of the files mapped after): %s", st.regions_off);
+		warning("code regions were not recorded (of the files mapped after): %s", st.regions_off);
 	if (st.regions_lost)
-		error("warning: %llu code region marks lost: their ring buffers filled up",
+		warning("%llu code region marks lost: their ring buffers filled up",
 		      (unsigned long long)st.regions_lost);
 	if (st.region_orphans)
-		error("warning: %llu code region ends without their begin (the first: '%s'): left out",
+		warning("%llu code region ends without their begin (the first: '%s'): left out",
 		      (unsigned long long)st.region_orphans, st.first_orphan);
 	if (st.region_unclosed)
-		error("warning: %llu code regions still open as an outer one ended or their thread exited "
+		warning("%llu code regions still open as an outer one ended or their thread exited "
 		      "(the first: '%s'): ended there", (unsigned long long)st.region_unclosed, st.first_unclosed);
 	if (st.region_unnamed)
-		error("warning: %llu code region marks of lp_region_begin/lp_region_end whose name was not "
+		warning("%llu code region marks of lp_region_begin/lp_region_end whose name was not "
 		      "on the stack copied: left out", (unsigned long long)st.region_unnamed);
 	if (st.stopped_past_copy && o.perf.stack_snapshot < 65528) {
 		/* the smallest power of two that reaches the roots the thread's whole stacks showed, else 4 times */
@@ -677,7 +677,7 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		if (bigger > 65528)
 			bigger = 65528;
 
-		error("warning: %llu of those stacks go on beyond the %u bytes of stack copied with each "
+		warning("%llu of those stacks go on beyond the %u bytes of stack copied with each "
 		      "on-CPU sample: --stack-size=%u reaches %s, at that many bytes a sample "
 		      "(perf's --call-graph dwarf copies 8192)",
 		      (unsigned long long)st.stopped_past_copy, o.perf.stack_snapshot, bigger,
@@ -689,37 +689,37 @@ int record_main(int argc, char **argv, bool offcpu_only)
 
 		/* the limit is only the cause where it is now below the rate asked for */
 		if (max_rate > 0 && (unsigned long long)max_rate < o.perf.freq)
-			error("warning: sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
+			warning("sampled at %.0f Hz, not the %llu asked for: the kernel lowered "
 			      "kernel.perf_event_max_sample_rate (now %ld)", st.achieved_hz,
 			      (unsigned long long)o.perf.freq, max_rate);
 		else if (st.unsampled_threads)
-			error("warning: sampled at %.0f Hz of CPU time, not the %llu asked for: %llu threads ran "
+			warning("sampled at %.0f Hz of CPU time, not the %llu asked for: %llu threads ran "
 			      "too briefly to be sampled (a thread's first sample comes a whole period into its "
 			      "CPU time); their time is in the stream as %s", st.achieved_hz,
 			      (unsigned long long)o.perf.freq, (unsigned long long)st.unsampled_threads,
 			      SYM_NOT_SAMPLED);
 		else
-			error("warning: sampled at %.0f Hz of CPU time, not the %llu asked for (kernel.perf_event_max_sample_rate "
+			warning("sampled at %.0f Hz of CPU time, not the %llu asked for (kernel.perf_event_max_sample_rate "
 			      "is %ld): the kernel took fewer samples than asked", st.achieved_hz,
 			      (unsigned long long)o.perf.freq, max_rate);
 	}
 	/* each cause with the remedy that fits it, if there is one */
 	if (st.offcpu_drop_causes.full)
-		error("warning: %llu off-CPU records lost: the BPF ring buffer filled up; use a smaller "
+		warning("%llu off-CPU records lost: the BPF ring buffer filled up; use a smaller "
 		      "--offcpu-buffer (wake up more often) or a lower off-CPU rate",
 		      (unsigned long long)st.offcpu_drop_causes.full);
 	if (st.offcpu_drop_causes.missed)
-		error("warning: %llu off-CPU intervals lost: the kernel put a thread back on a CPU without a "
+		warning("%llu off-CPU intervals lost: the kernel put a thread back on a CPU without a "
 		      "sched_switch we saw, and it ran user code before its stack could be taken",
 		      (unsigned long long)st.offcpu_drop_causes.missed);
 	if (st.offcpu_drop_causes.slot)
-		error("warning: %llu off-CPU intervals lost: no room to follow a thread (%d threads at once "
+		warning("%llu off-CPU intervals lost: no room to follow a thread (%d threads at once "
 		      "at most)", (unsigned long long)st.offcpu_drop_causes.slot, OFFCPU_MAX_THREADS);
 	if (st.throttled)
-		error("warning: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
+		warning("the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 		      (unsigned long long)st.throttled);
 	if (st.faster_than_clock)
-		error("warning: the task-clock of %llu samples advanced more than the time since its previous "
+		warning("the task-clock of %llu samples advanced more than the time since its previous "
 		      "sample (the kernel's count after throttling): each stands for that time instead",
 		      (unsigned long long)st.faster_than_clock);
 	if (!quiet)
@@ -753,32 +753,32 @@ int record_main(int argc, char **argv, bool offcpu_only)
 		error("%llu off-CPU samples have one frame and %s: their thread's memory was gone (it was exiting) "
 		      "or its stack was not seen", (unsigned long long)st.offcpu_one_frame, SYM_UNWIND_STOPPED);
 	if (recorder__spill_error(active))
-		error("warning: cannot write a temporary file in '%s' (%s): records were kept in memory",
+		warning("cannot write a temporary file in '%s' (%s): records were kept in memory",
 		      o.spill_dir, strerror(recorder__spill_error(active)));
 	if (!quiet && recorder__spilled_bytes(active))
 		error("%.1f MB of records went through a temporary file in '%s' (--spill-after)",
 		      (double)recorder__spilled_bytes(active) / 1e6, o.spill_dir);
 	for (size_t k = 0; k < o.nevents; k++) {
 		if (st.custom_lost[k])
-			error("warning: %llu samples of '%s' lost: the ring buffers filled up; use a bigger -m "
+			warning("%llu samples of '%s' lost: the ring buffers filled up; use a bigger -m "
 			      "(now %u) or a bigger period", (unsigned long long)st.custom_lost[k], specs[k].name,
 			      o.perf.mmap_pages);
 		if (st.custom_doubt[k][0])
-			error("warning: %s", st.custom_doubt[k]);
+			warning("%s", st.custom_doubt[k]);
 		if (st.custom_strayed[k][0])
-			error("warning: %s", st.custom_strayed[k]);
+			warning("%s", st.custom_strayed[k]);
 		if (!quiet)
 			error("%llu samples of '%s' (period %llu)", (unsigned long long)st.custom_samples[k],
 			      specs[k].name, (unsigned long long)specs[k].period);
 	}
 	if (st.strayed_threads)
-		error("warning: %llu threads' sampled on-CPU time strays more than %u%% from the kernel's exact "
+		warning("%llu threads' sampled on-CPU time strays more than %u%% from the kernel's exact "
 		      "figure (#lp.warning in the stream), such as %s%s",
 		      (unsigned long long)st.strayed_threads, o.time_tolerance, st.first_strayed,
 		      st.lost || st.throttled ? ": samples were lost or throttled" :
 		      ": what no sample stood for is in the stream as " SYM_NOT_SAMPLED);
 	if (st.task_records_lost)
-		error("warning: %llu records of spawns, execs, exits or mappings lost: their ring buffers "
+		warning("%llu records of spawns, execs, exits or mappings lost: their ring buffers "
 		      "filled up; some threads may lack names or symbols", (unsigned long long)st.task_records_lost);
 	if (o.argv) {
 		int ws = recorder__wait_status(active);

@@ -101,7 +101,7 @@ setup() {
 	assert_line 'lib/base/strbuf.c includes lib/record/recorder-int.h: another folder'"'"'s private header'
 }
 
-@test "tools/lint: nothing in the tree; a twice-named header, an unprefixed symbol, a test of a message's words found" {
+@test "tools/lint: nothing in the tree; a twice-named header, an unprefixed symbol, a test of a message's words, a warning as an error found" {
 	run --separate-stderr "$TOP/tools/lint" "$LP_BUILD/liblp.a"
 	assert_success
 	assert_output ''
@@ -111,12 +111,14 @@ setup() {
 	cp "$TOP/tools/check-layers" "$TOP/tools/lint" tree/tools/
 	cp "$TOP/lib/base/hash.h" tree/cmd/
 	printf 'int f(const struct lp_error *e) { return strcmp(e->msg, "exec") == 0; }\n' >> tree/lib/base/strbuf.c
+	printf 'static void w(void) { error("warning: %%s", "x"); }\n' >> tree/cmd/lp-lines.c
 	printf 'int bad_name(void) { return 0; }\n' > bad.c
 	cc -c -o bad.o bad.c && ar rcs bad.a bad.o
 	run -1 --separate-stderr tree/tools/lint bad.a
 	assert_line --regexp "^header name 'hash.h' is there twice: "
 	assert_line "bad.a: global symbol 'bad_name' is not named by its object (noun__verb)"
 	assert_line --regexp "^lib/base/strbuf.c:[0-9]+:.*: a decision on a message's words; give the error a kind"
+	assert_line --regexp "^cmd/lp-lines.c:[0-9]+:.*: a warning printed as an error; call warning\(\)$"
 }
 
 @test "lp, the umbrella: lists the commands, runs lp-COMMAND beside it, opens the manual, says its version" {
