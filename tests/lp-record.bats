@@ -460,8 +460,9 @@ record_with_max_stack_4() {
 	[ "$status" -eq 2 ]
 	run --separate-stderr lp-record -m 3 true
 	[ "$status" -eq 2 ]
-	run --separate-stderr lp-record -p 1 true
+	run --separate-stderr lp-record -p 1 -a true
 	[ "$status" -eq 2 ]
+	[[ "$stderr" == "lp-record: -p records some processes, -a and -C all of them: give one"* ]]
 }
 
 @test "frames bigger than the stack snapshot, without frame pointers: no invented callers, one marker" {
