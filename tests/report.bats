@@ -53,6 +53,14 @@ recorded() {
 	[ ! -e r/stale ]
 }
 
+@test "--from a stream with -e events: each event's samples beside its exact count" {
+	[ -x "$W/writes" ] || fail "workloads not built"
+	lp-record -q -o w.lp -e syscalls:sys_enter_write -- "$W/writes" 300 10 2> rec.err || skip "cannot record here: $(cat rec.err)"
+	run -0 --separate-stderr "$REPORT" r --from w.lp
+	grep -q '<tr><th>syscalls:sys_enter_write</th><td>301 samples, 301 in all; 301 counted exactly</td></tr>' r/index.html ||
+		fail "$(grep -o '<tr><th>syscalls[^/]*' r/index.html)"
+}
+
 @test "a recording whose source is not here: its functions are named with the files not found, not drawn" {
 	# built here, its source beside it, then taken away: as a recording made on another machine
 	cp "$TOP/tests/workloads/lines.c" here.c
