@@ -653,13 +653,13 @@ int event_rings__clock_total(const struct event_rings *s, uint64_t *total)
 }
 
 int event_rings__custom_times(const struct event_rings *s, size_t k, uint64_t *value, uint64_t *enabled,
-			       uint64_t *running, uint64_t *lost)
+			       uint64_t *running, uint64_t *lost, uint64_t *enabled_sum)
 {
 	uint64_t v[4] = { 0 };
 	size_t size = s->no_lost_format ? 3 * sizeof(v[0]) : sizeof(v);
 	int n = 0;
 
-	*value = *enabled = *running = *lost = 0;
+	*value = *enabled = *running = *lost = *enabled_sum = 0;
 	if (k >= s->o.ncustoms)
 		return -EINVAL;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -677,30 +677,9 @@ int event_rings__custom_times(const struct event_rings *s, size_t k, uint64_t *v
 		*value += v[0];
 		if (v[1] > *enabled)
 			*enabled = v[1];
+		*enabled_sum += v[1];
 		*running += v[2];
 		*lost += v[3];
-		n++;
-	}
-	return n ? 0 : -ENOENT;
-}
-
-int event_rings__custom_enabled_sum(const struct event_rings *s, size_t k, uint64_t *sum)
-{
-	uint64_t v[4];
-	size_t size = s->no_lost_format ? 3 * sizeof(v[0]) : sizeof(v);
-	int n = 0;
-
-	*sum = 0;
-	if (k >= s->o.ncustoms)
-		return -EINVAL;
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		const struct ring *r = &s->rings[(2 + k) * (size_t)s->ncpus + (size_t)cpu];
-
-		if (r->fd < 0)
-			continue;
-		if (read(r->fd, v, size) != (ssize_t)size)
-			return -errno;
-		*sum += v[1];
 		n++;
 	}
 	return n ? 0 : -ENOENT;

@@ -191,13 +191,11 @@ int event_rings__clock_total(const struct event_rings *s, uint64_t *total);
  * (less when the PMU multiplexed it with others), and the samples the
  * kernel dropped (PERF_FORMAT_LOST, 0 before Linux 6.0; the first task's
  * own: its children's are in their LOST records alone), summed over the
- * first task's CPUs; -errno.
+ * first task's CPUs (enabled the most of theirs, enabled_sum their sum,
+ * as running is); -errno.
  */
 int event_rings__custom_times(const struct event_rings *s, size_t k, uint64_t *value, uint64_t *enabled,
-			       uint64_t *running, uint64_t *lost);
-
-/* The enabled times of custom event k's counters summed over the CPUs, as its running time is; -errno. */
-int event_rings__custom_enabled_sum(const struct event_rings *s, size_t k, uint64_t *sum);
+			       uint64_t *running, uint64_t *lost, uint64_t *enabled_sum);
 
 /* Records the kernel lost in the rings of event (PERF_RECORD_LOST), so far. */
 uint64_t event_rings__lost(const struct event_rings *s, int event);

@@ -781,9 +781,8 @@ int recorder__run(struct recorder *r, volatile sig_atomic_t *stop)
 		r->custom_times[k].known = event_rings__custom_times(r->session, k, &r->custom_times[k].value,
 								      &r->custom_times[k].enabled,
 								      &r->custom_times[k].running,
-								      &r->custom_times[k].lost) == 0 &&
-					      event_rings__custom_enabled_sum(r->session, k,
-									      &r->custom_times[k].enabled_sum) == 0;
+								      &r->custom_times[k].lost,
+								      &r->custom_times[k].enabled_sum) == 0;
 	ret = read_round(r, 0, &hangup);
 	/* the gate's last round: what it holds is decided with nothing more to come */
 	if (ret >= 0 && r->gate)
