@@ -427,8 +427,9 @@ static int wait_run(struct stat *st)
 			}
 			timeout = (int)((next - t + 999999) / 1000000);
 		}
-		if (!st->held && st->npids && (timeout < 0 || timeout > 100))
-			timeout = 100;	/* -p alone: until its processes exit */
+		/* -p alone: until its processes exit; a command without a pidfd: until it is reaped */
+		if ((st->held ? !nfds : st->npids > 0) && (timeout < 0 || timeout > 100))
+			timeout = 100;
 		if (interrupted && !st->held)
 			return 0;
 		ret = poll(fds, (nfds_t)nfds, timeout);
@@ -438,8 +439,11 @@ static int wait_run(struct stat *st)
 			return -errno;
 		if (!st->held && pids_gone(st))
 			return 0;
+		if (st->held && !nfds && (ret = held_command__wait(st->held, false, &st->status, &st->ru)) != 0)
+			return ret < 0 ? ret : 0;
 	}
-	return held_command__wait(st->held, NULL, &st->status, &st->ru);
+	ret = held_command__wait(st->held, true, &st->status, &st->ru);
+	return ret < 0 ? ret : 0;
 }
 
 static void accumulate(struct stat *st, struct stat_line *lines)
@@ -492,42 +496,8 @@ static int by_value_desc(const void *a, const void *b)
 	return x->v.value < y->v.value ? 1 : x->v.value > y->v.value ? -1 : (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-/* Event k's lines, a unit's or a process's each, heaviest first as perf sorts them. */
-static int unit_lines(struct stat *st, size_t k, struct unit_line *out, size_t *n)
-{
-	size_t units = counters__units(st->counters);
-	int ret = 0;
-
-	*n = 0;
-	for (size_t u = 0; ret == 0 && u < units; u++) {
-		struct unit_line l = {
-			.pid = counters__unit_process(st->counters, u), .tid = counters__unit_id(st->counters, u),
-			.comm = st->comms && st->comms[u] ? st->comms[u] : "?",
-		};
-		struct counter_value one;
-		size_t at = *n;
-
-		if (st->per_process) {
-			for (at = 0; at < *n && out[at].pid != l.pid; at++)
-				;
-			l.tid = l.pid;
-		}
-		if ((ret = counters__read(st->counters, k, u, &one)) < 0)
-			break;
-		if (at == *n)
-			out[(*n)++] = l;
-		if (st->per_process && l.tid == counters__unit_id(st->counters, u))
-			out[at].comm = l.comm;	/* the process's name is its first thread's */
-		out[at].v.value += one.value;
-		out[at].v.enabled += one.enabled;
-		out[at].v.running += one.running;
-	}
-	qsort(out, *n, sizeof(*out), by_value_desc);
-	return ret;
-}
-
-/* Event k summed over the units of line l (its thread, or its process's threads). */
-static int unit_clock(struct stat *st, size_t k, const struct unit_line *l, struct counter_value *v)
+/* Event k summed over the units of line l: its thread, or its process's threads. */
+static int sum_units(struct stat *st, size_t k, const struct unit_line *l, struct counter_value *v)
 {
 	int ret = 0;
 
@@ -538,12 +508,43 @@ static int unit_clock(struct stat *st, size_t k, const struct unit_line *l, stru
 		if (st->per_process ? counters__unit_process(st->counters, u) != l->pid :
 				      counters__unit_id(st->counters, u) != l->tid)
 			continue;
-		if ((ret = counters__read(st->counters, k, u, &one)) == 0) {
-			v->value += one.value;
-			v->enabled += one.enabled;
-			v->running += one.running;
-		}
+		if ((ret = counters__read(st->counters, k, u, &one)) == 0)
+			counter_value__add(v, &one);
 	}
+	return ret;
+}
+
+/* Event k's lines, a thread's or a process's each, heaviest first as perf sorts them. */
+static int unit_lines(struct stat *st, size_t k, struct unit_line *out, size_t *n)
+{
+	size_t units = counters__units(st->counters);
+	int ret = 0;
+
+	*n = 0;
+	for (size_t u = 0; u < units; u++) {
+		struct unit_line l = {
+			.pid = counters__unit_process(st->counters, u), .tid = counters__unit_id(st->counters, u),
+			.comm = st->comms && st->comms[u] ? st->comms[u] : "?",
+		};
+		size_t at = 0;
+
+		/* a process's line is named after its first thread, and is there once */
+		if (st->per_process) {
+			while (at < *n && out[at].pid != l.pid)
+				at++;
+			if (at < *n && l.tid != l.pid)
+				continue;
+			l.tid = l.pid;
+			if (at < *n) {
+				out[at].comm = l.comm;
+				continue;
+			}
+		}
+		out[(*n)++] = l;
+	}
+	for (size_t i = 0; ret == 0 && i < *n; i++)
+		ret = sum_units(st, k, &out[i], &out[i].v);
+	qsort(out, *n, sizeof(*out), by_value_desc);
 	return ret;
 }
 
@@ -552,7 +553,6 @@ static int print_units(struct stat *st, uint64_t t, double elapsed)
 {
 	size_t units = counters__units(st->counters), n;
 	struct unit_line *ls = calloc(units ? units : 1, sizeof(*ls));
-	struct stat_line lines[1];
 	char prefix[64], target[4096];
 	struct stat_print p = { .out = stderr, .sep = st->sep, .runs = 1, .elapsed_ns = elapsed, .prefix = prefix };
 	int ret = ls ? 0 : -ENOMEM;
@@ -565,22 +565,21 @@ static int print_units(struct stat *st, uint64_t t, double elapsed)
 			struct stat_line with_clock[2];
 			size_t nl = 1;
 
-			lines[0] = line_of(&st->events[k], &ls[i].v, counters__supported(st->counters, k));
-			with_clock[0] = lines[0];
+			with_clock[0] = line_of(&st->events[k], &ls[i].v, counters__supported(st->counters, k));
 			/* a rate is of the unit's own CPU time */
 			for (size_t c = 0; c < st->nevents; c++)
 				if (c != k && (st->events[c].role == STAT_ROLE_TASK_CLOCK ||
 					       st->events[c].role == STAT_ROLE_CPU_CLOCK)) {
 					struct counter_value cv;
 
-					if (unit_clock(st, c, &ls[i], &cv) == 0)
+					if (sum_units(st, c, &ls[i], &cv) == 0)
 						with_clock[nl++] = line_of(&st->events[c], &cv, true);
 					break;
 				}
 			snprintf(prefix, sizeof(prefix), st->sep ? "%s-%d" : "%16s-%-8d", ls[i].comm, ls[i].tid);
 			stat_print__line(&p, with_clock, nl, 0);
-			if ((ret = write_count(st, t, ls[i].pid, ls[i].tid, ls[i].comm, &st->events[k], lines[0].state,
-					       &ls[i].v)) == 0)
+			if ((ret = write_count(st, t, ls[i].pid, ls[i].tid, ls[i].comm, &st->events[k],
+					       with_clock[0].state, &ls[i].v)) == 0)
 				ret = end_record(st);
 		}
 	}

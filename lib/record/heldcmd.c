@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -102,16 +101,19 @@ int held_command__go(struct held_command *h, struct lp_error *err)
 	return 0;
 }
 
-int held_command__wait(struct held_command *h, volatile int *stop, int *status, struct rusage *ru)
+int held_command__wait(struct held_command *h, bool block, int *status, struct rusage *ru)
 {
+	pid_t w;
+
 	if (h->reaped)
 		return -ECHILD;
-	while (wait4(h->pid, status, 0, ru) < 0) {
-		if (errno != EINTR || (stop && *stop))
+	while ((w = wait4(h->pid, status, block ? 0 : WNOHANG, ru)) < 0)
+		if (errno != EINTR)
 			return -errno;
-	}
+	if (w == 0)
+		return 0;
 	h->reaped = true;
-	return 0;
+	return 1;
 }
 
 void held_command__free(struct held_command *h)

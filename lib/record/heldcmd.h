@@ -8,6 +8,7 @@
 #ifndef LP_HELDCMD_H
 #define LP_HELDCMD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -28,13 +29,13 @@ pid_t held_command__pid(const struct held_command *h);
 int held_command__go(struct held_command *h, struct lp_error *err);
 
 /*
- * Waits for it to exit (EINTR retried unless *stop becomes nonzero; stop may
- * be NULL): its wait status and its own and its waited-for children's
- * resource use. 0 or -errno.
+ * Reaps it once it has exited (waiting for that when block; EINTR
+ * retried): its wait status and its own and its waited-for children's
+ * resource use. 1 when reaped, 0 when it still runs (not block), -errno.
  */
-int held_command__wait(struct held_command *h, volatile int *stop, int *status, struct rusage *ru);
+int held_command__wait(struct held_command *h, bool block, int *status, struct rusage *ru);
 
-/* A descriptor that polls readable once the command has exited (a pidfd), or -1. */
+/* A descriptor that polls readable once the command has exited (a pidfd), or -1 (before Linux 5.3). */
 int held_command__fd(const struct held_command *h);
 
 /* Kills (SIGKILL) and reaps a command not waited for yet; frees. NULL is a no-op. */

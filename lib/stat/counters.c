@@ -280,13 +280,8 @@ int counters__read(const struct counters *c, size_t k, size_t unit, struct count
 	if (k >= c->o.nevents)
 		return -EINVAL;
 	for (size_t u = 0; u < c->nunits; u++)
-		if (unit == SIZE_MAX || unit == u) {
-			const struct counter_value *s = &c->snap[u * c->o.nevents + k];
-
-			v->value += s->value;
-			v->enabled += s->enabled;
-			v->running += s->running;
-		}
+		if (unit == SIZE_MAX || unit == u)
+			counter_value__add(v, &c->snap[u * c->o.nevents + k]);
 	return 0;
 }
 
@@ -307,6 +302,13 @@ enum counter_state counter_value__judge(const struct counter_value *v, bool supp
 	if (v->running < v->enabled)
 		*scaled *= (double)v->enabled / (double)v->running;
 	return COUNTER_COUNTED;
+}
+
+void counter_value__add(struct counter_value *a, const struct counter_value *b)
+{
+	a->value += b->value;
+	a->enabled += b->enabled;
+	a->running += b->running;
 }
 
 struct counter_value counter_value__delta(const struct counter_value *b, const struct counter_value *a)

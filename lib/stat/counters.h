@@ -100,6 +100,9 @@ int counters__read(const struct counters *c, size_t k, size_t unit, struct count
 enum counter_state counter_value__judge(const struct counter_value *v, bool supported, double *scaled,
 					bool *implausible);
 
+/* Adds b to *a, field by field: the counts of several units. */
+void counter_value__add(struct counter_value *a, const struct counter_value *b);
+
 /* b minus a, field by field: an interval's counts from two readings. */
 struct counter_value counter_value__delta(const struct counter_value *b, const struct counter_value *a);
 
